@@ -65,6 +65,7 @@ inline Status InvalidArgumentError(std::string m) { return {StatusCode::kInvalid
 inline Status NotFoundError(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status AlreadyExistsError(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
 inline Status ConflictError(std::string m) { return {StatusCode::kConflict, std::move(m)}; }
+inline Status GoneError(std::string m) { return {StatusCode::kGone, std::move(m)}; }
 inline Status FailedPreconditionError(std::string m) { return {StatusCode::kFailedPrecondition, std::move(m)}; }
 inline Status UnavailableError(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
 inline Status DeadlineExceededError(std::string m) { return {StatusCode::kDeadlineExceeded, std::move(m)}; }
@@ -78,6 +79,7 @@ inline Status UnauthenticatedError(std::string m) { return {StatusCode::kUnauthe
 inline bool IsNotFound(const Status& s) { return s.code() == StatusCode::kNotFound; }
 inline bool IsAlreadyExists(const Status& s) { return s.code() == StatusCode::kAlreadyExists; }
 inline bool IsConflict(const Status& s) { return s.code() == StatusCode::kConflict; }
+inline bool IsGone(const Status& s) { return s.code() == StatusCode::kGone; }
 
 std::ostream& operator<<(std::ostream& os, const Status& s);
 
