@@ -18,18 +18,18 @@ namespace kc {
 
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,   // bad input; the message names the field
+  kInvalidArgument,  // bad input; the message names the field
   kNotFound,
   kAlreadyExists,
-  kConflict,          // optimistic-concurrency conflict (HTTP 409 Conflict)
-  kGone,              // resourceVersion too old (HTTP 410)
+  kConflict,  // optimistic-concurrency conflict (HTTP 409 Conflict)
+  kGone,      // resourceVersion too old (HTTP 410)
   kFailedPrecondition,
   kPermissionDenied,  // HTTP 403
   kUnauthenticated,   // HTTP 401
   kUnavailable,       // transient: retry
   kDeadlineExceeded,
   kResourceExhausted,
-  kDataLoss,          // corrupt or half-written data
+  kDataLoss,  // corrupt or half-written data
   kCancelled,
   kInternal,
   kUnknown,
@@ -61,20 +61,34 @@ class Status {
 };
 
 inline Status OkStatus() { return Status(); }
-inline Status InvalidArgumentError(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+inline Status InvalidArgumentError(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
 inline Status NotFoundError(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
-inline Status AlreadyExistsError(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
+inline Status AlreadyExistsError(std::string m) {
+  return {StatusCode::kAlreadyExists, std::move(m)};
+}
 inline Status ConflictError(std::string m) { return {StatusCode::kConflict, std::move(m)}; }
 inline Status GoneError(std::string m) { return {StatusCode::kGone, std::move(m)}; }
-inline Status FailedPreconditionError(std::string m) { return {StatusCode::kFailedPrecondition, std::move(m)}; }
+inline Status FailedPreconditionError(std::string m) {
+  return {StatusCode::kFailedPrecondition, std::move(m)};
+}
 inline Status UnavailableError(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
-inline Status DeadlineExceededError(std::string m) { return {StatusCode::kDeadlineExceeded, std::move(m)}; }
+inline Status DeadlineExceededError(std::string m) {
+  return {StatusCode::kDeadlineExceeded, std::move(m)};
+}
 inline Status DataLossError(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
 inline Status InternalError(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 inline Status CancelledError(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
-inline Status ResourceExhaustedError(std::string m) { return {StatusCode::kResourceExhausted, std::move(m)}; }
-inline Status PermissionDeniedError(std::string m) { return {StatusCode::kPermissionDenied, std::move(m)}; }
-inline Status UnauthenticatedError(std::string m) { return {StatusCode::kUnauthenticated, std::move(m)}; }
+inline Status ResourceExhaustedError(std::string m) {
+  return {StatusCode::kResourceExhausted, std::move(m)};
+}
+inline Status PermissionDeniedError(std::string m) {
+  return {StatusCode::kPermissionDenied, std::move(m)};
+}
+inline Status UnauthenticatedError(std::string m) {
+  return {StatusCode::kUnauthenticated, std::move(m)};
+}
 
 inline bool IsNotFound(const Status& s) { return s.code() == StatusCode::kNotFound; }
 inline bool IsAlreadyExists(const Status& s) { return s.code() == StatusCode::kAlreadyExists; }
@@ -88,9 +102,9 @@ template <typename T>
 class StatusOr {
  public:
   StatusOr(const Status& s) : v_(s) { assert(!s.ok() && "StatusOr from OK status"); }  // NOLINT
-  StatusOr(Status&& s) : v_(std::move(s)) { assert(!std::get<Status>(v_).ok()); }     // NOLINT
-  StatusOr(const T& value) : v_(value) {}                                             // NOLINT
-  StatusOr(T&& value) : v_(std::move(value)) {}                                       // NOLINT
+  StatusOr(Status&& s) : v_(std::move(s)) { assert(!std::get<Status>(v_).ok()); }      // NOLINT
+  StatusOr(const T& value) : v_(value) {}                                              // NOLINT
+  StatusOr(T&& value) : v_(std::move(value)) {}                                        // NOLINT
   template <typename U, typename = std::enable_if_t<std::is_convertible_v<U&&, T> &&
                                                     !std::is_same_v<std::decay_t<U>, Status> &&
                                                     !std::is_same_v<std::decay_t<U>, T>>>
@@ -118,9 +132,9 @@ class StatusOr {
 #define KC_CONCAT_(a, b) KC_CONCAT_INNER_(a, b)
 
 // Returns from the enclosing function when `expr` (a Status) is not OK.
-#define KC_RETURN_IF_ERROR(expr)            \
-  do {                                      \
-    ::kc::Status kc_status_ = (expr);       \
+#define KC_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::kc::Status kc_status_ = (expr);        \
     if (!kc_status_.ok()) return kc_status_; \
   } while (0)
 
