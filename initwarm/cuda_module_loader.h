@@ -1,0 +1,31 @@
+// ModuleLoader: does a compiled GPU image (cubin, fatbin, PTX) load on this
+// GPU? The highest rung of the validation ladder for Triton and CUDA caches.
+//
+// NewCudaModuleLoader() loads libcuda.so.1 with dlopen (no CUDA toolkit at
+// build time), initialises the driver, and makes device 0's primary context
+// current. It returns Unavailable ("no NVIDIA GPU visible: ...") when there
+// is no driver library or no device. LoadCubin() loads the image with
+// cuModuleLoadData and unloads it again; a failure is FailedPrecondition
+// whose message names `name`, the CUDA error name and its description, e.g.
+//   "triton/ab/k.cubin: CUDA_ERROR_NO_BINARY_FOR_GPU: no kernel image is
+//    available for execution on the device"
+// so the caller can quarantine the cache and say why. Not thread-safe: use
+// one loader per thread.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace kc::initwarm {
+
+class ModuleLoader {
+ public:
+  virtual ~ModuleLoader() = default;
+  virtual Status LoadCubin(std::string_view image, std::string_view name) = 0;
+};
+
+StatusOr<std::unique_ptr<ModuleLoader>> NewCudaModuleLoader();
+
+}  // namespace kc::initwarm

@@ -1,0 +1,48 @@
+// Resolver: asks the operator which fingerprint a node belongs to and what
+// state that fingerprint's cache is in.
+//
+// Wire (plain HTTP to the in-cluster service):
+//   GET <base>/v1/resolve?namespace=<ns>&kernelcache=<name>&node=<node>
+//   200 {"fingerprint","state","directory","manifestDigest","message",
+//        "node":{"gpuProduct","computeCapability","driver","cudaDriver","arch"}}
+//   non-200 {"error":"<why>"} -> an error carrying that message (404 is
+//   NotFound, 400 InvalidArgument, 5xx and connection failures Unavailable).
+// HTTP is Boost.Beast over Boost.Asio, with a connect+request timeout.
+// NewFileResolver() reads the same 200-body JSON from a file (tests and
+// offline use).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+#include "core/fingerprint.h"
+
+namespace kc::initwarm {
+
+struct ResolveAnswer {
+  std::string fingerprint;      // 16-hex id
+  std::string state;            // Pending|Warming|Ready|Failed|Stale|Unknown
+  std::string directory;        // "v1/<fingerprint>"
+  std::string manifest_digest;  // sha256 of the manifest, when Ready
+  std::string message;          // a human sentence: why it is in this state
+  core::NodeFacts node;
+};
+
+class Resolver {
+ public:
+  virtual ~Resolver() = default;
+  virtual StatusOr<ResolveAnswer> Resolve(const std::string& ns, const std::string& kernelcache,
+                                          const std::string& node) = 0;
+};
+
+// base_url: "http://host[:port][/prefix]". timeout bounds one whole request.
+std::unique_ptr<Resolver> NewHttpResolver(
+    std::string base_url, std::chrono::milliseconds timeout = std::chrono::seconds(10));
+std::unique_ptr<Resolver> NewFileResolver(std::string path);
+
+// Parses a 200 body. Pure.
+StatusOr<ResolveAnswer> ParseResolveAnswer(std::string_view body);
+
+}  // namespace kc::initwarm
