@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Configures and builds KernelCache (all targets) into ${KC_BUILD_DIR:-build}.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${KC_BUILD_DIR:-build}
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+  cmake -S . -B "$build_dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+fi
+echo "build: compiling (first build takes ~10 minutes on 2 cores)"
+cmake --build "$build_dir" -j "$(nproc)"
