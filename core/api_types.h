@@ -1,0 +1,243 @@
+// KernelCache API types (kernelcache.io/v1alpha1): typed structs and the
+// JSON <-> struct conversion at the edge.
+//
+// The CRD in crds/kernelcache.kernelcache.io.yaml is the schema; these
+// structs mirror it field by field (JSON names in the comments). Defaults
+// here equal the CRD's defaults, so an object read from a server that has
+// not applied them (or built in a test) behaves the same.
+//
+// Parsing is lenient and total: KernelCacheFromJson always returns a struct
+// (metadata is needed even for a broken spec) and reports every type error
+// it met in `errors`, each naming the field path ("spec.warmup.command[0]:
+// expected a string"). The reconciler turns errors into InvalidSpec.
+// Pure: no I/O.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "core/fingerprint.h"
+
+namespace kc::core {
+
+using Json = nlohmann::json;
+using Time = std::chrono::system_clock::time_point;
+
+inline constexpr std::string_view kGroup = "kernelcache.io";
+inline constexpr std::string_view kVersion = "v1alpha1";
+inline constexpr std::string_view kApiVersion = "kernelcache.io/v1alpha1";
+inline constexpr std::string_view kKind = "KernelCache";
+inline constexpr std::string_view kPlural = "kernelcaches";
+inline constexpr std::string_view kFinalizer = "kernelcache.io/cleanup";
+
+// RFC 3339 in UTC with whole seconds ("2026-12-02T09:33:17Z"), as the API
+// server writes metav1.Time.
+std::string FormatTime(Time t);
+// Accepts "...Z", fractional seconds and numeric offsets. InvalidArgument
+// when malformed.
+StatusOr<Time> ParseTime(std::string_view s);
+
+// Kubernetes quantity ("20Gi", "1.5G", "500M", "1024") to bytes.
+// InvalidArgument when malformed.
+StatusOr<int64_t> ParseQuantityBytes(std::string_view q);
+// Bytes as a short binary-unit string: "0", "512", "1.2Ki", "20Gi".
+std::string FormatBytes(int64_t bytes);
+
+// Go-style duration ("24h", "90m", "1h30m", "45s") to seconds.
+// InvalidArgument when malformed or negative.
+StatusOr<std::chrono::seconds> ParseDuration(std::string_view d);
+
+struct ObjectMeta {
+  std::string name;
+  std::string namespace_;  // "namespace"
+  std::string uid;
+  std::string resource_version;
+  int64_t generation = 0;
+  std::optional<Time> creation_timestamp;
+  std::optional<Time> deletion_timestamp;
+  std::vector<std::string> finalizers;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+};
+
+struct LabelSelectorRequirement {
+  std::string key;
+  std::string op;  // "operator": In | NotIn | Exists | DoesNotExist
+  std::vector<std::string> values;
+  friend bool operator==(const LabelSelectorRequirement&,
+                         const LabelSelectorRequirement&) = default;
+};
+
+struct LabelSelector {
+  std::map<std::string, std::string> match_labels;          // "matchLabels"
+  std::vector<LabelSelectorRequirement> match_expressions;  // "matchExpressions"
+  bool empty() const { return match_labels.empty() && match_expressions.empty(); }
+  friend bool operator==(const LabelSelector&, const LabelSelector&) = default;
+};
+
+// True when `labels` satisfy `selector` (metav1.LabelSelector semantics; an
+// empty selector matches everything; an unknown operator matches nothing).
+bool SelectorMatches(const LabelSelector& selector,
+                     const std::map<std::string, std::string>& labels);
+
+struct WarmupSpec {
+  std::vector<std::string> command;        // "command", required, non-empty
+  std::vector<std::string> args;           // "args"
+  std::vector<Json> env;                   // "env": core/v1 EnvVar objects, passed through
+  std::vector<Json> shapes;                // "shapes": free-form objects, handed over as JSON
+  Json resources = Json::object();         // "resources": core/v1 ResourceRequirements
+  int64_t active_deadline_seconds = 1800;  // "activeDeadlineSeconds", 60..86400
+  int32_t backoff_limit = 2;               // "backoffLimit", 0..10
+  friend bool operator==(const WarmupSpec&, const WarmupSpec&) = default;
+};
+
+struct StorageSpec {
+  std::string storage_class_name;  // "storageClassName"; "" = cluster default
+  std::string size;                // "size": quantity; exactly one of size / existingClaim
+  std::string existing_claim;      // "existingClaim": an RWX claim we never create or delete
+  friend bool operator==(const StorageSpec&, const StorageSpec&) = default;
+};
+
+namespace consume_mode {
+inline constexpr std::string_view kCopy = "Copy";
+inline constexpr std::string_view kShared = "Shared";
+inline constexpr std::string_view kSharedReadWrite = "SharedReadWrite";
+}  // namespace consume_mode
+
+struct ConsumeSpec {
+  std::string mode = "Copy";           // "mode": Copy | Shared | SharedReadWrite
+  int64_t wait_timeout_seconds = 900;  // "waitTimeoutSeconds", 1..86400
+  std::string on_timeout = "Fail";     // "onTimeout": Fail | StartCold
+  std::string verify = "Manifest";     // "verify": Manifest | Checksums | LoadTest
+  friend bool operator==(const ConsumeSpec&, const ConsumeSpec&) = default;
+};
+
+struct RetentionSpec {
+  std::string stale_after = "24h";  // "staleAfter": Go duration
+  std::string max_bytes;            // "maxBytes": quantity; "" = no limit
+  std::string purge_schedule;       // "purgeSchedule": Go duration interval; "" = never
+  friend bool operator==(const RetentionSpec&, const RetentionSpec&) = default;
+};
+
+struct KernelCacheSpec {
+  LabelSelector pod_selector;                        // "podSelector"
+  std::map<std::string, std::string> node_selector;  // "nodeSelector"
+  std::vector<Json> tolerations;                     // "tolerations": core/v1 Toleration
+  std::string image;                                 // "image"
+  std::map<std::string, std::string> runtime;        // "runtime": {"pytorch": "2.11.0"}
+  WarmupSpec warmup;                                 // "warmup"
+  StorageSpec storage;                               // "storage"
+  ConsumeSpec consume;                               // "consume"
+  RetentionSpec retention;                           // "retention"
+  friend bool operator==(const KernelCacheSpec&, const KernelCacheSpec&) = default;
+};
+
+// metav1.Condition.
+struct Condition {
+  std::string type;
+  std::string status;  // "True" | "False" | "Unknown"
+  std::string reason;  // CamelCase
+  std::string message;
+  int64_t observed_generation = 0;
+  Time last_transition_time{};
+  friend bool operator==(const Condition&, const Condition&) = default;
+};
+
+namespace condition {
+inline constexpr std::string_view kReady = "Ready";
+inline constexpr std::string_view kWarming = "Warming";
+inline constexpr std::string_view kDegraded = "Degraded";
+inline constexpr std::string_view kInvalidSpec = "InvalidSpec";
+inline constexpr std::string_view kStorageReady = "StorageReady";
+inline constexpr std::string_view kNodesMissingLabels = "NodesMissingLabels";
+inline constexpr std::string_view kImageNotPinned = "ImageNotPinned";
+}  // namespace condition
+
+namespace fp_state {
+inline constexpr std::string_view kPending = "Pending";
+inline constexpr std::string_view kWarming = "Warming";
+inline constexpr std::string_view kReady = "Ready";
+inline constexpr std::string_view kFailed = "Failed";
+inline constexpr std::string_view kStale = "Stale";
+}  // namespace fp_state
+
+// One fingerprint's cache, status.fingerprints[].
+struct FingerprintStatus {
+  std::string id;                            // "id": 16 hex digits
+  std::string gpu_product;                   // "gpuProduct"
+  std::string compute_capability;            // "computeCapability"
+  std::string driver;                        // "driver"
+  std::string cuda_driver;                   // "cudaDriver"
+  std::string arch;                          // "arch"
+  int32_t nodes = 0;                         // "nodes": matching nodes now carrying it
+  std::string state = "Pending";             // "state": Pending | Warming | Ready | Failed | Stale
+  std::string job;                           // "job": current or last warmup Job
+  int64_t bytes = 0;                         // "bytes"
+  int64_t files = 0;                         // "files"
+  std::string manifest_digest;               // "manifestDigest": sha256 of manifest.json
+  std::optional<Time> ready_at;              // "readyAt"
+  std::optional<Time> stale_since;           // "staleSince"
+  int32_t failures = 0;                      // "failures": consecutive failed warmups
+  std::string last_failure;                  // "lastFailure": reason of the last failure
+  std::optional<Time> last_failure_time;     // "lastFailureTime": backoff starts here
+  int32_t warm_generation = 0;               // "warmGeneration": bumped by each purge re-warm
+  std::optional<Time> last_transition_time;  // "lastTransitionTime": of `state`
+  friend bool operator==(const FingerprintStatus&, const FingerprintStatus&) = default;
+};
+
+struct KernelCacheStatus {
+  int64_t observed_generation = 0;  // "observedGeneration"
+  std::vector<Condition> conditions;
+  std::string phase;  // "phase": Pending | Warming | Ready | Degraded | Invalid | Terminating
+  int32_t ready_fingerprints = 0;  // "readyFingerprints"
+  int32_t total_fingerprints = 0;  // "totalFingerprints"
+  std::string ready;               // "ready": "2/3" (printer column READY)
+  int64_t total_bytes = 0;         // "totalBytes"
+  std::string size;                // "size": "1.2Gi" (printer column SIZE)
+  std::string claim_name;          // "claimName": the PVC in use
+  std::vector<FingerprintStatus> fingerprints;
+  friend bool operator==(const KernelCacheStatus&, const KernelCacheStatus&) = default;
+};
+
+struct KernelCache {
+  ObjectMeta metadata;
+  KernelCacheSpec spec;
+  KernelCacheStatus status;
+};
+
+// JSON -> struct. Always returns a struct; appends one message per field it
+// could not read (wrong type, malformed time) to `errors` when non-null.
+// Absent fields take the defaults above.
+KernelCache KernelCacheFromJson(const Json& j, std::vector<std::string>* errors = nullptr);
+KernelCacheSpec SpecFromJson(const Json& spec, std::vector<std::string>* errors = nullptr);
+KernelCacheStatus StatusFromJson(const Json& status, std::vector<std::string>* errors = nullptr);
+
+// struct -> JSON (the full object, or one part). Empty optional fields are
+// omitted; defaults are written out.
+Json KernelCacheToJson(const KernelCache& kc);
+Json SpecToJson(const KernelCacheSpec& spec);
+Json StatusToJson(const KernelCacheStatus& status);
+Json MetadataToJson(const ObjectMeta& meta);
+ObjectMeta MetadataFromJson(const Json& meta, std::vector<std::string>* errors = nullptr);
+
+// The runtime part of every fingerprint of this KernelCache: image, runtime
+// versions, and the cache-affecting variables of warmup.env (literal values
+// of names starting TRITON_, TORCH, PYTORCH_, VLLM_, CUDA_, NVIDIA_, XLA_,
+// except the cache-view variables, which the operator sets itself).
+RuntimeFacts RuntimeFactsFor(const KernelCacheSpec& spec);
+
+// The claim the warmup Jobs and model pods mount: existingClaim, or
+// "<name>-cache" for a claim the operator creates.
+std::string ClaimName(const KernelCache& kc);
+
+// Finds a condition by type; nullptr when absent.
+const Condition* FindCondition(const std::vector<Condition>& conditions, std::string_view type);
+
+}  // namespace kc::core

@@ -1,0 +1,177 @@
+// Decide: the reconciler's brain, a pure function of what was observed.
+//
+//   Plan Decide(const Observed& observed, Time now)
+//
+// The reconciler (operator/reconciler.*) reads the KernelCache and what
+// belongs to it from informer caches into an Observed, calls Decide, carries
+// out plan.actions in order through kube::Client, then writes plan.status
+// once (status subresource) when it differs from observed.kc.status, and
+// requeues after plan.requeue_after when set.
+//
+// Level-triggered and idempotent: everything Decide needs to remember
+// between passes (fingerprint states, failure counts, readyAt, staleSince,
+// manifest digests) lives in the KernelCache's status, which it reads back
+// from observed.kc.status. Re-running Decide on the same input, or on the
+// input after its plan was applied, creates nothing new. Object names are
+// deterministic (operator/names.h), so a create that hits AlreadyExists is
+// success, and a delete that hits NotFound is success.
+//
+// Carrying out actions (the reconciler's side of the contract):
+//   kAddFinalizer / kRemoveFinalizer: patch metadata.finalizers of the
+//     KernelCache (merge patch of the whole list, or JSON patch) to include /
+//     exclude core::kFinalizer. `name` is the finalizer.
+//   kCreatePvc / kCreateJob: Create(object) in the KernelCache's namespace;
+//     AlreadyExists is success.
+//   kDeleteJob: Delete(jobs, name) with propagation Background and, when
+//     `uid` is set, a uid precondition; NotFound is success.
+//   kDeletePvc: Delete(persistentvolumeclaims, name) with the uid precondition.
+//   kEmitEvent: an Event on the KernelCache (involvedObject = the
+//     KernelCache) with event_type ("Normal"|"Warning"), event_reason,
+//     event_message.
+// On a failed action the reconciler stops, logs once, and requeues with
+// rate-limited backoff; it still writes plan.status only if every action
+// before the status write succeeded (status describes what was done).
+// operator/views.h turns informer JSON into the *View structs below
+// (NodeViewFromJson, JobViewFromJson, PodViewFromJson, PvcViewFromJson).
+// Pure: no I/O, no logging, no clock (`now` is an argument).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/api_types.h"
+
+namespace kc::op {
+
+using Json = nlohmann::json;
+using Time = std::chrono::system_clock::time_point;
+
+// Operator-wide inputs that do not come from the KernelCache.
+struct Settings {
+  std::string initwarm_image = "ghcr.io/kernelcache/initwarm:latest";
+  std::string image_pull_policy = "IfNotPresent";
+  std::string service_account;  // warmup pods' serviceAccountName; "" = default
+  // A created PVC still Pending after this long gets StorageReady=False
+  // WaitingForBinding (before that: reason Binding, not an error).
+  std::chrono::seconds pvc_binding_grace{120};
+  // Backoff after a failed warmup: base * 2^(failures-1), capped.
+  std::chrono::seconds retry_base{30};
+  std::chrono::seconds retry_cap{3600};
+};
+
+// A Node matching spec.nodeSelector (the reconciler filters; Decide
+// re-checks the selector anyway).
+struct NodeView {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  bool unschedulable = false;   // spec.unschedulable (cordoned)
+  bool ready = true;            // condition Ready == "True"
+  int64_t gpu_allocatable = 0;  // status.allocatable["nvidia.com/gpu"]
+};
+
+// A Job labelled kernelcache.io/name=<kc name> (warmup and GC Jobs).
+struct JobView {
+  std::string name;
+  std::string uid;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  int32_t active = 0;
+  int32_t succeeded = 0;
+  int32_t failed = 0;
+  bool complete = false;          // condition Complete == "True"
+  bool failed_condition = false;  // condition Failed == "True"
+  std::string
+      failure_reason;  // the Failed condition's reason (BackoffLimitExceeded, DeadlineExceeded)
+  std::string failure_message;  // the Failed condition's message
+  bool deleting = false;        // metadata.deletionTimestamp set
+  Time created{};
+  std::optional<Time> finished;  // status.completionTime or the Failed condition's time
+};
+
+// A Pod of a warmup Job (label job-name / batch.kubernetes.io/job-name).
+struct PodView {
+  std::string name;
+  std::string job_name;
+  std::string node_name;
+  std::string phase;  // Pending | Running | Succeeded | Failed
+  // The seal container ("seal"): its terminated state's message and exit code.
+  std::optional<std::string> seal_message;
+  std::optional<int> seal_exit_code;
+  // First container (init or main) that terminated with a non-zero exit:
+  // "<container>: <reason> (exit <code>): <message>"; "" when none.
+  std::string failure_summary;
+  std::map<std::string, std::string> labels;
+  Time created{};
+};
+
+// The PVC named core::ClaimName(kc), when it exists.
+struct PvcView {
+  std::string name;
+  std::string uid;
+  std::string phase;                      // Pending | Bound | Lost
+  std::vector<std::string> access_modes;  // spec.accessModes (status.accessModes when Bound)
+  bool owned_by_us = false;               // an ownerReference with the KernelCache's uid
+  bool deleting = false;
+  Time created{};
+};
+
+struct Observed {
+  // The KernelCache: metadata (name, namespace, uid, generation,
+  // deletionTimestamp, finalizers), spec, and the status last written.
+  core::KernelCache kc;
+  // Problems met turning the object's JSON into `kc`
+  // (core::KernelCacheFromJson's `errors`): any makes the spec invalid.
+  std::vector<std::string> parse_errors;
+  std::vector<NodeView> nodes;  // nodes matching spec.nodeSelector
+  std::vector<JobView> jobs;    // Jobs labelled kernelcache.io/name=<kc name>
+  std::vector<PodView> pods;    // Pods of those Jobs
+  std::optional<PvcView> pvc;   // the claim named core::ClaimName(kc)
+  Settings settings;
+};
+
+struct Action {
+  enum class Kind {
+    kAddFinalizer,
+    kRemoveFinalizer,
+    kCreatePvc,
+    kCreateJob,
+    kDeleteJob,
+    kDeletePvc,
+    kEmitEvent,
+  };
+  Kind kind = Kind::kEmitEvent;
+  std::string name;          // object name (finalizer name for the finalizer kinds)
+  std::string uid;           // deletes: precondition uid ("" = none)
+  Json object;               // creates: the full object
+  std::string event_type;    // "Normal" | "Warning"
+  std::string event_reason;  // CamelCase
+  std::string event_message;
+};
+
+struct Plan {
+  std::vector<Action> actions;
+  // The whole new status; write it once when != observed.kc.status.
+  core::KernelCacheStatus status;
+  // Reconcile again after this long (earliest pending timer: retry backoff,
+  // stale grace, purge schedule, PVC binding grace); nullopt = only on events.
+  std::optional<std::chrono::seconds> requeue_after;
+};
+
+Plan Decide(const Observed& observed, Time now);
+
+// Label and annotation keys on everything the operator creates.
+inline constexpr char kLabelName[] = "kernelcache.io/name";  // the KernelCache's name
+inline constexpr char kLabelFingerprint[] = "kernelcache.io/fingerprint";
+inline constexpr char kLabelComponent[] = "kernelcache.io/component";  // warmup | gc
+inline constexpr char kAnnotationFingerprint[] = "kernelcache.io/fingerprint";
+inline constexpr char kAnnotationGcIds[] = "kernelcache.io/gc-fingerprints";  // comma list
+inline constexpr char kSealContainer[] = "seal";
+
+const char* ActionKindName(Action::Kind kind);
+
+}  // namespace kc::op
