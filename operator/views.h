@@ -1,0 +1,22 @@
+// Views: informer JSON (Node, Job, Pod, PVC) -> the small structs Decide
+// reads (operator/decide.h). Lenient: a missing field leaves the default.
+// Pure: no I/O.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "operator/decide.h"
+
+namespace kc::op {
+
+NodeView NodeViewFromJson(const Json& node);
+JobView JobViewFromJson(const Json& job);
+// The seal container is the container named kSealContainer.
+PodView PodViewFromJson(const Json& pod);
+// `owner_uid`: the KernelCache's uid; sets owned_by_us when an
+// ownerReference carries it.
+PvcView PvcViewFromJson(const Json& pvc, const std::string& owner_uid);
+
+}  // namespace kc::op
