@@ -1,0 +1,238 @@
+#include "core/api_types.h"
+
+#include <gtest/gtest.h>
+
+namespace kc::core {
+namespace {
+
+using std::chrono::seconds;
+
+const char* kFull = R"({
+  "apiVersion": "kernelcache.io/v1alpha1",
+  "kind": "KernelCache",
+  "metadata": {"name": "llama", "namespace": "ml", "uid": "u-1", "generation": 4,
+               "creationTimestamp": "2026-12-01T10:00:00Z",
+               "finalizers": ["kernelcache.io/cleanup"], "labels": {"team": "a"}},
+  "spec": {
+    "podSelector": {"matchLabels": {"app": "llama"},
+                    "matchExpressions": [{"key": "tier", "operator": "In", "values": ["gpu"]}]},
+    "nodeSelector": {"nvidia.com/gpu.present": "true"},
+    "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+    "image": "registry.example/llama@sha256:abc",
+    "runtime": {"pytorch": "2.11.0", "triton": "3.6.0"},
+    "warmup": {"command": ["python3", "/app/warmup.py"], "args": ["--fast"],
+               "env": [{"name": "TORCH_LOGS", "value": "x"}, {"name": "HOME", "value": "/tmp"},
+                       {"name": "TRITON_CACHE_DIR", "value": "/x"},
+                       {"name": "CUDA_VISIBLE", "valueFrom": {"fieldRef": {"fieldPath": "x"}}}],
+               "shapes": [{"batch": 1, "seqLen": 128}, {"batch": 8, "seqLen": 1024}],
+               "resources": {"limits": {"memory": "16Gi"}},
+               "activeDeadlineSeconds": 600, "backoffLimit": 1},
+    "storage": {"storageClassName": "nfs", "size": "20Gi"},
+    "consume": {"mode": "Shared", "waitTimeoutSeconds": 300, "onTimeout": "StartCold",
+                "verify": "Checksums"},
+    "retention": {"staleAfter": "12h", "maxBytes": "10Gi", "purgeSchedule": "168h"}
+  },
+  "status": {
+    "observedGeneration": 3,
+    "conditions": [{"type": "Ready", "status": "True", "reason": "AllReady", "message": "m",
+                    "observedGeneration": 3, "lastTransitionTime": "2026-12-01T11:00:00Z"}],
+    "phase": "Ready", "readyFingerprints": 1, "totalFingerprints": 1, "ready": "1/1",
+    "totalBytes": 2048, "size": "2Ki", "claimName": "llama-cache",
+    "fingerprints": [{"id": "3f9a1c2b7d4e5f60", "gpuProduct": "NVIDIA-H200",
+                      "computeCapability": "9.0", "driver": "580.159.04", "cudaDriver": "13.0",
+                      "arch": "amd64", "nodes": 2, "state": "Ready", "job": "llama-warm-3f9a",
+                      "bytes": 2048, "files": 3, "manifestDigest": "abcd",
+                      "readyAt": "2026-12-01T11:00:00Z", "failures": 1,
+                      "lastFailure": "BackoffLimitExceeded",
+                      "lastFailureTime": "2026-12-01T10:30:00Z", "warmGeneration": 2,
+                      "lastTransitionTime": "2026-12-01T11:00:00Z"}]
+  }
+})";
+
+TEST(ApiTypes, ParsesEveryField) {
+  std::vector<std::string> errors;
+  KernelCache kc = KernelCacheFromJson(Json::parse(kFull), &errors);
+  EXPECT_TRUE(errors.empty()) << errors[0];
+  EXPECT_EQ(kc.metadata.name, "llama");
+  EXPECT_EQ(kc.metadata.namespace_, "ml");
+  EXPECT_EQ(kc.metadata.generation, 4);
+  ASSERT_EQ(kc.metadata.finalizers.size(), 1u);
+  EXPECT_EQ(kc.spec.pod_selector.match_labels.at("app"), "llama");
+  ASSERT_EQ(kc.spec.pod_selector.match_expressions.size(), 1u);
+  EXPECT_EQ(kc.spec.pod_selector.match_expressions[0].op, "In");
+  EXPECT_EQ(kc.spec.node_selector.at("nvidia.com/gpu.present"), "true");
+  EXPECT_EQ(kc.spec.tolerations.size(), 1u);
+  EXPECT_EQ(kc.spec.runtime.at("triton"), "3.6.0");
+  EXPECT_EQ(kc.spec.warmup.command, (std::vector<std::string>{"python3", "/app/warmup.py"}));
+  EXPECT_EQ(kc.spec.warmup.shapes.size(), 2u);
+  EXPECT_EQ(kc.spec.warmup.active_deadline_seconds, 600);
+  EXPECT_EQ(kc.spec.warmup.backoff_limit, 1);
+  EXPECT_EQ(kc.spec.storage.size, "20Gi");
+  EXPECT_EQ(kc.spec.consume.mode, "Shared");
+  EXPECT_EQ(kc.spec.consume.wait_timeout_seconds, 300);
+  EXPECT_EQ(kc.spec.retention.purge_schedule, "168h");
+  ASSERT_EQ(kc.status.fingerprints.size(), 1u);
+  const auto& f = kc.status.fingerprints[0];
+  EXPECT_EQ(f.state, "Ready");
+  EXPECT_EQ(f.warm_generation, 2);
+  ASSERT_TRUE(f.ready_at.has_value());
+  EXPECT_EQ(FormatTime(*f.ready_at), "2026-12-01T11:00:00Z");
+  EXPECT_EQ(kc.status.conditions[0].observed_generation, 3);
+}
+
+TEST(ApiTypes, RoundTripIsStable) {
+  KernelCache kc = KernelCacheFromJson(Json::parse(kFull));
+  Json once = KernelCacheToJson(kc);
+  std::vector<std::string> errors;
+  KernelCache again = KernelCacheFromJson(once, &errors);
+  EXPECT_TRUE(errors.empty());
+  EXPECT_EQ(again.spec, kc.spec);
+  EXPECT_EQ(again.status, kc.status);
+  EXPECT_EQ(KernelCacheToJson(again), once);
+}
+
+TEST(ApiTypes, DefaultsWhenAbsent) {
+  std::vector<std::string> errors;
+  KernelCache kc = KernelCacheFromJson(
+      Json::parse(R"({"metadata":{"name":"a"},"spec":{"image":"i","warmup":{"command":["x"]}}})"),
+      &errors);
+  EXPECT_TRUE(errors.empty());
+  EXPECT_EQ(kc.spec.consume.mode, "Copy");
+  EXPECT_EQ(kc.spec.consume.on_timeout, "Fail");
+  EXPECT_EQ(kc.spec.consume.verify, "Manifest");
+  EXPECT_EQ(kc.spec.consume.wait_timeout_seconds, 900);
+  EXPECT_EQ(kc.spec.warmup.active_deadline_seconds, 1800);
+  EXPECT_EQ(kc.spec.warmup.backoff_limit, 2);
+  EXPECT_EQ(kc.spec.retention.stale_after, "24h");
+  EXPECT_EQ(ClaimName(kc), "a-cache");
+}
+
+TEST(ApiTypes, TypeErrorsNameTheField) {
+  std::vector<std::string> errors;
+  KernelCacheFromJson(Json::parse(R"({"metadata":{"name":"a"},"spec":{
+      "image": 3, "warmup": {"command": ["ok", 7], "backoffLimit": "two"},
+      "runtime": {"pytorch": 2.11}, "storage": []}})"),
+                      &errors);
+  std::string all;
+  for (const auto& e : errors) all += e + "\n";
+  EXPECT_NE(all.find("spec.image: expected a string"), std::string::npos) << all;
+  EXPECT_NE(all.find("spec.warmup.command[1]: expected a string"), std::string::npos) << all;
+  EXPECT_NE(all.find("spec.warmup.backoffLimit: expected an integer"), std::string::npos) << all;
+  EXPECT_NE(all.find("spec.runtime.pytorch"), std::string::npos) << all;
+  EXPECT_NE(all.find("spec.storage: expected an object"), std::string::npos) << all;
+}
+
+TEST(ApiTypes, MissingSpecIsAnError) {
+  std::vector<std::string> errors;
+  KernelCache kc =
+      KernelCacheFromJson(Json::parse(R"({"metadata":{"name":"a","uid":"u"}})"), &errors);
+  EXPECT_EQ(kc.metadata.uid, "u");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("spec"), std::string::npos);
+}
+
+TEST(ApiTypes, Times) {
+  struct Case {
+    const char* in;
+    const char* out;  // nullptr: error
+  } cases[] = {
+      {"2026-12-02T09:33:17Z", "2026-12-02T09:33:17Z"},
+      {"2026-12-02T09:33:17.123456Z", "2026-12-02T09:33:17Z"},
+      {"2026-12-02T10:33:17+01:00", "2026-12-02T09:33:17Z"},
+      {"2026-12-02T08:03:17-01:30", "2026-12-02T09:33:17Z"},
+      {"2026-12-02 09:33:17Z", nullptr},
+      {"2026-13-02T09:33:17Z", nullptr},
+      {"2026-12-02T09:33:17", nullptr},
+      {"yesterday", nullptr},
+  };
+  for (const auto& c : cases) {
+    auto t = ParseTime(c.in);
+    if (c.out == nullptr) {
+      EXPECT_FALSE(t.ok()) << c.in;
+    } else {
+      ASSERT_TRUE(t.ok()) << c.in << ": " << t.status();
+      EXPECT_EQ(FormatTime(*t), c.out) << c.in;
+    }
+  }
+}
+
+TEST(ApiTypes, Quantities) {
+  struct Case {
+    const char* in;
+    int64_t bytes;  // -1: error
+  } cases[] = {
+      {"0", 0},
+      {"1024", 1024},
+      {"1Ki", 1024},
+      {"20Gi", 21474836480},
+      {"1.5Gi", 1610612736},
+      {"10G", 10000000000},
+      {"500M", 500000000},
+      {"1k", 1000},
+      {"", -1},
+      {"Gi", -1},
+      {"1.Gi", -1},
+      {"-1Gi", -1},
+      {"1 Gi", -1},
+      {"1gi", -1},
+      {"1m", -1},
+  };
+  for (const auto& c : cases) {
+    auto b = ParseQuantityBytes(c.in);
+    if (c.bytes < 0) {
+      EXPECT_FALSE(b.ok()) << c.in;
+    } else {
+      ASSERT_TRUE(b.ok()) << c.in;
+      EXPECT_EQ(*b, c.bytes) << c.in;
+    }
+  }
+}
+
+TEST(ApiTypes, FormatBytes) {
+  EXPECT_EQ(FormatBytes(0), "0");
+  EXPECT_EQ(FormatBytes(1023), "1023");
+  EXPECT_EQ(FormatBytes(1024), "1Ki");
+  EXPECT_EQ(FormatBytes(1288490189), "1.2Gi");
+  EXPECT_EQ(FormatBytes(21474836480), "20Gi");
+}
+
+TEST(ApiTypes, Durations) {
+  struct Case {
+    const char* in;
+    int64_t s;  // -1: error
+  } cases[] = {{"24h", 86400}, {"90m", 5400}, {"1h30m", 5400}, {"45s", 45}, {"0s", 0},
+               {"", -1},       {"24", -1},    {"1d", -1},      {"h", -1},   {"-1h", -1}};
+  for (const auto& c : cases) {
+    auto d = ParseDuration(c.in);
+    if (c.s < 0) {
+      EXPECT_FALSE(d.ok()) << c.in;
+    } else {
+      ASSERT_TRUE(d.ok()) << c.in;
+      EXPECT_EQ(d->count(), c.s) << c.in;
+    }
+  }
+}
+
+TEST(ApiTypes, SelectorMatches) {
+  LabelSelector s;
+  s.match_labels = {{"app", "llama"}};
+  s.match_expressions = {{"tier", "In", {"gpu", "fast"}}, {"canary", "DoesNotExist", {}}};
+  EXPECT_TRUE(SelectorMatches(s, {{"app", "llama"}, {"tier", "gpu"}}));
+  EXPECT_FALSE(SelectorMatches(s, {{"app", "llama"}, {"tier", "cpu"}}));
+  EXPECT_FALSE(SelectorMatches(s, {{"app", "llama"}, {"tier", "gpu"}, {"canary", "1"}}));
+  EXPECT_FALSE(SelectorMatches(s, {{"tier", "gpu"}}));
+  LabelSelector bad;
+  bad.match_expressions = {{"x", "Like", {"y"}}};
+  EXPECT_FALSE(SelectorMatches(bad, {{"x", "y"}}));
+}
+
+TEST(ApiTypes, RuntimeFactsKeepCacheAffectingLiteralEnvOnly) {
+  KernelCache kc = KernelCacheFromJson(Json::parse(kFull));
+  RuntimeFacts r = RuntimeFactsFor(kc.spec);
+  EXPECT_EQ(r.image, "registry.example/llama@sha256:abc");
+  EXPECT_EQ(r.runtime.at("pytorch"), "2.11.0");
+  EXPECT_EQ(r.env, (std::map<std::string, std::string>{{"TORCH_LOGS", "x"}}));
+}
+
+}  // namespace
+}  // namespace kc::core
