@@ -51,6 +51,10 @@ struct LocalClusterOptions {
   // Extra kwok Stage YAML files (kind: Stage), passed to kwok with --config.
   // They are added to the default stages. Requires with_kwok.
   std::vector<std::string> kwok_stage_files;
+  // Extra kube-apiserver flags, e.g. "--watch-cache=false" (then watches are
+  // served by etcd directly, so Compact() makes resumed watches get 410 Gone
+  // at once). Kept for StartApiServer()/RestartApiServer().
+  std::vector<std::string> apiserver_args;
   // How long Start()/StartApiServer() wait for /readyz.
   std::chrono::seconds ready_timeout{180};
 };

@@ -4,8 +4,9 @@
 // kc_test_cluster itself does not depend on gtest.
 //
 // Register it at namespace scope in a test file (gtest_main is linked):
-//   static auto* const kEnv = ::testing::AddGlobalTestEnvironment(
-//       new kc::LocalClusterEnvironment({.with_kwok = true}));
+//   kc::LocalClusterOptions KwokOptions() { kc::LocalClusterOptions o; o.with_kwok = true; return o; }
+//   static auto* const kEnv =
+//       ::testing::AddGlobalTestEnvironment(new kc::LocalClusterEnvironment(KwokOptions()));
 // and use kc::LocalClusterEnvironment::cluster() in tests.
 #pragma once
 
