@@ -1,0 +1,92 @@
+// Config: the operator program's settings, from flags and an optional YAML
+// config file.
+//
+// Precedence: built-in defaults < the YAML file named by --config < flags.
+// Flags are "--name=value" or "--name value"; a boolean flag given alone
+// ("--leader-elect") means true. YAML keys are the flag names without the
+// leading dashes ("leader-elect: false", "namespaces: [a, b]").
+//
+// Every problem is an InvalidArgument naming the flag or key and the fix
+// ("--workers: 0 is out of range 1..64"); unknown flags and unknown keys are
+// errors, not ignored. The program prints the message and exits non-zero.
+//
+// Ports: --http-port serves every endpoint on one port (default 8080).
+// --metrics-port, --health-port and --resolve-port move one endpoint group
+// to its own port; equal ports share one listener. Port 0 means "any free
+// port" (tests).
+// Pure apart from reading the config file (ParseConfig takes the file
+// reader and the environment as arguments so tests need no files).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace kc::op {
+
+struct Config {
+  std::string config_file;  // --config
+  // Cluster access: --kubeconfig PATH, else in-cluster when running in a
+  // pod, else $KUBECONFIG / ~/.kube/config.
+  std::string kubeconfig;
+  bool in_cluster = false;  // --in-cluster: require the in-cluster config
+  // Namespaces to watch; empty = all namespaces (--namespaces=a,b or "all").
+  std::vector<std::string> namespaces;
+  int workers = 2;  // --workers, 1..64
+  // Leader election (Lease in coordination.k8s.io).
+  bool leader_elect = true;                            // --leader-elect
+  std::string lease_name = "kernelcache-operator";     // --leader-election-id
+  std::string lease_namespace = "kernelcache-system";  // --leader-election-namespace
+  std::string identity;                                // --identity; default $POD_NAME or host_pid
+  std::chrono::seconds lease_duration{15};             // --lease-duration
+  std::chrono::seconds renew_deadline{10};             // --renew-deadline
+  std::chrono::seconds retry_period{2};                // --retry-period
+  // HTTP endpoints.
+  std::string bind_address = "0.0.0.0";  // --bind-address
+  int http_port = 8080;                  // --http-port: default for all groups
+  std::optional<int> metrics_port;       // --metrics-port: /metrics
+  std::optional<int> health_port;        // --health-port: /healthz /readyz
+  std::optional<int> resolve_port;       // --resolve-port: /v1/resolve
+  // Warmup Jobs.
+  std::string initwarm_image = "ghcr.io/kernelcache/initwarm:latest";  // --initwarm-image
+  std::string image_pull_policy = "IfNotPresent";                      // --image-pull-policy
+  std::string warmup_service_account;                                  // --warmup-service-account
+  std::chrono::seconds retry_base{30};                                 // --warmup-retry-base
+  std::chrono::seconds retry_cap{3600};                                // --warmup-retry-cap
+  std::chrono::seconds pvc_binding_grace{120};                         // --pvc-binding-grace
+  // Logging.
+  std::string log_format = "json";  // --log-format: json | text
+  std::string log_level = "info";   // --log-level: debug | info | warn | error
+  // Informer resync (a full re-reconcile of every KernelCache).
+  std::chrono::seconds resync_period{600};  // --resync-period; 0 = never
+
+  int MetricsPort() const { return metrics_port.value_or(http_port); }
+  int HealthPort() const { return health_port.value_or(http_port); }
+  int ResolvePort() const { return resolve_port.value_or(http_port); }
+  // Distinct ports in use, each with the endpoint groups it serves
+  // ("metrics", "health", "resolve").
+  std::map<int, std::set<std::string>> Listeners() const;
+};
+
+using FileReader = std::function<StatusOr<std::string>(const std::string& path)>;
+using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
+
+// `args` excludes argv[0]. Returns the validated config, or InvalidArgument
+// naming the offending flag/key. A lone "--help" returns NotFound with the
+// usage text as the message (the caller prints it and exits 0).
+StatusOr<Config> ParseConfig(const std::vector<std::string>& args, const FileReader& read_file,
+                             const EnvLookup& getenv);
+
+// Production helpers for ParseConfig's arguments.
+StatusOr<std::string> ReadWholeFile(const std::string& path);
+std::optional<std::string> ProcessEnv(const std::string& name);
+
+std::string Usage();
+
+}  // namespace kc::op

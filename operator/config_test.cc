@@ -1,0 +1,152 @@
+#include "operator/config.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace kc::op {
+namespace {
+
+struct Fixture {
+  std::map<std::string, std::string> files;
+  std::map<std::string, std::string> env;
+  StatusOr<Config> Parse(const std::vector<std::string>& args) const {
+    return ParseConfig(
+        args,
+        [this](const std::string& p) -> StatusOr<std::string> {
+          auto it = files.find(p);
+          if (it == files.end()) return NotFoundError("no such file " + p);
+          return it->second;
+        },
+        [this](const std::string& n) -> std::optional<std::string> {
+          auto it = env.find(n);
+          if (it == env.end()) return std::nullopt;
+          return it->second;
+        });
+  }
+};
+
+TEST(ConfigTest, Defaults) {
+  Fixture f;
+  f.env["POD_NAME"] = "op-0";
+  auto c = f.Parse({});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->workers, 2);
+  EXPECT_TRUE(c->leader_elect);
+  EXPECT_EQ(c->lease_name, "kernelcache-operator");
+  EXPECT_EQ(c->identity, "op-0");
+  EXPECT_TRUE(c->namespaces.empty());
+  EXPECT_EQ(c->log_format, "json");
+  EXPECT_EQ(c->Listeners().size(), 1u);
+  EXPECT_EQ(c->Listeners().at(8080).size(), 3u);
+}
+
+TEST(ConfigTest, FlagsOverrideFile) {
+  Fixture f;
+  f.files["/etc/op.yaml"] =
+      "workers: 4\n"
+      "namespaces: [team-a, team-b]\n"
+      "leader-elect: false\n"
+      "metrics-port: 9090\n"
+      "initwarm-image: reg/initwarm:1\n";
+  auto c = f.Parse({"--config=/etc/op.yaml", "--workers", "8", "--resolve-port=9091"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->workers, 8);  // flag wins
+  EXPECT_EQ(c->namespaces, (std::vector<std::string>{"team-a", "team-b"}));
+  EXPECT_FALSE(c->leader_elect);
+  EXPECT_EQ(c->MetricsPort(), 9090);
+  EXPECT_EQ(c->ResolvePort(), 9091);
+  EXPECT_EQ(c->HealthPort(), 8080);
+  EXPECT_EQ(c->initwarm_image, "reg/initwarm:1");
+  auto listeners = c->Listeners();
+  ASSERT_EQ(listeners.size(), 3u);
+  EXPECT_EQ(listeners.at(9090), (std::set<std::string>{"metrics"}));
+}
+
+TEST(ConfigTest, GoodFlagForms) {
+  struct Case {
+    std::vector<std::string> args;
+    std::function<bool(const Config&)> check;
+  } cases[] = {
+      {{"--leader-elect"}, [](const Config& c) { return c.leader_elect; }},
+      {{"--leader-elect=false"}, [](const Config& c) { return !c.leader_elect; }},
+      {{"--leader-elect", "false"}, [](const Config& c) { return !c.leader_elect; }},
+      {{"--namespaces=all"}, [](const Config& c) { return c.namespaces.empty(); }},
+      {{"--namespaces", "a, b"},
+       [](const Config& c) {
+         return c.namespaces == std::vector<std::string>{"a", "b"};
+       }},
+      {{"--lease-duration=1m", "--renew-deadline=40s", "--retry-period=5"},
+       [](const Config& c) {
+         return c.lease_duration.count() == 60 && c.retry_period.count() == 5;
+       }},
+      {{"--warmup-retry-base=1h30m", "--warmup-retry-cap=2h"},
+       [](const Config& c) { return c.retry_base.count() == 5400; }},
+      {{"--http-port=0"}, [](const Config& c) { return c.http_port == 0; }},
+      {{"--log-format=text", "--log-level=debug"},
+       [](const Config& c) { return c.log_format == "text" && c.log_level == "debug"; }},
+      {{"--identity=me"}, [](const Config& c) { return c.identity == "me"; }},
+  };
+  Fixture f;
+  for (const auto& tc : cases) {
+    auto c = f.Parse(tc.args);
+    ASSERT_TRUE(c.ok()) << tc.args[0] << ": " << c.status();
+    EXPECT_TRUE(tc.check(*c)) << tc.args[0];
+  }
+}
+
+TEST(ConfigTest, BadConfigNamesTheProblem) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string file;
+    std::string want;  // substring of the message
+  } cases[] = {
+      {{"--workers=0"}, "", "--workers: 0 is out of range 1..64"},
+      {{"--workers=many"}, "", "--workers: \"many\" is not an integer"},
+      {{"--nope=1"}, "", "unknown flag --nope"},
+      {{"stray"}, "", "unexpected argument \"stray\""},
+      {{"--kubeconfig"}, "", "--kubeconfig: missing value"},
+      {{"--http-port=70000"}, "", "--http-port: 70000 is out of range 0..65535"},
+      {{"--metrics-port=-1"}, "", "--metrics-port: -1 is out of range"},
+      {{"--log-format=xml"}, "", "--log-format: \"xml\" is not one of json, text"},
+      {{"--log-level=loud"}, "", "--log-level"},
+      {{"--namespaces=Team_A"}, "", "--namespaces: \"Team_A\" is not a valid namespace name"},
+      {{"--leader-elect=maybe"}, "", "--leader-elect: \"maybe\" is not a boolean"},
+      {{"--lease-duration=10s", "--renew-deadline=10s"},
+       "",
+       "--renew-deadline (10s) must be shorter"},
+      {{"--lease-duration=ten"}, "", "--lease-duration: \"ten\" is not a duration"},
+      {{"--leader-election-id=Bad_Name"}, "", "--leader-election-id"},
+      {{"--in-cluster", "--kubeconfig=/k"}, "", "exclude each other"},
+      {{"--image-pull-policy=Sometimes"}, "", "--image-pull-policy"},
+      {{"--initwarm-image="}, "", "--initwarm-image: empty"},
+      {{"--warmup-retry-base=2h", "--warmup-retry-cap=1h"}, "", "--warmup-retry-base"},
+      {{"--config=/missing.yaml"}, "", "--config: cannot read /missing.yaml"},
+      {{"--config=/c.yaml"}, "workers: [1, 2]\n", "key \"workers\" takes a single value"},
+      {{"--config=/c.yaml"}, "wrokers: 3\n", "unknown key \"wrokers\""},
+      {{"--config=/c.yaml"}, "- a\n- b\n", "expected a mapping"},
+      {{"--config=/c.yaml"}, "workers: [\n", "not valid YAML"},
+      {{"--config=/c.yaml"}, "workers: 99\n", "config file /c.yaml: --workers: 99 is out of range"},
+  };
+  for (const auto& tc : cases) {
+    Fixture f;
+    if (!tc.file.empty()) f.files["/c.yaml"] = tc.file;
+    auto c = f.Parse(tc.args);
+    ASSERT_FALSE(c.ok()) << tc.args[0];
+    EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument) << tc.args[0];
+    EXPECT_NE(c.status().message().find(tc.want), std::string::npos)
+        << "args " << tc.args[0] << ": got \"" << c.status().message() << "\", want \"" << tc.want
+        << "\"";
+  }
+}
+
+TEST(ConfigTest, HelpReturnsUsage) {
+  Fixture f;
+  auto c = f.Parse({"--help"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(c.status().message().find("--leader-elect"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kc::op
