@@ -1,0 +1,20 @@
+// The initwarm subcommands. Each takes the arguments after its name
+// (argv[2..]) and returns the process exit code; each prints its own --help.
+// Exit codes are documented per command in main.cc's help text and in
+// docs/cache-layout.md; initwarm/exit_codes.h holds the shared numbers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kc::initwarm {
+
+int RunPrepare(const std::vector<std::string>& args);
+int RunSeal(const std::vector<std::string>& args);
+int RunWait(const std::vector<std::string>& args);
+int RunVerify(const std::vector<std::string>& args);
+int RunProbe(const std::vector<std::string>& args);  // cmd_probe.cc (initwarm-gpu)
+int RunGc(const std::vector<std::string>& args);
+int RunInspect(const std::vector<std::string>& args);
+
+}  // namespace kc::initwarm

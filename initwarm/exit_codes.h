@@ -1,0 +1,18 @@
+// Exit codes shared by the initwarm subcommands (see docs/cache-layout.md).
+#pragma once
+
+namespace kc::initwarm {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;    // I/O or internal error; the message says which
+inline constexpr int kExitUsage = 2;    // bad flags
+inline constexpr int kExitTimeout = 3;  // wait: timed out (or warmup failed) with --on-timeout Fail
+inline constexpr int kExitMismatch = 4;      // wait: resolver and local probe disagree
+inline constexpr int kExitLockHeld = 5;      // prepare/seal: another writer holds the lock
+inline constexpr int kExitAlreadyReady = 6;  // seal: fingerprint already published (no --replace)
+inline constexpr int kExitEmpty = 7;         // seal: empty cache without --allow-empty
+inline constexpr int kExitNoSpace = 8;       // seal: disk full; nothing published
+inline constexpr int kExitInvalid =
+    9;  // verify: validation failed (quarantined unless told not to)
+
+}  // namespace kc::initwarm
