@@ -18,8 +18,11 @@
 // exists for tests only, production code paths never use it.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "core/fingerprint.h"
@@ -46,6 +49,33 @@ std::string KubeArch(std::string_view uname_machine);
 
 // "13.0" from cuDriverGetVersion's integer (13000). Pure.
 std::string CudaDriverVersionString(int version);
+
+// One visible GPU (or MIG device) as NVML describes it.
+struct GpuDevice {
+  std::string nvml_name;    // "NVIDIA H200"
+  std::string mig_profile;  // "1g.18gb" in MIG mode, else empty
+  int cc_major = 0;
+  int cc_minor = 0;
+};
+
+// GFD's MIG profile name from NVML device attributes: "<g>g.<gb>gb", or
+// "<c>c.<g>g.<gb>gb" when the compute instance has fewer slices than its GPU
+// instance; memory rounded up to whole GB. Pure.
+std::string MigProfileName(unsigned gpu_slices, unsigned compute_slices,
+                           unsigned long long memory_mb);
+
+// Combines the visible devices into the node's facts. No devices is
+// Unavailable ("no NVIDIA GPU visible: ..."); devices that differ in product
+// or compute capability are FailedPrecondition (one node, one fingerprint).
+// Pure.
+StatusOr<core::NodeFacts> NodeFactsFromDevices(const std::vector<GpuDevice>& devices,
+                                               std::string_view driver_version,
+                                               int cuda_driver_version,
+                                               std::string_view uname_machine);
+
+// The GFD labels (current spellings) that carry these facts; feeding them to
+// core::NodeFactsFromLabels gives the same facts back. Pure.
+std::map<std::string, std::string> NodeLabels(const core::NodeFacts& facts);
 
 // NodeFacts as the JSON object the resolve endpoint and probe print:
 // {"arch","computeCapability","cudaDriver","driver","gpuProduct"}. Pure.

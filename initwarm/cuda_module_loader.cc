@@ -1,0 +1,130 @@
+#include "initwarm/cuda_module_loader.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "initwarm/dl_library.h"
+
+namespace kc::initwarm {
+namespace {
+
+// CUDA driver ABI, declared here so no CUDA headers are needed.
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = struct CUctx_st*;
+using CUmodule = struct CUmod_st*;
+constexpr CUresult kCudaSuccess = 0;
+constexpr CUresult kCudaNoDevice = 100;
+using CuInitFn = CUresult (*)(unsigned int);
+using CuDeviceGetCountFn = CUresult (*)(int*);
+using CuDeviceGetFn = CUresult (*)(CUdevice*, int);
+using CuPrimaryCtxRetainFn = CUresult (*)(CUcontext*, CUdevice);
+using CuPrimaryCtxReleaseFn = CUresult (*)(CUdevice);
+using CuCtxSetCurrentFn = CUresult (*)(CUcontext);
+using CuModuleLoadDataFn = CUresult (*)(CUmodule*, const void*);
+using CuModuleUnloadFn = CUresult (*)(CUmodule);
+using CuGetErrorFn = CUresult (*)(CUresult, const char**);
+
+class CudaModuleLoader : public ModuleLoader {
+ public:
+  static StatusOr<std::unique_ptr<ModuleLoader>> Create() {
+    auto lib = DlLibrary::Open("libcuda.so.1");
+    if (!lib.ok()) {
+      return UnavailableError("no NVIDIA GPU visible: " + lib.status().message());
+    }
+    std::unique_ptr<CudaModuleLoader> l(new CudaModuleLoader(std::move(*lib)));
+    KC_RETURN_IF_ERROR(l->Init());
+    return std::unique_ptr<ModuleLoader>(std::move(l));
+  }
+
+  ~CudaModuleLoader() override {
+    if (ctx_ != nullptr && release_ != nullptr) release_(device_);
+  }
+
+  Status LoadCubin(std::string_view image, std::string_view name) override {
+    if (image.empty()) {
+      return FailedPreconditionError(std::string(name) + ": empty module image");
+    }
+    if (CUresult r = set_current_(ctx_); r != kCudaSuccess) {
+      return InternalError("cuCtxSetCurrent: " + Describe(r));
+    }
+    // A private, NUL-terminated, malloc-aligned copy: PTX must end in NUL
+    // and the driver reads ELF headers in place.
+    std::string copy(image);
+    CUmodule mod = nullptr;
+    CUresult r = load_(&mod, copy.data());
+    if (r != kCudaSuccess) {
+      return FailedPreconditionError(std::string(name) + ": " + Describe(r));
+    }
+    if (CUresult u = unload_(mod); u != kCudaSuccess) {
+      return InternalError(std::string(name) + ": cuModuleUnload: " + Describe(u));
+    }
+    return OkStatus();
+  }
+
+ private:
+  explicit CudaModuleLoader(std::unique_ptr<DlLibrary> lib) : lib_(std::move(lib)) {}
+
+  Status Init() {
+    KC_ASSIGN_OR_RETURN(auto init, lib_->Symbol<CuInitFn>("cuInit"));
+    KC_ASSIGN_OR_RETURN(auto count, lib_->Symbol<CuDeviceGetCountFn>("cuDeviceGetCount"));
+    KC_ASSIGN_OR_RETURN(auto get, lib_->Symbol<CuDeviceGetFn>("cuDeviceGet"));
+    KC_ASSIGN_OR_RETURN(auto retain, lib_->Symbol<CuPrimaryCtxRetainFn>("cuDevicePrimaryCtxRetain"));
+    auto release = lib_->Symbol<CuPrimaryCtxReleaseFn>("cuDevicePrimaryCtxRelease_v2");
+    if (!release.ok()) release = lib_->Symbol<CuPrimaryCtxReleaseFn>("cuDevicePrimaryCtxRelease");
+    KC_ASSIGN_OR_RETURN(set_current_, lib_->Symbol<CuCtxSetCurrentFn>("cuCtxSetCurrent"));
+    KC_ASSIGN_OR_RETURN(load_, lib_->Symbol<CuModuleLoadDataFn>("cuModuleLoadData"));
+    KC_ASSIGN_OR_RETURN(unload_, lib_->Symbol<CuModuleUnloadFn>("cuModuleUnload"));
+    KC_ASSIGN_OR_RETURN(error_name_, lib_->Symbol<CuGetErrorFn>("cuGetErrorName"));
+    KC_ASSIGN_OR_RETURN(error_string_, lib_->Symbol<CuGetErrorFn>("cuGetErrorString"));
+    // Eager loading makes cuModuleLoadData load every function now, so a
+    // broken image fails here rather than at a later first launch. Only
+    // this process is affected; an explicit setting is kept.
+    setenv("CUDA_MODULE_LOADING", "EAGER", /*overwrite=*/0);
+    if (CUresult r = init(0); r != kCudaSuccess) {
+      return UnavailableError("no NVIDIA GPU visible: cuInit: " + Describe(r));
+    }
+    int n = 0;
+    if (CUresult r = count(&n); r != kCudaSuccess || n == 0) {
+      return UnavailableError("no NVIDIA GPU visible: cuDeviceGetCount: " +
+                              (r != kCudaSuccess ? Describe(r) : std::string("0 devices")));
+    }
+    if (CUresult r = get(&device_, 0); r != kCudaSuccess) {
+      return UnavailableError("cuDeviceGet(0): " + Describe(r));
+    }
+    if (CUresult r = retain(&ctx_, device_); r != kCudaSuccess) {
+      return UnavailableError("cuDevicePrimaryCtxRetain: " + Describe(r));
+    }
+    if (release.ok()) release_ = *release;
+    return OkStatus();
+  }
+
+  // "CUDA_ERROR_NO_BINARY_FOR_GPU: no kernel image is available for ..."
+  std::string Describe(CUresult r) const {
+    const char* name = nullptr;
+    const char* text = nullptr;
+    if (error_name_ == nullptr || error_name_(r, &name) != kCudaSuccess || name == nullptr) {
+      name = r == kCudaNoDevice ? "CUDA_ERROR_NO_DEVICE" : nullptr;
+    }
+    if (error_string_ != nullptr) error_string_(r, &text);
+    std::string out = name ? name : "CUresult " + std::to_string(r);
+    if (text != nullptr) out += std::string(": ") + text;
+    return out;
+  }
+
+  std::unique_ptr<DlLibrary> lib_;
+  CuCtxSetCurrentFn set_current_ = nullptr;
+  CuModuleLoadDataFn load_ = nullptr;
+  CuModuleUnloadFn unload_ = nullptr;
+  CuGetErrorFn error_name_ = nullptr;
+  CuGetErrorFn error_string_ = nullptr;
+  CuPrimaryCtxReleaseFn release_ = nullptr;
+  CUdevice device_ = 0;
+  CUcontext ctx_ = nullptr;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<ModuleLoader>> NewCudaModuleLoader() { return CudaModuleLoader::Create(); }
+
+}  // namespace kc::initwarm

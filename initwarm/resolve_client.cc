@@ -1,0 +1,242 @@
+#include "initwarm/resolve_client.h"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "initwarm/probe.h"
+
+namespace kc::initwarm {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+struct Url {
+  std::string host;
+  std::string port = "80";
+  std::string prefix;  // path without trailing slash
+};
+
+StatusOr<Url> ParseUrl(std::string_view s) {
+  constexpr std::string_view kScheme = "http://";
+  if (!s.starts_with(kScheme)) {
+    return InvalidArgumentError("resolve URL \"" + std::string(s) +
+                                "\" must start with http:// (the operator's in-cluster service)");
+  }
+  s.remove_prefix(kScheme.size());
+  Url u;
+  auto slash = s.find('/');
+  std::string_view authority = s.substr(0, slash);
+  if (slash != std::string_view::npos) u.prefix = std::string(s.substr(slash));
+  while (!u.prefix.empty() && u.prefix.back() == '/') u.prefix.pop_back();
+  auto colon = authority.rfind(':');
+  if (colon != std::string_view::npos && authority.find(']') == std::string_view::npos) {
+    u.port = std::string(authority.substr(colon + 1));
+    authority = authority.substr(0, colon);
+  }
+  if (authority.starts_with('[') && authority.ends_with(']')) {
+    authority = authority.substr(1, authority.size() - 2);
+  }
+  u.host = std::string(authority);
+  if (u.host.empty() || u.port.empty()) {
+    return InvalidArgumentError("resolve URL \"" + std::string(s) + "\" has no host or port");
+  }
+  return u;
+}
+
+std::string PercentEncode(std::string_view v) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : v) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
+Status StatusForHttp(unsigned code, const std::string& body) {
+  std::string why;
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (!j.is_discarded() && j.is_object() && j.contains("error") && j["error"].is_string()) {
+    why = j["error"].get<std::string>();
+  } else {
+    why = body.substr(0, 200);
+  }
+  std::string msg = "resolve endpoint answered HTTP " + std::to_string(code) + ": " + why;
+  if (code == 404) return NotFoundError(msg);
+  if (code == 400) return InvalidArgumentError(msg);
+  if (code == 401) return UnauthenticatedError(msg);
+  if (code == 403) return PermissionDeniedError(msg);
+  if (code >= 500) return UnavailableError(msg);
+  return Status(StatusCode::kUnknown, msg);
+}
+
+class HttpResolver : public Resolver {
+ public:
+  HttpResolver(std::string base, std::chrono::milliseconds timeout)
+      : base_(std::move(base)), timeout_(timeout) {}
+
+  StatusOr<ResolveAnswer> Resolve(const std::string& ns, const std::string& kernelcache,
+                                  const std::string& node) override {
+    KC_ASSIGN_OR_RETURN(Url url, ParseUrl(base_));
+    std::string target = url.prefix + "/v1/resolve?namespace=" + PercentEncode(ns) +
+                         "&kernelcache=" + PercentEncode(kernelcache) +
+                         "&node=" + PercentEncode(node);
+    asio::io_context ioc;
+    tcp::resolver resolver(ioc);
+    beast::tcp_stream stream(ioc);
+    beast::flat_buffer buffer;
+    http::request<http::empty_body> req{http::verb::get, target, 11};
+    req.set(http::field::host, url.host);
+    req.set(http::field::user_agent, "kernelcache-initwarm");
+    req.set(http::field::accept, "application/json");
+    http::response<http::string_body> res;
+    beast::error_code failure;
+    std::string stage = "resolve host";
+
+    // One timer bounds the whole exchange; the stream's own timer covers
+    // connect/write/read, this one also covers name resolution.
+    asio::steady_timer guard(ioc, timeout_);
+    bool timed_out = false;
+    guard.async_wait([&](beast::error_code ec) {
+      if (ec) return;  // cancelled: the exchange finished first
+      timed_out = true;
+      resolver.cancel();
+      stream.cancel();
+    });
+    auto fail = [&](beast::error_code ec, const char* what) {
+      failure = ec;
+      stage = what;
+      guard.cancel();
+    };
+    stream.expires_after(timeout_);
+    resolver.async_resolve(
+        url.host, url.port, [&](beast::error_code ec, const tcp::resolver::results_type& results) {
+          if (ec) return fail(ec, "resolve host");
+          stream.async_connect(results, [&](beast::error_code ec2, const tcp::endpoint&) {
+            if (ec2) return fail(ec2, "connect");
+            http::async_write(stream, req, [&](beast::error_code ec3, std::size_t) {
+              if (ec3) return fail(ec3, "send request");
+              http::async_read(stream, buffer, res, [&](beast::error_code ec4, std::size_t) {
+                if (ec4) return fail(ec4, "read response");
+                guard.cancel();
+                beast::error_code ignored;
+                stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+              });
+            });
+          });
+        });
+    ioc.run();
+    const std::string where = "GET http://" + url.host + ":" + url.port + target;
+    if (failure) {
+      if (timed_out || failure == beast::error::timeout) {
+        return DeadlineExceededError(where + ": no answer within " +
+                                     std::to_string(timeout_.count()) +
+                                     " ms; is the kernelcache-operator service reachable?");
+      }
+      return UnavailableError(where + ": " + stage + ": " + failure.message() +
+                              "; is the kernelcache-operator service reachable?");
+    }
+    if (res.result_int() != 200) {
+      return StatusForHttp(res.result_int(), res.body()).WithContext(where);
+    }
+    auto answer = ParseResolveAnswer(res.body());
+    if (!answer.ok()) return answer.status().WithContext(where);
+    return answer;
+  }
+
+ private:
+  std::string base_;
+  std::chrono::milliseconds timeout_;
+};
+
+class FileResolver : public Resolver {
+ public:
+  explicit FileResolver(std::string path) : path_(std::move(path)) {}
+  StatusOr<ResolveAnswer> Resolve(const std::string&, const std::string&,
+                                  const std::string&) override {
+    std::ifstream in(path_);
+    if (!in) return NotFoundError("resolve answer file " + path_ + " cannot be read");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto a = ParseResolveAnswer(ss.str());
+    if (!a.ok()) return a.status().WithContext("resolve answer file " + path_);
+    return a;
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+std::unique_ptr<Resolver> NewHttpResolver(std::string base_url, std::chrono::milliseconds timeout) {
+  return std::make_unique<HttpResolver>(std::move(base_url), timeout);
+}
+std::unique_ptr<Resolver> NewFileResolver(std::string path) {
+  return std::make_unique<FileResolver>(std::move(path));
+}
+
+StatusOr<ResolveAnswer> ParseResolveAnswer(std::string_view body) {
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return InvalidArgumentError("resolve answer is not a JSON object");
+  }
+  ResolveAnswer a;
+  auto str = [&j](const char* key, std::string* out, bool required) -> Status {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) {
+      if (required) return InvalidArgumentError(std::string("resolve answer has no \"") + key + "\"");
+      return OkStatus();
+    }
+    if (!it->is_string()) {
+      return InvalidArgumentError(std::string("resolve answer field \"") + key +
+                                  "\" is not a string");
+    }
+    *out = it->get<std::string>();
+    return OkStatus();
+  };
+  KC_RETURN_IF_ERROR(str("fingerprint", &a.fingerprint, true));
+  KC_RETURN_IF_ERROR(str("state", &a.state, true));
+  KC_RETURN_IF_ERROR(str("directory", &a.directory, false));
+  KC_RETURN_IF_ERROR(str("manifestDigest", &a.manifest_digest, false));
+  KC_RETURN_IF_ERROR(str("message", &a.message, false));
+  static constexpr std::array<std::string_view, 6> kStates = {"Pending", "Warming", "Ready",
+                                                              "Failed",  "Stale",   "Unknown"};
+  if (std::find(kStates.begin(), kStates.end(), a.state) == kStates.end()) {
+    return InvalidArgumentError("resolve answer state \"" + a.state +
+                                "\" is not one of Pending, Warming, Ready, Failed, Stale, Unknown");
+  }
+  if (!core::IsFingerprintId(a.fingerprint)) {
+    return InvalidArgumentError("resolve answer fingerprint \"" + a.fingerprint +
+                                "\" is not a 16-hex-digit fingerprint id");
+  }
+  if (a.directory.empty()) a.directory = "v1/" + a.fingerprint;
+  if (auto it = j.find("node"); it != j.end() && it->is_object()) {
+    auto facts = NodeFactsFromJson(it->dump());
+    if (!facts.ok()) return facts.status().WithContext("resolve answer \"node\"");
+    a.node = *facts;
+  } else {
+    return InvalidArgumentError("resolve answer has no \"node\" object");
+  }
+  return a;
+}
+
+}  // namespace kc::initwarm

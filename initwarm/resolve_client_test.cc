@@ -1,0 +1,211 @@
+#include "initwarm/resolve_client.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+namespace kc::initwarm {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+constexpr char kReadyBody[] = R"({"fingerprint":"3f9a1c2b7d4e5f60","state":"Ready",
+  "directory":"v1/3f9a1c2b7d4e5f60","manifestDigest":"ab12","message":"cache is ready",
+  "node":{"gpuProduct":"NVIDIA-H200","computeCapability":"9.0","driver":"580.159.04",
+          "cudaDriver":"13.0","arch":"amd64"}})";
+
+// A one-route HTTP server on 127.0.0.1:0 answering every request with a
+// fixed status and body (or, with hang, never answering), recording the
+// request targets it saw.
+class FakeOperator {
+ public:
+  FakeOperator(unsigned status, std::string body, bool hang = false)
+      : status_(status), body_(std::move(body)), hang_(hang), acceptor_(ioc_) {
+    tcp::endpoint ep(asio::ip::make_address("127.0.0.1"), 0);
+    acceptor_.open(ep.protocol());
+    acceptor_.bind(ep);
+    acceptor_.listen();
+    port_ = acceptor_.local_endpoint().port();
+    Accept();
+    thread_ = std::thread([this] { ioc_.run(); });
+  }
+  ~FakeOperator() {
+    ioc_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::vector<std::string> targets() {
+    std::lock_guard<std::mutex> l(mu_);
+    return targets_;
+  }
+
+ private:
+  struct Conn {
+    explicit Conn(tcp::socket s) : stream(std::move(s)) {}
+    beast::tcp_stream stream;
+    beast::flat_buffer buf;
+    http::request<http::string_body> req;
+    http::response<http::string_body> res;
+  };
+
+  void Accept() {
+    acceptor_.async_accept([this](beast::error_code ec, tcp::socket s) {
+      if (ec) return;
+      auto c = std::make_shared<Conn>(std::move(s));
+      http::async_read(c->stream, c->buf, c->req, [this, c](beast::error_code ec2, std::size_t) {
+        if (ec2) return;
+        {
+          std::lock_guard<std::mutex> l(mu_);
+          targets_.emplace_back(c->req.target());
+        }
+        if (hang_) {
+          held_.push_back(c);  // keep the connection open, never answer
+          return;
+        }
+        c->res.result(status_);
+        c->res.version(11);
+        c->res.set(http::field::content_type, "application/json");
+        c->res.body() = body_;
+        c->res.prepare_payload();
+        http::async_write(c->stream, c->res, [c](beast::error_code, std::size_t) {
+          beast::error_code ignored;
+          c->stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+        });
+      });
+      Accept();
+    });
+  }
+
+  unsigned status_;
+  std::string body_;
+  bool hang_;
+  asio::io_context ioc_;
+  tcp::acceptor acceptor_;
+  unsigned short port_ = 0;
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<std::string> targets_;
+  std::vector<std::shared_ptr<Conn>> held_;
+};
+
+TEST(HttpResolverTest, ReadyAnswerAndQueryEncoding) {
+  FakeOperator op(200, kReadyBody);
+  auto a = NewHttpResolver(op.url())->Resolve("team a", "llama&co", "gpu-node-1");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->fingerprint, "3f9a1c2b7d4e5f60");
+  EXPECT_EQ(a->state, "Ready");
+  EXPECT_EQ(a->directory, "v1/3f9a1c2b7d4e5f60");
+  EXPECT_EQ(a->manifest_digest, "ab12");
+  EXPECT_EQ(a->message, "cache is ready");
+  EXPECT_EQ(a->node.gpu_product, "NVIDIA-H200");
+  EXPECT_EQ(a->node.cuda_driver_version, "13.0");
+  ASSERT_EQ(op.targets().size(), 1u);
+  EXPECT_EQ(op.targets()[0],
+            "/v1/resolve?namespace=team%20a&kernelcache=llama%26co&node=gpu-node-1");
+}
+
+TEST(HttpResolverTest, BaseUrlPrefixIsKept) {
+  FakeOperator op(200, kReadyBody);
+  auto a = NewHttpResolver(op.url() + "/kc/")->Resolve("ns", "kc", "n");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(op.targets().at(0), "/kc/v1/resolve?namespace=ns&kernelcache=kc&node=n");
+}
+
+TEST(HttpResolverTest, ErrorStatusesCarryTheBodysMessage) {
+  struct Case {
+    unsigned http;
+    std::string body;
+    StatusCode want;
+    std::string substr;
+  };
+  const std::vector<Case> cases = {
+      {404, R"({"error":"kernelcache default/llama not found"})", StatusCode::kNotFound,
+       "kernelcache default/llama not found"},
+      {400, R"({"error":"node is required"})", StatusCode::kInvalidArgument, "node is required"},
+      {503, R"({"error":"informer cache not synced"})", StatusCode::kUnavailable,
+       "informer cache not synced"},
+      {500, "plain text failure", StatusCode::kUnavailable, "plain text failure"},
+      {403, R"({"error":"forbidden"})", StatusCode::kPermissionDenied, "forbidden"},
+  };
+  for (const auto& c : cases) {
+    FakeOperator op(c.http, c.body);
+    auto a = NewHttpResolver(op.url())->Resolve("default", "llama", "n1");
+    ASSERT_FALSE(a.ok()) << c.http;
+    EXPECT_EQ(a.status().code(), c.want) << a.status();
+    EXPECT_NE(a.status().message().find(c.substr), std::string::npos) << a.status();
+    EXPECT_NE(a.status().message().find("HTTP " + std::to_string(c.http)), std::string::npos);
+  }
+}
+
+TEST(HttpResolverTest, MalformedAnswersAreRefused) {
+  for (const std::string& body :
+       {std::string("not json"), std::string(R"({"state":"Ready"})"),
+        std::string(R"({"fingerprint":"3f9a1c2b7d4e5f60","state":"Sleeping","node":{}})"),
+        std::string(R"({"fingerprint":"XYZ","state":"Ready"})")}) {
+    FakeOperator op(200, body);
+    auto a = NewHttpResolver(op.url())->Resolve("ns", "kc", "n");
+    ASSERT_FALSE(a.ok()) << body;
+    EXPECT_EQ(a.status().code(), StatusCode::kInvalidArgument) << a.status();
+  }
+}
+
+TEST(HttpResolverTest, SilentServerTimesOut) {
+  FakeOperator op(200, kReadyBody, /*hang=*/true);
+  auto start = std::chrono::steady_clock::now();
+  auto a = NewHttpResolver(op.url(), std::chrono::milliseconds(300))->Resolve("ns", "kc", "n");
+  auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().code(), StatusCode::kDeadlineExceeded) << a.status();
+  EXPECT_LT(took, std::chrono::seconds(5));
+}
+
+TEST(HttpResolverTest, ClosedPortIsUnavailable) {
+  unsigned short port = 0;
+  {
+    asio::io_context ioc;
+    tcp::acceptor a(ioc, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+    port = a.local_endpoint().port();
+  }  // closed again: nothing listens there now
+  auto a = NewHttpResolver("http://127.0.0.1:" + std::to_string(port))->Resolve("ns", "kc", "n");
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().code(), StatusCode::kUnavailable) << a.status();
+  EXPECT_NE(a.status().message().find("connect"), std::string::npos) << a.status();
+}
+
+TEST(HttpResolverTest, BadBaseUrl) {
+  auto a = NewHttpResolver("https://kc.example")->Resolve("ns", "kc", "n");
+  EXPECT_EQ(a.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(FileResolverTest, ReadsAnAnswerFile) {
+  auto path = std::filesystem::temp_directory_path() / "kc_resolve_test.json";
+  { std::ofstream(path) << kReadyBody; }
+  auto a = NewFileResolver(path.string())->Resolve("ns", "kc", "n");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->state, "Ready");
+  std::filesystem::remove(path);
+  EXPECT_EQ(NewFileResolver(path.string())->Resolve("ns", "kc", "n").status().code(),
+            StatusCode::kNotFound);
+}
+
+TEST(ParseResolveAnswerTest, DirectoryDefaultsFromFingerprint) {
+  auto a = ParseResolveAnswer(R"({"fingerprint":"0123456789abcdef","state":"Warming",
+      "message":"warmup Job kc-0123 running for 2m","node":{"gpuProduct":"NVIDIA-H200",
+      "computeCapability":"9.0","driver":"580.159.04","cudaDriver":"13.0","arch":"amd64"}})");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->directory, "v1/0123456789abcdef");
+  EXPECT_EQ(a->manifest_digest, "");
+}
+
+}  // namespace
+}  // namespace kc::initwarm
