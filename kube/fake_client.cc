@@ -1,0 +1,553 @@
+#include "kube/fake_client.h"
+
+#include <algorithm>
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "kube/wall_time.h"
+
+namespace kc::kube {
+namespace {
+
+std::string Trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return std::string(s);
+}
+
+// Splits on commas outside parentheses.
+std::vector<std::string> SplitRequirements(const std::string& selector) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::string cur;
+  for (char c : selector) {
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(Trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!Trim(cur).empty()) out.push_back(Trim(cur));
+  return out;
+}
+
+std::set<std::string> ParseSet(std::string_view s) {
+  std::set<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ',') {
+      out.insert(Trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.insert(Trim(cur));
+  return out;
+}
+
+std::string LabelOf(const Json& labels, const std::string& key, bool* present) {
+  *present = false;
+  if (!labels.is_object()) return "";
+  auto it = labels.find(key);
+  if (it == labels.end() || !it->is_string()) return "";
+  *present = true;
+  return it->get<std::string>();
+}
+
+const Json& Labels(const Json& obj) {
+  static const Json kNull;
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return kNull;
+  auto l = m->find("labels");
+  return l == m->end() ? kNull : *l;
+}
+
+std::string Meta(const Json& obj, const char* field) {
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return "";
+  auto f = m->find(field);
+  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
+}
+
+StatusOr<bool> MatchesFieldSelector(const std::string& selector, const Json& obj) {
+  for (const std::string& req : SplitRequirements(selector)) {
+    const bool negate = req.find("!=") != std::string::npos;
+    const size_t op = negate ? req.find("!=") : req.find('=');
+    if (op == std::string::npos) {
+      return InvalidArgumentError("fake: field selector \"" + selector + "\" not understood");
+    }
+    const std::string field = Trim(std::string_view(req).substr(0, op));
+    std::string value = req.substr(op + (negate ? 2 : 1));
+    if (!value.empty() && value.front() == '=') value.erase(0, 1);
+    value = Trim(value);
+    std::string actual;
+    if (field == "metadata.name") {
+      actual = Meta(obj, "name");
+    } else if (field == "metadata.namespace") {
+      actual = Meta(obj, "namespace");
+    } else {
+      return InvalidArgumentError("fake: field selector on \"" + field +
+                                  "\" is not supported (metadata.name, metadata.namespace)");
+    }
+    if ((actual == value) == negate) return false;
+  }
+  return true;
+}
+
+bool Matches(const std::string& label_selector, const std::string& field_selector,
+             const Json& obj) {
+  auto l = MatchesLabelSelector(label_selector, Labels(obj));
+  if (!l.ok() || !*l) return false;
+  auto f = MatchesFieldSelector(field_selector, obj);
+  return f.ok() && *f;
+}
+
+int64_t ParseRv(const std::string& s) {
+  try {
+    return std::stoll(s);
+  } catch (...) {
+    return -1;
+  }
+}
+
+}  // namespace
+
+StatusOr<bool> MatchesLabelSelector(const std::string& selector, const Json& labels) {
+  for (const std::string& req : SplitRequirements(selector)) {
+    if (req.empty()) continue;
+    const size_t in_pos = req.find(" in ");
+    const size_t notin_pos = req.find(" notin ");
+    if (in_pos != std::string::npos || notin_pos != std::string::npos) {
+      const bool notin = notin_pos != std::string::npos;
+      const size_t pos = notin ? notin_pos : in_pos;
+      const std::string key = Trim(std::string_view(req).substr(0, pos));
+      const size_t open = req.find('(', pos);
+      const size_t close = req.rfind(')');
+      if (open == std::string::npos || close == std::string::npos || close < open) {
+        return InvalidArgumentError("label selector \"" + selector + "\": bad set in \"" + req +
+                                    "\"");
+      }
+      const auto values = ParseSet(std::string_view(req).substr(open + 1, close - open - 1));
+      bool present = false;
+      const std::string v = LabelOf(labels, key, &present);
+      const bool in = present && values.count(v) != 0;
+      if (notin ? in : !in) return false;
+      continue;
+    }
+    if (req.find("!=") != std::string::npos) {
+      const size_t op = req.find("!=");
+      bool present = false;
+      const std::string v = LabelOf(labels, Trim(std::string_view(req).substr(0, op)), &present);
+      if (present && v == Trim(std::string_view(req).substr(op + 2))) return false;
+      continue;
+    }
+    if (req.find('=') != std::string::npos) {
+      const size_t op = req.find('=');
+      std::string value = req.substr(op + 1);
+      if (!value.empty() && value.front() == '=') value.erase(0, 1);
+      bool present = false;
+      const std::string v = LabelOf(labels, Trim(std::string_view(req).substr(0, op)), &present);
+      if (!present || v != Trim(value)) return false;
+      continue;
+    }
+    if (req.front() == '!') {
+      bool present = false;
+      LabelOf(labels, Trim(std::string_view(req).substr(1)), &present);
+      if (present) return false;
+      continue;
+    }
+    bool present = false;
+    LabelOf(labels, req, &present);
+    if (!present) return false;
+  }
+  return true;
+}
+
+FakeClient::FakeClient(Clock* clock) : clock_(clock != nullptr ? *clock : RealClock()) {}
+
+std::string FakeClient::ResourceId(const Resource& r) {
+  return r.group.empty() ? r.resource : r.resource + "." + r.group;
+}
+
+Status FakeClient::RecordLocked(FakeAction action) {
+  actions_.push_back(action);
+  if (reactor_) return reactor_(actions_.back());
+  return OkStatus();
+}
+
+void FakeClient::AppendLocked(WatchEvent::Type type, const std::string& resource_id,
+                              const std::string& ns, const Json& object, const Json& previous) {
+  history_.push_back(HistoryEntry{rv_, type, resource_id, ns, object, previous});
+  cv_.notify_all();
+}
+
+StatusOr<Json> FakeClient::Get(const Resource& r, const std::string& ns, const std::string& name) {
+  std::lock_guard<std::mutex> l(mu_);
+  KC_RETURN_IF_ERROR(RecordLocked({"get", ResourceId(r), ns, name, nullptr}));
+  auto it = objects_.find({ResourceId(r), r.namespaced ? ns : "", name});
+  if (it == objects_.end()) {
+    return NotFoundError(r.resource + " \"" + name + "\" not found");
+  }
+  return it->second;
+}
+
+StatusOr<ListResult> FakeClient::List(const Resource& r, const std::string& ns,
+                                      const ListOptions& options) {
+  std::lock_guard<std::mutex> l(mu_);
+  KC_RETURN_IF_ERROR(RecordLocked({"list", ResourceId(r), ns, "", nullptr}));
+  KC_RETURN_IF_ERROR(MatchesLabelSelector(options.label_selector, Json()).status());
+  KC_RETURN_IF_ERROR(MatchesFieldSelector(options.field_selector, Json::object()).status());
+  size_t start = 0;
+  if (!options.continue_token.empty()) {
+    const size_t colon = options.continue_token.find(':');
+    const int64_t token_rv = ParseRv(options.continue_token.substr(0, colon));
+    if (colon == std::string::npos || token_rv < 0) {
+      return InvalidArgumentError("fake: bad continue token");
+    }
+    if (token_rv < compacted_rv_) {
+      return GoneError("The provided continue parameter is too old");
+    }
+    start = static_cast<size_t>(ParseRv(options.continue_token.substr(colon + 1)));
+  }
+  const std::string id = ResourceId(r);
+  std::vector<Json> matching;
+  for (const auto& [key, obj] : objects_) {
+    if (std::get<0>(key) != id) continue;
+    if (r.namespaced && !ns.empty() && std::get<1>(key) != ns) continue;
+    if (!Matches(options.label_selector, options.field_selector, obj)) continue;
+    matching.push_back(obj);
+  }
+  ListResult result;
+  result.resource_version = std::to_string(rv_);
+  size_t end = matching.size();
+  if (options.limit > 0 && start + static_cast<size_t>(options.limit) < matching.size()) {
+    end = start + static_cast<size_t>(options.limit);
+    result.continue_token = std::to_string(rv_) + ":" + std::to_string(end);
+  }
+  for (size_t i = start; i < end && i < matching.size(); ++i) result.items.push_back(matching[i]);
+  return result;
+}
+
+StatusOr<Json> FakeClient::PutLocked(const Resource& r, const std::string& ns, Json object,
+                                     const Json& previous) {
+  ++rv_;
+  object["apiVersion"] = r.ApiVersion();
+  object["kind"] = r.kind;
+  Json& meta = object["metadata"];
+  meta["resourceVersion"] = std::to_string(rv_);
+  if (r.namespaced) meta["namespace"] = ns;
+  const std::string name = meta["name"].get<std::string>();
+  if (previous.is_null()) {
+    meta["uid"] = "fake-uid-" + std::to_string(next_uid_++);
+    meta["creationTimestamp"] = FormatRfc3339(clock_.WallNow());
+    meta["generation"] = 1;
+  } else {
+    meta["uid"] = previous["metadata"]["uid"];
+    meta["creationTimestamp"] = previous["metadata"]["creationTimestamp"];
+    int64_t generation = previous["metadata"].value("generation", int64_t{1});
+    if (object.value("spec", Json()) != previous.value("spec", Json())) ++generation;
+    meta["generation"] = generation;
+  }
+  objects_[{ResourceId(r), r.namespaced ? ns : "", name}] = object;
+  AppendLocked(previous.is_null() ? WatchEvent::Type::kAdded : WatchEvent::Type::kModified,
+               ResourceId(r), r.namespaced ? ns : "", object, previous);
+  return object;
+}
+
+StatusOr<Json> FakeClient::Create(const Resource& r, const std::string& ns, const Json& object) {
+  std::lock_guard<std::mutex> l(mu_);
+  KC_RETURN_IF_ERROR(RecordLocked({"create", ResourceId(r), ns, Meta(object, "name"), object}));
+  if (!object.is_object()) return InvalidArgumentError("fake: object must be a JSON object");
+  Json obj = object;
+  std::string name = Meta(obj, "name");
+  if (name.empty()) {
+    const std::string generate = Meta(obj, "generateName");
+    if (generate.empty()) {
+      return InvalidArgumentError(
+          "metadata.name: Required value: name or generateName is required");
+    }
+    name = generate + std::to_string(next_uid_);
+    obj["metadata"]["name"] = name;
+  }
+  if (r.namespaced && ns.empty()) {
+    return InvalidArgumentError("fake: create of namespaced " + r.resource + " needs a namespace");
+  }
+  if (objects_.count({ResourceId(r), r.namespaced ? ns : "", name}) != 0) {
+    return AlreadyExistsError(r.resource + " \"" + name + "\" already exists");
+  }
+  return PutLocked(r, ns, std::move(obj), Json());
+}
+
+StatusOr<Json> FakeClient::Update(const Resource& r, const std::string& ns, const Json& object) {
+  std::lock_guard<std::mutex> l(mu_);
+  const std::string name = Meta(object, "name");
+  KC_RETURN_IF_ERROR(RecordLocked({"update", ResourceId(r), ns, name, object}));
+  auto it = objects_.find({ResourceId(r), r.namespaced ? ns : "", name});
+  if (it == objects_.end()) return NotFoundError(r.resource + " \"" + name + "\" not found");
+  const std::string rv = Meta(object, "resourceVersion");
+  if (!rv.empty() && rv != Meta(it->second, "resourceVersion")) {
+    return ConflictError("Operation cannot be fulfilled on " + r.resource + " \"" + name +
+                         "\": the object has been modified; please apply your changes to the "
+                         "latest version and try again");
+  }
+  const Json previous = it->second;
+  return PutLocked(r, ns, object, previous);
+}
+
+StatusOr<Json> FakeClient::UpdateStatus(const Resource& r, const std::string& ns,
+                                        const Json& object) {
+  std::lock_guard<std::mutex> l(mu_);
+  const std::string name = Meta(object, "name");
+  KC_RETURN_IF_ERROR(RecordLocked({"updatestatus", ResourceId(r), ns, name, object}));
+  auto it = objects_.find({ResourceId(r), r.namespaced ? ns : "", name});
+  if (it == objects_.end()) return NotFoundError(r.resource + " \"" + name + "\" not found");
+  const std::string rv = Meta(object, "resourceVersion");
+  if (!rv.empty() && rv != Meta(it->second, "resourceVersion")) {
+    return ConflictError("Operation cannot be fulfilled on " + r.resource + " \"" + name + "\"");
+  }
+  const Json previous = it->second;
+  Json updated = previous;
+  updated["status"] = object.value("status", Json::object());
+  return PutLocked(r, ns, std::move(updated), previous);
+}
+
+StatusOr<Json> FakeClient::Patch(const Resource& r, const std::string& ns, const std::string& name,
+                                 PatchType type, const Json& patch, const PatchOptions& options) {
+  std::lock_guard<std::mutex> l(mu_);
+  KC_RETURN_IF_ERROR(RecordLocked({"patch", ResourceId(r), ns, name, patch}));
+  auto it = objects_.find({ResourceId(r), r.namespaced ? ns : "", name});
+  if (it == objects_.end()) {
+    if (type != PatchType::kApply) {
+      return NotFoundError(r.resource + " \"" + name + "\" not found");
+    }
+    Json obj = patch;
+    obj["metadata"]["name"] = name;
+    return PutLocked(r, ns, std::move(obj), Json());
+  }
+  const Json previous = it->second;
+  Json patched = previous;
+  if (type == PatchType::kJsonPatch) {
+    try {
+      patched = previous.patch(patch);
+    } catch (const std::exception& e) {
+      return InvalidArgumentError(std::string("fake: json patch failed: ") + e.what());
+    }
+  } else {
+    if (!patch.is_object()) return InvalidArgumentError("fake: merge patch must be an object");
+    const std::string rv = Meta(patch, "resourceVersion");
+    if (!rv.empty() && rv != Meta(previous, "resourceVersion")) {
+      return ConflictError("Operation cannot be fulfilled on " + r.resource + " \"" + name + "\"");
+    }
+    if (options.subresource == "status") {
+      Json status_patch = Json::object();
+      if (patch.contains("status")) status_patch["status"] = patch["status"];
+      patched.merge_patch(status_patch);
+    } else {
+      patched.merge_patch(patch);
+    }
+  }
+  patched["metadata"]["name"] = name;
+  return PutLocked(r, ns, std::move(patched), previous);
+}
+
+Status FakeClient::Delete(const Resource& r, const std::string& ns, const std::string& name,
+                          const DeleteOptions& options) {
+  std::lock_guard<std::mutex> l(mu_);
+  KC_RETURN_IF_ERROR(RecordLocked({"delete", ResourceId(r), ns, name, nullptr}));
+  auto it = objects_.find({ResourceId(r), r.namespaced ? ns : "", name});
+  if (it == objects_.end()) return NotFoundError(r.resource + " \"" + name + "\" not found");
+  if (options.precondition_uid && *options.precondition_uid != Meta(it->second, "uid")) {
+    return ConflictError("Precondition failed: UID in precondition: " + *options.precondition_uid);
+  }
+  if (options.precondition_resource_version &&
+      *options.precondition_resource_version != Meta(it->second, "resourceVersion")) {
+    return ConflictError("Precondition failed: ResourceVersion in precondition: " +
+                         *options.precondition_resource_version);
+  }
+  Json last = it->second;
+  objects_.erase(it);
+  ++rv_;
+  last["metadata"]["resourceVersion"] = std::to_string(rv_);
+  AppendLocked(WatchEvent::Type::kDeleted, ResourceId(r), r.namespaced ? ns : "", last, Json());
+  return OkStatus();
+}
+
+Status FakeClient::Watch(const Resource& r, const std::string& ns, const WatchOptions& options,
+                         std::stop_token stop,
+                         const std::function<bool(const WatchEvent&)>& handler) {
+  const std::string id = ResourceId(r);
+  const std::string watch_ns = r.namespaced ? ns : "";
+  std::vector<WatchEvent> pending;
+  size_t pos = 0;
+  uint64_t my_disconnect = 0;
+  uint64_t my_bookmark = 0;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    KC_RETURN_IF_ERROR(RecordLocked({"watch", id, ns, options.resource_version, nullptr}));
+    ++watch_calls_;
+    watch_rvs_.push_back(options.resource_version);
+    cv_.notify_all();
+    if (fail_next_watches_ > 0) {
+      --fail_next_watches_;
+      return fail_watch_status_;
+    }
+    KC_RETURN_IF_ERROR(MatchesLabelSelector(options.label_selector, Json()).status());
+    const std::string& from = options.resource_version;
+    if (from.empty() || from == "0") {
+      for (const auto& [key, obj] : objects_) {
+        if (std::get<0>(key) != id || (!watch_ns.empty() && std::get<1>(key) != watch_ns)) continue;
+        if (!Matches(options.label_selector, options.field_selector, obj)) continue;
+        pending.push_back(WatchEvent{WatchEvent::Type::kAdded, obj});
+      }
+      pos = history_.size();
+    } else {
+      const int64_t since = ParseRv(from);
+      if (since < 0) return InvalidArgumentError("fake: bad resourceVersion \"" + from + "\"");
+      if (since < compacted_rv_) {
+        return GoneError("too old resource version: " + from + " (" +
+                         std::to_string(compacted_rv_) + ")");
+      }
+      pos = static_cast<size_t>(
+          std::partition_point(history_.begin(), history_.end(),
+                               [&](const HistoryEntry& e) { return e.rv <= since; }) -
+          history_.begin());
+    }
+    my_disconnect = disconnect_epoch_;
+    my_bookmark = bookmark_epoch_;
+    ++open_watches_;
+    cv_.notify_all();
+  }
+  struct OpenGuard {
+    FakeClient* self;
+    ~OpenGuard() {
+      std::lock_guard<std::mutex> l(self->mu_);
+      --self->open_watches_;
+      self->cv_.notify_all();
+    }
+  } guard{this};
+
+  while (true) {
+    for (const WatchEvent& e : pending) {
+      if (!handler(e)) return OkStatus();
+    }
+    pending.clear();
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, stop, [&] {
+      return pos < history_.size() || disconnect_epoch_ != my_disconnect ||
+             bookmark_epoch_ != my_bookmark;
+    });
+    if (stop.stop_requested()) return CancelledError("fake: watch stopped");
+    const bool disconnected = disconnect_epoch_ != my_disconnect;
+    for (; pos < history_.size(); ++pos) {
+      const HistoryEntry& e = history_[pos];
+      if (e.resource_id != id || (!watch_ns.empty() && e.ns != watch_ns)) continue;
+      const bool now_matches = Matches(options.label_selector, options.field_selector, e.object);
+      if (e.type == WatchEvent::Type::kModified) {
+        const bool before = Matches(options.label_selector, options.field_selector, e.previous);
+        if (before && now_matches) {
+          pending.push_back(WatchEvent{WatchEvent::Type::kModified, e.object});
+        } else if (now_matches) {
+          pending.push_back(WatchEvent{WatchEvent::Type::kAdded, e.object});
+        } else if (before) {
+          pending.push_back(WatchEvent{WatchEvent::Type::kDeleted, e.object});
+        }
+      } else if (now_matches) {
+        pending.push_back(WatchEvent{e.type, e.object});
+      }
+    }
+    if (bookmark_epoch_ != my_bookmark) {
+      my_bookmark = bookmark_epoch_;
+      if (options.allow_bookmarks) {
+        Json obj = {{"kind", r.kind},
+                    {"apiVersion", r.ApiVersion()},
+                    {"metadata", {{"resourceVersion", std::to_string(rv_)}}}};
+        pending.push_back(WatchEvent{WatchEvent::Type::kBookmark, std::move(obj)});
+      }
+    }
+    if (disconnected) {
+      // What the server had sent before the connection dropped still arrives.
+      const Status result = disconnect_status_;
+      lock.unlock();
+      for (const WatchEvent& e : pending) {
+        if (!handler(e)) return OkStatus();
+      }
+      return result;
+    }
+  }
+}
+
+void FakeClient::SetReactor(Reactor reactor) {
+  std::lock_guard<std::mutex> l(mu_);
+  reactor_ = std::move(reactor);
+}
+
+void FakeClient::DisconnectWatches(Status status) {
+  std::lock_guard<std::mutex> l(mu_);
+  disconnect_status_ = std::move(status);
+  ++disconnect_epoch_;
+  cv_.notify_all();
+}
+
+void FakeClient::FailNextWatches(int n, Status status) {
+  std::lock_guard<std::mutex> l(mu_);
+  fail_next_watches_ = n;
+  fail_watch_status_ = std::move(status);
+}
+
+void FakeClient::Compact() {
+  std::lock_guard<std::mutex> l(mu_);
+  compacted_rv_ = rv_;
+}
+
+void FakeClient::SendBookmark() {
+  std::lock_guard<std::mutex> l(mu_);
+  ++bookmark_epoch_;
+  cv_.notify_all();
+}
+
+int64_t FakeClient::resource_version() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return rv_;
+}
+
+std::vector<FakeAction> FakeClient::Actions() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return actions_;
+}
+
+void FakeClient::ClearActions() {
+  std::lock_guard<std::mutex> l(mu_);
+  actions_.clear();
+}
+
+int FakeClient::OpenWatches() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return open_watches_;
+}
+
+int FakeClient::WatchCalls() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return watch_calls_;
+}
+
+std::vector<std::string> FakeClient::WatchResourceVersions() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return watch_rvs_;
+}
+
+bool FakeClient::WaitForOpenWatches(int n, std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, timeout, [&] { return open_watches_ >= n; });
+}
+
+bool FakeClient::WaitForWatchCalls(int n, std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, timeout, [&] { return watch_calls_ >= n; });
+}
+
+}  // namespace kc::kube

@@ -1,0 +1,207 @@
+#include "kube/fake_client.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace kc::kube {
+namespace {
+
+const Resource& kCm = resources::kConfigMaps;
+
+Json Cm(const std::string& name, const Json& labels = Json::object()) {
+  return {{"metadata", {{"name", name}, {"labels", labels}}}, {"data", {{"k", "v"}}}};
+}
+
+TEST(MatchesLabelSelectorTest, Table) {
+  const Json labels = {{"app", "llama"}, {"tier", "web"}};
+  struct Case {
+    std::string selector;
+    bool want;
+  };
+  const std::vector<Case> cases = {
+      {"", true},
+      {"app=llama", true},
+      {"app==llama", true},
+      {"app=other", false},
+      {"app!=other", true},
+      {"app!=llama", false},
+      {"missing!=x", true},
+      {"app", true},
+      {"missing", false},
+      {"!missing", true},
+      {"!app", false},
+      {"app=llama,tier=web", true},
+      {"app=llama,tier=db", false},
+      {"tier in (web, db)", true},
+      {"tier in (db)", false},
+      {"tier notin (db)", true},
+      {"tier notin (web,db)", false},
+      {"missing notin (x)", true},
+  };
+  for (const auto& c : cases) {
+    auto got = MatchesLabelSelector(c.selector, labels);
+    ASSERT_TRUE(got.ok()) << c.selector;
+    EXPECT_EQ(*got, c.want) << c.selector;
+  }
+}
+
+TEST(FakeClientTest, CrudWithResourceVersionsAndConflicts) {
+  FakeClient c;
+  auto created = c.Create(kCm, "ns", Cm("a"));
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ((*created)["kind"], "ConfigMap");
+  EXPECT_EQ((*created)["metadata"]["namespace"], "ns");
+  EXPECT_FALSE((*created)["metadata"]["uid"].get<std::string>().empty());
+  EXPECT_TRUE(IsAlreadyExists(c.Create(kCm, "ns", Cm("a")).status()));
+
+  Json stale = *created;
+  Json upd = *created;
+  upd["data"]["k"] = "v2";
+  auto updated = c.Update(kCm, "ns", upd);
+  ASSERT_TRUE(updated.ok());
+  EXPECT_NE((*updated)["metadata"]["resourceVersion"], (*created)["metadata"]["resourceVersion"]);
+  EXPECT_TRUE(IsConflict(c.Update(kCm, "ns", stale).status()));
+
+  auto patched = c.Patch(kCm, "ns", "a", PatchType::kMerge, {{"data", {{"x", "y"}}}});
+  ASSERT_TRUE(patched.ok());
+  EXPECT_EQ((*patched)["data"]["k"], "v2");
+  EXPECT_EQ((*patched)["data"]["x"], "y");
+
+  DeleteOptions wrong_uid;
+  wrong_uid.precondition_uid = "nope";
+  EXPECT_TRUE(IsConflict(c.Delete(kCm, "ns", "a", wrong_uid)));
+  EXPECT_TRUE(c.Delete(kCm, "ns", "a").ok());
+  EXPECT_TRUE(IsNotFound(c.Get(kCm, "ns", "a").status()));
+  EXPECT_TRUE(IsNotFound(c.Delete(kCm, "ns", "a")));
+}
+
+TEST(FakeClientTest, ListPagesAndSelects) {
+  FakeClient c;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(
+        c.Create(kCm, "ns", Cm("o" + std::to_string(i), {{"n", std::to_string(i % 2)}})).ok());
+  }
+  ASSERT_TRUE(c.Create(kCm, "other", Cm("x")).ok());
+  ListOptions o;
+  o.limit = 2;
+  std::vector<std::string> names;
+  do {
+    auto page = c.List(kCm, "ns", o);
+    ASSERT_TRUE(page.ok());
+    for (const auto& item : page->items) names.push_back(item["metadata"]["name"]);
+    o.continue_token = page->continue_token;
+  } while (!o.continue_token.empty());
+  EXPECT_EQ(names, (std::vector<std::string>{"o0", "o1", "o2", "o3", "o4"}));
+  auto all = c.List(kCm, "", {});
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->items.size(), 6u);
+  ListOptions sel;
+  sel.label_selector = "n=1";
+  EXPECT_EQ(c.List(kCm, "ns", sel)->items.size(), 2u);
+}
+
+TEST(FakeClientTest, WatchReplaysFromResourceVersionAndStops) {
+  FakeClient c;
+  ASSERT_TRUE(c.Create(kCm, "ns", Cm("a")).ok());
+  const std::string rv = std::to_string(c.resource_version());
+  ASSERT_TRUE(c.Create(kCm, "ns", Cm("b")).ok());
+  ASSERT_TRUE(c.Delete(kCm, "ns", "a").ok());
+  std::vector<std::pair<WatchEvent::Type, std::string>> seen;
+  WatchOptions o;
+  o.resource_version = rv;
+  Status s = c.Watch(kCm, "ns", o, {}, [&](const WatchEvent& e) {
+    seen.emplace_back(e.type, e.object["metadata"]["name"]);
+    return seen.size() < 2;
+  });
+  EXPECT_TRUE(s.ok());
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], std::make_pair(WatchEvent::Type::kAdded, std::string("b")));
+  EXPECT_EQ(seen[1], std::make_pair(WatchEvent::Type::kDeleted, std::string("a")));
+}
+
+TEST(FakeClientTest, WatchFaultsAndGone) {
+  FakeClient c;
+  ASSERT_TRUE(c.Create(kCm, "ns", Cm("a")).ok());
+  const std::string old_rv = std::to_string(c.resource_version());
+  ASSERT_TRUE(c.Create(kCm, "ns", Cm("b")).ok());
+  c.Compact();
+  WatchOptions o;
+  o.resource_version = old_rv;
+  EXPECT_TRUE(IsGone(c.Watch(kCm, "ns", o, {}, [](const WatchEvent&) { return true; })));
+
+  c.FailNextWatches(1, UnavailableError("refused"));
+  o.resource_version = std::to_string(c.resource_version());
+  EXPECT_EQ(c.Watch(kCm, "ns", o, {}, [](const WatchEvent&) { return true; }).code(),
+            StatusCode::kUnavailable);
+
+  // An open watch: events, a bookmark, then a dropped connection.
+  std::vector<WatchEvent> seen;
+  Status result;
+  std::jthread watcher([&] {
+    result = c.Watch(kCm, "ns", o, {}, [&](const WatchEvent& e) {
+      seen.push_back(e);
+      return true;
+    });
+  });
+  ASSERT_TRUE(c.WaitForOpenWatches(1));
+  ASSERT_TRUE(c.Create(kCm, "ns", Cm("c")).ok());
+  c.SendBookmark();
+  c.DisconnectWatches();
+  watcher.join();
+  EXPECT_EQ(result.code(), StatusCode::kUnavailable);
+  ASSERT_GE(seen.size(), 1u);
+  EXPECT_EQ(seen[0].object["metadata"]["name"], "c");
+
+  // Stop ends a watch with Cancelled.
+  std::stop_source stop;
+  std::jthread stopped([&] {
+    result = c.Watch(kCm, "ns", o, stop.get_token(), [](const WatchEvent&) { return true; });
+  });
+  ASSERT_TRUE(c.WaitForOpenWatches(1));
+  stop.request_stop();
+  stopped.join();
+  EXPECT_EQ(result.code(), StatusCode::kCancelled);
+}
+
+TEST(FakeClientTest, LabelChangeMovesObjectInAndOutOfASelectedWatch) {
+  FakeClient c;
+  auto obj = c.Create(kCm, "ns", Cm("a", {{"app", "x"}}));
+  ASSERT_TRUE(obj.ok());
+  WatchOptions o;
+  o.label_selector = "app=x";
+  o.resource_version = std::to_string(c.resource_version());
+  std::vector<WatchEvent::Type> types;
+  std::jthread watcher([&] {
+    c.Watch(kCm, "ns", o, {}, [&](const WatchEvent& e) {
+      types.push_back(e.type);
+      return types.size() < 2;
+    });
+  });
+  ASSERT_TRUE(c.WaitForOpenWatches(1));
+  ASSERT_TRUE(
+      c.Patch(kCm, "ns", "a", PatchType::kMerge, {{"metadata", {{"labels", {{"app", "y"}}}}}})
+          .ok());
+  ASSERT_TRUE(
+      c.Patch(kCm, "ns", "a", PatchType::kMerge, {{"metadata", {{"labels", {{"app", "x"}}}}}})
+          .ok());
+  watcher.join();
+  EXPECT_EQ(types,
+            (std::vector<WatchEvent::Type>{WatchEvent::Type::kDeleted, WatchEvent::Type::kAdded}));
+}
+
+TEST(FakeClientTest, ReactorFailsAVerbAndActionsAreRecorded) {
+  FakeClient c;
+  c.SetReactor([](const FakeAction& a) {
+    return a.verb == "create" && a.name == "bad" ? UnavailableError("injected") : OkStatus();
+  });
+  EXPECT_EQ(c.Create(kCm, "ns", Cm("bad")).status().code(), StatusCode::kUnavailable);
+  EXPECT_TRUE(c.Create(kCm, "ns", Cm("good")).ok());
+  auto actions = c.Actions();
+  ASSERT_EQ(actions.size(), 2u);
+  EXPECT_EQ(actions[1].verb, "create");
+  EXPECT_EQ(actions[1].name, "good");
+}
+
+}  // namespace
+}  // namespace kc::kube
