@@ -1,0 +1,38 @@
+// The seal container's termination message: what a warmup produced.
+//
+// `initwarm seal` writes one JSON object to /dev/termination-log:
+//   {"fingerprint": "<16 hex>", "manifestDigest": "<64 hex sha256>",
+//    "bytes": <int >= 0>, "files": <int >= 0>,
+//    "durations": {"<phase>": <seconds>, ...}}      (durations optional)
+// Unknown fields are ignored (newer initwarm, older operator). The kubelet
+// caps the message at 4096 bytes.
+// Pure.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace kc::op {
+
+struct SealResult {
+  std::string fingerprint;
+  std::string manifest_digest;
+  int64_t bytes = 0;
+  int64_t files = 0;
+  std::map<std::string, double> durations;  // seconds per phase ("hash", "publish", ...)
+};
+
+// Parses and checks the shape. InvalidArgument naming the field otherwise.
+StatusOr<SealResult> ParseSealResult(std::string_view message);
+
+// ParseSealResult, then requires result.fingerprint == expected_fingerprint.
+// A mismatch is FailedPrecondition with the message
+// "FingerprintMismatch: sealed <got>, expected <want>".
+StatusOr<SealResult> CheckSealResult(std::string_view message,
+                                     std::string_view expected_fingerprint);
+
+}  // namespace kc::op

@@ -1,0 +1,62 @@
+#include "operator/termination_message.h"
+
+#include <gtest/gtest.h>
+
+namespace kc::op {
+namespace {
+
+const std::string kDigest(64, 'a');
+
+std::string Msg(const std::string& fp, const std::string& extra = "") {
+  return R"({"fingerprint":")" + fp + R"(","manifestDigest":")" + kDigest +
+         R"(","bytes":1024,"files":3)" + extra + "}";
+}
+
+TEST(TerminationMessage, Good) {
+  auto r = CheckSealResult(Msg("3f9a1c2b7d4e5f60", R"(,"durations":{"hash":1.5},"x":1)"),
+                           "3f9a1c2b7d4e5f60");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->bytes, 1024);
+  EXPECT_EQ(r->files, 3);
+  EXPECT_EQ(r->manifest_digest, kDigest);
+  EXPECT_DOUBLE_EQ(r->durations.at("hash"), 1.5);
+}
+
+TEST(TerminationMessage, Mismatch) {
+  auto r = CheckSealResult(Msg("0000000000000000"), "3f9a1c2b7d4e5f60");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(r.status().message(),
+            "FingerprintMismatch: sealed 0000000000000000, expected 3f9a1c2b7d4e5f60");
+}
+
+TEST(TerminationMessage, Malformed) {
+  struct Case {
+    std::string msg;
+    std::string field;
+  } cases[] = {
+      {"", "not a JSON object"},
+      {"sealed ok", "not a JSON object"},
+      {"[]", "not a JSON object"},
+      {R"({"manifestDigest":")" + kDigest + R"(","bytes":1,"files":1})", "\"fingerprint\""},
+      {Msg("3F9A1C2B7D4E5F60"), "\"fingerprint\""},
+      {R"({"fingerprint":"3f9a1c2b7d4e5f60","manifestDigest":"abc","bytes":1,"files":1})",
+       "\"manifestDigest\""},
+      {R"({"fingerprint":"3f9a1c2b7d4e5f60","manifestDigest":")" + kDigest +
+           R"(","bytes":-1,"files":1})",
+       "\"bytes\""},
+      {R"({"fingerprint":"3f9a1c2b7d4e5f60","manifestDigest":")" + kDigest + R"(","bytes":1})",
+       "\"files\""},
+      {Msg("3f9a1c2b7d4e5f60", R"(,"durations":[1])"), "\"durations\""},
+  };
+  for (const auto& c : cases) {
+    auto r = ParseSealResult(c.msg);
+    ASSERT_FALSE(r.ok()) << c.msg;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find(c.field), std::string::npos) << r.status();
+    EXPECT_NE(r.status().message().find("BadTerminationMessage"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace kc::op

@@ -1,0 +1,85 @@
+#include "operator/views.h"
+
+#include <gtest/gtest.h>
+
+namespace kc::op {
+namespace {
+
+TEST(Views, Node) {
+  NodeView v = NodeViewFromJson(Json::parse(R"({
+    "metadata": {"name": "gpu-07", "labels": {"a": "b"}},
+    "spec": {"unschedulable": true},
+    "status": {"conditions": [{"type": "MemoryPressure", "status": "False"},
+                              {"type": "Ready", "status": "True"}],
+               "allocatable": {"nvidia.com/gpu": "8", "cpu": "64"}}})"));
+  EXPECT_EQ(v.name, "gpu-07");
+  EXPECT_EQ(v.labels.at("a"), "b");
+  EXPECT_TRUE(v.unschedulable);
+  EXPECT_TRUE(v.ready);
+  EXPECT_EQ(v.gpu_allocatable, 8);
+  NodeView bare = NodeViewFromJson(Json::parse(R"({"metadata": {"name": "n"}})"));
+  EXPECT_FALSE(bare.ready);  // no Ready condition: not ready
+  EXPECT_EQ(bare.gpu_allocatable, 0);
+}
+
+TEST(Views, FailedJob) {
+  JobView v = JobViewFromJson(Json::parse(R"({
+    "metadata": {"name": "j", "uid": "u", "labels": {"kernelcache.io/name": "llama"},
+                 "creationTimestamp": "2026-12-02T09:00:00Z"},
+    "status": {"failed": 3, "conditions": [
+      {"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",
+       "message": "Job has reached the specified backoff limit",
+       "lastTransitionTime": "2026-12-02T09:10:00Z"}]}})"));
+  EXPECT_TRUE(v.failed_condition);
+  EXPECT_FALSE(v.complete);
+  EXPECT_EQ(v.failed, 3);
+  EXPECT_EQ(v.failure_reason, "BackoffLimitExceeded");
+  ASSERT_TRUE(v.finished.has_value());
+  EXPECT_EQ(core::FormatTime(*v.finished), "2026-12-02T09:10:00Z");
+  EXPECT_EQ(core::FormatTime(v.created), "2026-12-02T09:00:00Z");
+}
+
+TEST(Views, CompleteJob) {
+  JobView v = JobViewFromJson(Json::parse(R"({
+    "metadata": {"name": "j", "deletionTimestamp": "2026-12-02T09:11:00Z"},
+    "status": {"succeeded": 1, "completionTime": "2026-12-02T09:10:00Z",
+               "conditions": [{"type": "Complete", "status": "True"}]}})"));
+  EXPECT_TRUE(v.complete);
+  EXPECT_TRUE(v.deleting);
+  EXPECT_EQ(core::FormatTime(*v.finished), "2026-12-02T09:10:00Z");
+}
+
+TEST(Views, PodSealMessageAndFailure) {
+  PodView v = PodViewFromJson(Json::parse(R"({
+    "metadata": {"name": "p", "labels": {"batch.kubernetes.io/job-name": "j"}},
+    "spec": {"nodeName": "gpu-07"},
+    "status": {"phase": "Failed",
+      "initContainerStatuses": [
+        {"name": "prepare", "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}},
+        {"name": "warmup", "state": {"terminated": {"exitCode": 1, "reason": "Error",
+                                                   "message": "CUDA out of memory"}}}],
+      "containerStatuses": [
+        {"name": "seal", "state": {"terminated": {"exitCode": 0, "message": "{}"}}}]}})"));
+  EXPECT_EQ(v.job_name, "j");
+  EXPECT_EQ(v.node_name, "gpu-07");
+  EXPECT_EQ(v.phase, "Failed");
+  EXPECT_EQ(v.seal_message, "{}");
+  EXPECT_EQ(v.seal_exit_code, 0);
+  EXPECT_EQ(v.failure_summary, "warmup: Error (exit 1): CUDA out of memory");
+}
+
+TEST(Views, Pvc) {
+  PvcView v = PvcViewFromJson(Json::parse(R"({
+    "metadata": {"name": "c", "uid": "pu", "ownerReferences": [{"uid": "kc-uid"}]},
+    "spec": {"accessModes": ["ReadWriteOnce"]},
+    "status": {"phase": "Pending"}})"),
+                              "kc-uid");
+  EXPECT_TRUE(v.owned_by_us);
+  EXPECT_EQ(v.phase, "Pending");
+  EXPECT_EQ(v.access_modes, std::vector<std::string>{"ReadWriteOnce"});
+  EXPECT_FALSE(
+      PvcViewFromJson(Json::parse(R"({"metadata": {"name": "c"}})"), "kc-uid").owned_by_us);
+}
+
+}  // namespace
+}  // namespace kc::op

@@ -1,0 +1,228 @@
+#include "operator/warmup_job.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/fingerprint.h"
+#include "operator/names.h"
+
+namespace kc::op {
+namespace {
+
+std::string Join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i > 0) out += sep;
+    out += v[i];
+  }
+  return out;
+}
+
+Json Labels(const core::KernelCache& kc, const std::string& component) {
+  return {{kLabelName, kc.metadata.name},
+          {kLabelComponent, component},
+          {"app.kubernetes.io/managed-by", "kernelcache-operator"}};
+}
+
+Json Volumes(const core::KernelCache& kc) {
+  return Json::array(
+      {{{"name", "cache"}, {"persistentVolumeClaim", {{"claimName", core::ClaimName(kc)}}}},
+       {{"name", "run"}, {"emptyDir", Json::object()}}});
+}
+
+Json Mounts() {
+  return Json::array({{{"name", "cache"}, {"mountPath", kCacheMountPath}},
+                      {{"name", "run"}, {"mountPath", kRunMountPath}}});
+}
+
+Json DownwardEnv() {
+  return Json::array(
+      {{{"name", "KC_JOB_UID"},
+        {"valueFrom",
+         {{"fieldRef", {{"fieldPath", "metadata.labels['batch.kubernetes.io/controller-uid']"}}}}}},
+       {{"name", "KC_NODE_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "spec.nodeName"}}}}}},
+       {{"name", "KC_POD_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}}});
+}
+
+Json InitwarmContainer(const std::string& name, const Settings& settings,
+                       std::vector<std::string> args) {
+  Json c = {
+      {"name", name},
+      {"image", settings.initwarm_image},
+      {"imagePullPolicy", settings.image_pull_policy},
+      {"command", Json::array({"initwarm"})},
+      {"args", std::move(args)},
+      {"env", DownwardEnv()},
+      {"volumeMounts", Mounts()},
+      {"terminationMessagePath", "/dev/termination-log"},
+      {"terminationMessagePolicy", "FallbackToLogsOnError"},
+      {"resources",
+       {{"requests", {{"cpu", "100m"}, {"memory", "128Mi"}}}, {"limits", {{"memory", "1Gi"}}}}}};
+  return c;
+}
+
+Json GpuResources(const Json& user) {
+  Json r = user.is_object() ? user : Json::object();
+  if (!r.contains("limits") || !r["limits"].is_object()) r["limits"] = Json::object();
+  r["limits"]["nvidia.com/gpu"] = "1";
+  if (r.contains("requests") && r["requests"].is_object() &&
+      r["requests"].contains("nvidia.com/gpu")) {
+    r["requests"]["nvidia.com/gpu"] = "1";
+  }
+  return r;
+}
+
+Json Affinity(const std::vector<std::map<std::string, std::string>>& label_sets) {
+  const std::string upgrade(core::labels::kDriverUpgradeState);
+  Json terms = Json::array();
+  for (const auto& set : label_sets) {
+    Json exprs = Json::array();
+    for (const auto& [k, v] : set) {
+      exprs.push_back({{"key", k}, {"operator", "In"}, {"values", Json::array({v})}});
+    }
+    Json absent = exprs;
+    absent.push_back({{"key", upgrade}, {"operator", "DoesNotExist"}});
+    Json done = exprs;
+    done.push_back(
+        {{"key", upgrade}, {"operator", "In"}, {"values", Json::array({"", "upgrade-done"})}});
+    terms.push_back({{"matchExpressions", std::move(absent)}});
+    terms.push_back({{"matchExpressions", std::move(done)}});
+  }
+  return {{"nodeAffinity",
+           {{"requiredDuringSchedulingIgnoredDuringExecution",
+             {{"nodeSelectorTerms", std::move(terms)}}}}}};
+}
+
+Json JobShell(const core::KernelCache& kc, const std::string& name, Json labels, Json annotations,
+              Json pod_spec, int64_t deadline, int32_t backoff) {
+  return {{"apiVersion", "batch/v1"},
+          {"kind", "Job"},
+          {"metadata",
+           {{"name", name},
+            {"namespace", kc.metadata.namespace_},
+            {"labels", labels},
+            {"annotations", std::move(annotations)},
+            {"ownerReferences", Json::array({OwnerReference(kc)})}}},
+          {"spec",
+           {{"backoffLimit", backoff},
+            {"activeDeadlineSeconds", deadline},
+            {"template", {{"metadata", {{"labels", labels}}}, {"spec", std::move(pod_spec)}}}}}};
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& CacheViewEnv() {
+  static const std::vector<std::pair<std::string, std::string>> kEnv = {
+      {"TRITON_CACHE_DIR", "/var/run/kernelcache/view/triton"},
+      {"TORCHINDUCTOR_CACHE_DIR", "/var/run/kernelcache/view/inductor"},
+      {"VLLM_CACHE_ROOT", "/var/run/kernelcache/view/vllm"},
+      {"CUDA_CACHE_PATH", "/var/run/kernelcache/view/nv"},
+      {"CUDA_CACHE_MAXSIZE", "4294967296"},
+      {"TRITON_CACHE_AUTOTUNING", "1"},
+  };
+  return kEnv;
+}
+
+Json OwnerReference(const core::KernelCache& kc) {
+  return {{"apiVersion", core::kApiVersion}, {"kind", core::kKind}, {"name", kc.metadata.name},
+          {"uid", kc.metadata.uid},          {"controller", true},  {"blockOwnerDeletion", true}};
+}
+
+Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id, int32_t warm_generation,
+                    const std::vector<std::map<std::string, std::string>>& label_sets,
+                    const Settings& settings) {
+  const auto& spec = kc.spec;
+  std::vector<std::string> base_args = {std::string("--root=") + kCacheMountPath,
+                                        std::string("--view=") + kViewPath,
+                                        "--fingerprint=" + fp_id, "--staging-id=$(KC_JOB_UID)"};
+  std::vector<std::string> prepare_args = {"prepare"};
+  prepare_args.insert(prepare_args.end(), base_args.begin(), base_args.end());
+  std::vector<std::string> seal_args = {"seal"};
+  seal_args.insert(seal_args.end(), base_args.begin(), base_args.end());
+  seal_args.emplace_back("--termination-log=/dev/termination-log");
+
+  // The user's warmup container.
+  std::set<std::string> reserved;
+  for (const auto& [k, v] : CacheViewEnv()) reserved.insert(k);
+  reserved.insert({"KC_WARMUP_SHAPES", "KC_FINGERPRINT", "KC_NODE_NAME"});
+  Json env = Json::array();
+  for (const auto& e : spec.warmup.env) {
+    if (e.contains("name") && e["name"].is_string() &&
+        reserved.count(e["name"].get<std::string>()) > 0) {
+      continue;
+    }
+    env.push_back(e);
+  }
+  for (const auto& [k, v] : CacheViewEnv()) env.push_back({{"name", k}, {"value", v}});
+  env.push_back({{"name", "KC_WARMUP_SHAPES"}, {"value", Json(spec.warmup.shapes).dump()}});
+  env.push_back({{"name", "KC_FINGERPRINT"}, {"value", fp_id}});
+  env.push_back(
+      {{"name", "KC_NODE_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "spec.nodeName"}}}}}});
+  Json warmup = {{"name", "warmup"},
+                 {"image", spec.image},
+                 {"imagePullPolicy", settings.image_pull_policy},
+                 {"command", spec.warmup.command},
+                 {"env", std::move(env)},
+                 {"volumeMounts", Mounts()},
+                 {"resources", GpuResources(spec.warmup.resources)}};
+  if (!spec.warmup.args.empty()) warmup["args"] = spec.warmup.args;
+
+  Json seal = InitwarmContainer("seal", settings, seal_args);
+  seal["resources"]["limits"]["nvidia.com/gpu"] = "1";
+
+  Json pod = {{"restartPolicy", "Never"},
+              {"affinity", Affinity(label_sets)},
+              {"initContainers", Json::array({InitwarmContainer("prepare", settings, prepare_args),
+                                              std::move(warmup)})},
+              {"containers", Json::array({std::move(seal)})},
+              {"volumes", Volumes(kc)}};
+  if (!spec.node_selector.empty()) pod["nodeSelector"] = spec.node_selector;
+  if (!spec.tolerations.empty()) pod["tolerations"] = spec.tolerations;
+  if (!settings.service_account.empty()) pod["serviceAccountName"] = settings.service_account;
+
+  Json labels = Labels(kc, "warmup");
+  labels[kLabelFingerprint] = fp_id;
+  Json annotations = {{kAnnotationFingerprint, fp_id},
+                      {"kernelcache.io/warm-generation", std::to_string(warm_generation)}};
+  return JobShell(kc, WarmupJobName(kc.metadata.name, fp_id, warm_generation), std::move(labels),
+                  std::move(annotations), std::move(pod), spec.warmup.active_deadline_seconds,
+                  spec.warmup.backoff_limit);
+}
+
+Json BuildGcJob(const core::KernelCache& kc, const std::vector<std::string>& keep,
+                const std::vector<std::string>& collect, const Settings& settings) {
+  std::vector<std::string> sorted_keep = keep;
+  std::sort(sorted_keep.begin(), sorted_keep.end());
+  std::vector<std::string> sorted_collect = collect;
+  std::sort(sorted_collect.begin(), sorted_collect.end());
+  Json gc = InitwarmContainer(
+      "gc", settings,
+      {"gc", std::string("--root=") + kCacheMountPath, "--keep=" + Join(sorted_keep, ",")});
+  gc["volumeMounts"] = Json::array({{{"name", "cache"}, {"mountPath", kCacheMountPath}}});
+  Json pod = {{"restartPolicy", "Never"},
+              {"containers", Json::array({std::move(gc)})},
+              {"volumes", Json::array({Volumes(kc)[0]})}};
+  if (!kc.spec.tolerations.empty()) pod["tolerations"] = kc.spec.tolerations;
+  if (!settings.service_account.empty()) pod["serviceAccountName"] = settings.service_account;
+  Json annotations = {{kAnnotationGcIds, Join(sorted_collect, ",")}};
+  return JobShell(kc, GcJobName(kc.metadata.name, sorted_collect), Labels(kc, "gc"),
+                  std::move(annotations), std::move(pod), 600, 3);
+}
+
+Json BuildPvc(const core::KernelCache& kc) {
+  Json spec = {{"accessModes", Json::array({"ReadWriteMany"})},
+               {"resources", {{"requests", {{"storage", kc.spec.storage.size}}}}}};
+  if (!kc.spec.storage.storage_class_name.empty()) {
+    spec["storageClassName"] = kc.spec.storage.storage_class_name;
+  }
+  return {{"apiVersion", "v1"},
+          {"kind", "PersistentVolumeClaim"},
+          {"metadata",
+           {{"name", PvcName(kc.metadata.name)},
+            {"namespace", kc.metadata.namespace_},
+            {"labels", Labels(kc, "cache")},
+            {"ownerReferences", Json::array({OwnerReference(kc)})}}},
+          {"spec", std::move(spec)}};
+}
+
+}  // namespace kc::op

@@ -1,0 +1,66 @@
+// Builders for the objects the operator creates: the warmup Job of one
+// fingerprint, the GC Job, and the cache PVC. Pure: JSON in, JSON out.
+//
+// Warmup pod (restartPolicy Never, one GPU, owned by the KernelCache):
+//   init "prepare": <initwarm image> initwarm prepare --root=/var/cache/kernelcache
+//        --view=/var/run/kernelcache/view --fingerprint=<id> --staging-id=$(KC_JOB_UID)
+//   init "warmup":  <spec.image> spec.warmup.command/args; env = spec.warmup.env
+//        (minus the cache-view names) + the cache-view environment + KC_WARMUP_SHAPES
+//        (JSON array of spec.warmup.shapes) + KC_FINGERPRINT + KC_NODE_NAME;
+//        resources = spec.warmup.resources with nvidia.com/gpu limited to 1.
+//   main "seal":    <initwarm image> initwarm seal --root=... --view=... --fingerprint=<id>
+//        --staging-id=$(KC_JOB_UID) --termination-log=/dev/termination-log;
+//        nvidia.com/gpu: 1 as well (the kubelet hands it the init container's
+//        device, so seal can cross-check the node with the probe; the pod
+//        still asks for one GPU: max(init, sum(main))).
+//   volumes: "cache" = the claim at /var/cache/kernelcache, "run" = emptyDir at
+//        /var/run/kernelcache.
+//   placement: pod nodeSelector = spec.nodeSelector; required node affinity
+//        with, for each distinct fingerprint label set of the eligible nodes,
+//        two terms (terms are ORed, expressions within a term ANDed):
+//          labels In [value] AND gpu-driver-upgrade-state DoesNotExist
+//          labels In [value] AND gpu-driver-upgrade-state In ["", "upgrade-done"]
+//        so the Job never lands on a node in a driver upgrade. Cordoned and
+//        NotReady nodes are the scheduler's to avoid.
+// KC_JOB_UID comes from the downward API (label
+// batch.kubernetes.io/controller-uid), so a retried Job stages elsewhere.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/api_types.h"
+#include "operator/decide.h"
+
+namespace kc::op {
+
+inline constexpr char kCacheMountPath[] = "/var/cache/kernelcache";
+inline constexpr char kRunMountPath[] = "/var/run/kernelcache";
+inline constexpr char kViewPath[] = "/var/run/kernelcache/view";
+
+// The cache-view environment, identical in warmup and model pods.
+const std::vector<std::pair<std::string, std::string>>& CacheViewEnv();
+
+// metadata.ownerReferences entry pointing at the KernelCache (controller).
+Json OwnerReference(const core::KernelCache& kc);
+
+// The warmup Job for fingerprint `fp_id`. `label_sets`: the
+// core::FingerprintLabels of the fingerprint's eligible nodes (deduplicated
+// by the caller; must not be empty).
+Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id, int32_t warm_generation,
+                    const std::vector<std::map<std::string, std::string>>& label_sets,
+                    const Settings& settings);
+
+// `initwarm gc --root=/var/cache/kernelcache --keep=<ids, comma-separated>`:
+// removes every fingerprint directory not kept. `collect` is recorded in the
+// annotation kernelcache.io/gc-fingerprints (and names the Job).
+Json BuildGcJob(const core::KernelCache& kc, const std::vector<std::string>& keep,
+                const std::vector<std::string>& collect, const Settings& settings);
+
+// The ReadWriteMany claim "<kc>-cache" of spec.storage.size (and class).
+Json BuildPvc(const core::KernelCache& kc);
+
+}  // namespace kc::op

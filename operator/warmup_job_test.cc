@@ -1,0 +1,137 @@
+#include "operator/warmup_job.h"
+
+#include <gtest/gtest.h>
+
+#include "operator/names.h"
+
+namespace kc::op {
+namespace {
+
+core::KernelCache Kc() {
+  core::KernelCache kc;
+  kc.metadata.name = "llama";
+  kc.metadata.namespace_ = "ml";
+  kc.metadata.uid = "kc-uid";
+  kc.spec.image = "registry.example/llama@sha256:abc";
+  kc.spec.node_selector = {{"nvidia.com/gpu.present", "true"}};
+  kc.spec.tolerations = {{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}}};
+  kc.spec.warmup.command = {"python3", "/app/warmup.py"};
+  kc.spec.warmup.args = {"--fast"};
+  kc.spec.warmup.env = {{{"name", "HF_HOME"}, {"value", "/tmp"}},
+                        {{"name", "TRITON_CACHE_DIR"}, {"value", "/elsewhere"}}};
+  kc.spec.warmup.shapes = {{{"batch", 1}}, {{"batch", 8}}};
+  kc.spec.warmup.resources = {{"limits", {{"memory", "16Gi"}, {"nvidia.com/gpu", "4"}}}};
+  kc.spec.warmup.active_deadline_seconds = 900;
+  kc.spec.warmup.backoff_limit = 1;
+  kc.spec.storage.size = "20Gi";
+  kc.spec.storage.storage_class_name = "nfs";
+  return kc;
+}
+
+const Json* FindByName(const Json& list, const std::string& name) {
+  for (const auto& e : list) {
+    if (e.value("name", "") == name) return &e;
+  }
+  return nullptr;
+}
+
+TEST(WarmupJob, Shape) {
+  Settings settings;
+  settings.initwarm_image = "ghcr.io/kc/initwarm:1";
+  std::vector<std::map<std::string, std::string>> sets = {
+      {{"nvidia.com/gpu.product", "NVIDIA-H200"}, {"nvidia.com/gpu.compute.major", "9"}}};
+  Json job = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", 0, sets, settings);
+  EXPECT_EQ(job["metadata"]["name"], "llama-warm-3f9a1c2b7d4e5f60");
+  EXPECT_EQ(job["metadata"]["namespace"], "ml");
+  EXPECT_EQ(job["metadata"]["labels"][kLabelName], "llama");
+  EXPECT_EQ(job["metadata"]["labels"][kLabelFingerprint], "3f9a1c2b7d4e5f60");
+  EXPECT_EQ(job["metadata"]["annotations"][kAnnotationFingerprint], "3f9a1c2b7d4e5f60");
+  EXPECT_EQ(job["metadata"]["ownerReferences"][0]["uid"], "kc-uid");
+  EXPECT_EQ(job["metadata"]["ownerReferences"][0]["controller"], true);
+  EXPECT_EQ(job["spec"]["backoffLimit"], 1);
+  EXPECT_EQ(job["spec"]["activeDeadlineSeconds"], 900);
+  const Json& pod = job["spec"]["template"]["spec"];
+  EXPECT_EQ(job["spec"]["template"]["metadata"]["labels"][kLabelFingerprint], "3f9a1c2b7d4e5f60");
+  EXPECT_EQ(pod["restartPolicy"], "Never");
+  EXPECT_EQ(pod["nodeSelector"]["nvidia.com/gpu.present"], "true");
+  EXPECT_EQ(pod["tolerations"][0]["key"], "nvidia.com/gpu");
+
+  ASSERT_EQ(pod["initContainers"].size(), 2u);
+  const Json& prepare = pod["initContainers"][0];
+  EXPECT_EQ(prepare["name"], "prepare");
+  EXPECT_EQ(prepare["image"], "ghcr.io/kc/initwarm:1");
+  EXPECT_EQ(prepare["args"][0], "prepare");
+  EXPECT_NE(std::find(prepare["args"].begin(), prepare["args"].end(),
+                      Json("--fingerprint=3f9a1c2b7d4e5f60")),
+            prepare["args"].end());
+
+  const Json& warmup = pod["initContainers"][1];
+  EXPECT_EQ(warmup["image"], "registry.example/llama@sha256:abc");
+  EXPECT_EQ(warmup["command"][1], "/app/warmup.py");
+  EXPECT_EQ(warmup["args"][0], "--fast");
+  EXPECT_EQ(warmup["resources"]["limits"]["nvidia.com/gpu"], "1");
+  EXPECT_EQ(warmup["resources"]["limits"]["memory"], "16Gi");
+  const Json& env = warmup["env"];
+  ASSERT_NE(FindByName(env, "HF_HOME"), nullptr);
+  EXPECT_EQ((*FindByName(env, "TRITON_CACHE_DIR"))["value"], "/var/run/kernelcache/view/triton");
+  int triton = 0;
+  for (const auto& e : env) triton += e["name"] == "TRITON_CACHE_DIR";
+  EXPECT_EQ(triton, 1);  // the user's value is replaced, not duplicated
+  EXPECT_EQ((*FindByName(env, "TRITON_CACHE_AUTOTUNING"))["value"], "1");
+  EXPECT_EQ((*FindByName(env, "CUDA_CACHE_MAXSIZE"))["value"], "4294967296");
+  EXPECT_EQ(Json::parse((*FindByName(env, "KC_WARMUP_SHAPES"))["value"].get<std::string>()),
+            Json::parse(R"([{"batch":1},{"batch":8}])"));
+
+  ASSERT_EQ(pod["containers"].size(), 1u);
+  const Json& seal = pod["containers"][0];
+  EXPECT_EQ(seal["name"], kSealContainer);
+  EXPECT_EQ(seal["args"][0], "seal");
+  EXPECT_EQ(seal["terminationMessagePath"], "/dev/termination-log");
+
+  EXPECT_EQ((*FindByName(pod["volumes"], "cache"))["persistentVolumeClaim"]["claimName"],
+            "llama-cache");
+  EXPECT_TRUE((*FindByName(pod["volumes"], "run")).contains("emptyDir"));
+}
+
+TEST(WarmupJob, AffinityOrsLabelSetsAndExcludesDriverUpgrades) {
+  std::vector<std::map<std::string, std::string>> sets = {
+      {{"nvidia.com/gpu.product", "NVIDIA-H200"}},
+      {{"nvidia.com/gpu.product", "NVIDIA-H200-SHARED"}}};
+  Json job = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", 1, sets, Settings{});
+  EXPECT_EQ(job["metadata"]["name"], "llama-warm-3f9a1c2b7d4e5f60-g1");
+  const Json& terms = job["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]
+                         ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"];
+  ASSERT_EQ(terms.size(), 4u);  // two per label set
+  const Json& absent = terms[0]["matchExpressions"];
+  EXPECT_EQ(absent[0]["key"], "nvidia.com/gpu.product");
+  EXPECT_EQ(absent[0]["operator"], "In");
+  EXPECT_EQ(absent[0]["values"], Json::array({"NVIDIA-H200"}));
+  EXPECT_EQ(absent[1]["key"], "nvidia.com/gpu-driver-upgrade-state");
+  EXPECT_EQ(absent[1]["operator"], "DoesNotExist");
+  const Json& done = terms[1]["matchExpressions"];
+  EXPECT_EQ(done[1]["operator"], "In");
+  EXPECT_EQ(done[1]["values"], Json::array({"", "upgrade-done"}));
+  EXPECT_EQ(terms[2]["matchExpressions"][0]["values"], Json::array({"NVIDIA-H200-SHARED"}));
+}
+
+TEST(WarmupJob, GcJob) {
+  Json job = BuildGcJob(Kc(), {"bbbb", "aaaa"}, {"cccc"}, Settings{});
+  EXPECT_EQ(job["metadata"]["name"], GcJobName("llama", {"cccc"}));
+  EXPECT_EQ(job["metadata"]["labels"][kLabelComponent], "gc");
+  EXPECT_EQ(job["metadata"]["annotations"][kAnnotationGcIds], "cccc");
+  const Json& c = job["spec"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(c["args"][0], "gc");
+  EXPECT_EQ(c["args"][2], "--keep=aaaa,bbbb");
+}
+
+TEST(WarmupJob, Pvc) {
+  Json pvc = BuildPvc(Kc());
+  EXPECT_EQ(pvc["metadata"]["name"], "llama-cache");
+  EXPECT_EQ(pvc["spec"]["accessModes"], Json::array({"ReadWriteMany"}));
+  EXPECT_EQ(pvc["spec"]["storageClassName"], "nfs");
+  EXPECT_EQ(pvc["spec"]["resources"]["requests"]["storage"], "20Gi");
+  EXPECT_EQ(pvc["metadata"]["ownerReferences"][0]["kind"], "KernelCache");
+}
+
+}  // namespace
+}  // namespace kc::op
