@@ -36,23 +36,21 @@ fmt_dur() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
 # --- version checks: succeed when the cached binaries are the pinned ones ---
 have_etcd() {
-  [[ -x "$KC_ETCD_DIR/etcd" ]] &&
-    "$KC_ETCD_DIR/etcd" --version 2>/dev/null | grep -qx "etcd Version: ${KC_ETCD_VERSION#v}"
+  [[ -x "$KC_ETCD_DIR/etcd" ]] || return 1
+  [[ "$("$KC_ETCD_DIR/etcd" --version 2>/dev/null)" == *"etcd Version: ${KC_ETCD_VERSION#v}"$'\n'* ]]
 }
 have_kubernetes() {
   local b
   for b in kube-apiserver kube-controller-manager kube-scheduler; do
     [[ -x "$KC_K8S_DIR/$b" ]] || return 1
-    "$KC_K8S_DIR/$b" --version 2>/dev/null | grep -qx "Kubernetes $KC_K8S_VERSION" || return 1
+    [[ "$("$KC_K8S_DIR/$b" --version 2>/dev/null)" == "Kubernetes $KC_K8S_VERSION" ]] || return 1
   done
-  [[ -x "$KC_K8S_DIR/kubectl" ]] &&
-    "$KC_K8S_DIR/kubectl" version --client -o json 2>/dev/null |
-    grep -q "\"gitVersion\": \"$KC_K8S_VERSION\""
+  [[ -x "$KC_K8S_DIR/kubectl" ]] || return 1
+  [[ "$("$KC_K8S_DIR/kubectl" version --client -o json 2>/dev/null)" == *"\"gitVersion\": \"$KC_K8S_VERSION\""* ]]
 }
 have_kwok() {
-  [[ -x "$KC_KWOK_DIR/kwok" ]] &&
-    "$KC_KWOK_DIR/kwok" --version 2>/dev/null | grep -q "${KC_KWOK_VERSION#v}" &&
-    [[ -f "$KC_KWOK_DIR/stages/pod-fast/pod-ready.yaml" ]]
+  [[ -x "$KC_KWOK_DIR/kwok" && -f "$KC_KWOK_DIR/stages/pod-fast/pod-ready.yaml" ]] || return 1
+  [[ "$("$KC_KWOK_DIR/kwok" --version 2>/dev/null)" == *"${KC_KWOK_VERSION#v}"* ]]
 }
 have_helm() {
   [[ -x "$KC_HELM_DIR/helm" ]] &&

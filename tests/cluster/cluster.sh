@@ -68,7 +68,7 @@ require_binaries() {
 }
 
 # ------------------------------------------------------------------- ports --
-port_in_use() { ss -Htln "sport = :$1" 2>/dev/null | grep -q .; }
+port_in_use() { ss -Htln "sport = :$1" 2>/dev/null | grep . >/dev/null; }
 pick_port() {  # a free port below the ephemeral range, not in $taken
   local p
   for _ in $(seq 200); do
@@ -126,7 +126,7 @@ owned_port() {  # is port $1 held by one of our recorded pids?
   local c pid
   for c in "${COMPONENTS[@]}"; do
     pid="$(pid_of "$c")" || continue
-    ss -Htlnp "sport = :$1" 2>/dev/null | grep -q "pid=$pid," && return 0
+    ss -Htlnp "sport = :$1" 2>/dev/null | grep "pid=$pid," >/dev/null && return 0
   done
   return 1
 }
@@ -221,19 +221,23 @@ start_component() {  # name binary args...: in its own session/process group
   echo $! >"$PIDS/$name.pid"
 }
 
-stop_component() {  # name: TERM the process group, wait, KILL after 20s
-  local name="$1" pid i
+# name: TERM the process group, wait, KILL after a grace period. The API
+# server stops listening at once on SIGTERM but then lingers for 20-30s
+# (draining), so it gets 5s; the others exit within a second anyway.
+stop_component() {
+  local name="$1" pid i grace=200
+  [[ "$name" == kube-apiserver ]] && grace=50
   pid="$(pid_of "$name")" || {
     rm -f "$PIDS/$name.pid"
     return 0
   }
   kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-  for i in $(seq 200); do
+  for i in $(seq $grace); do
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
   if kill -0 "$pid" 2>/dev/null; then
-    say "$name (pid $pid) ignored SIGTERM for 20s; sending SIGKILL"
+    say "$name (pid $pid) still running $((grace / 10))s after SIGTERM; sending SIGKILL"
     kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
     for i in $(seq 50); do
       kill -0 "$pid" 2>/dev/null || break
@@ -319,6 +323,7 @@ start_controller_manager() {
     --kubeconfig="$KUBECONFIG_FILE" \
     --authentication-kubeconfig="$KUBECONFIG_FILE" --authorization-kubeconfig="$KUBECONFIG_FILE" \
     --bind-address=127.0.0.1 --secure-port="$KCM_PORT" --cert-dir="$DIR/controller-manager" \
+    --tls-cert-file="$PKI/apiserver.crt" --tls-private-key-file="$PKI/apiserver.key" \
     --leader-elect=false --controllers='*' \
     --service-account-private-key-file="$PKI/sa.key" --root-ca-file="$PKI/ca.crt" \
     --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
@@ -332,6 +337,7 @@ start_scheduler() {
     --kubeconfig="$KUBECONFIG_FILE" \
     --authentication-kubeconfig="$KUBECONFIG_FILE" --authorization-kubeconfig="$KUBECONFIG_FILE" \
     --bind-address=127.0.0.1 --secure-port="$SCHEDULER_PORT" --cert-dir="$DIR/scheduler" \
+    --tls-cert-file="$PKI/apiserver.crt" --tls-private-key-file="$PKI/apiserver.key" \
     --leader-elect=false --profiling=false
 }
 
@@ -376,7 +382,7 @@ wait_components() {
   fi
   # Pods can be created only once the default ServiceAccount exists.
   local deadline=$(($(date +%s) + TIMEOUT))
-  until curl_api /api/v1/namespaces/default/serviceaccounts/default | grep -q '"kind": *"ServiceAccount"'; do
+  until curl_api /api/v1/namespaces/default/serviceaccounts/default | grep '"kind": *"ServiceAccount"' >/dev/null; do
     if [[ $(date +%s) -ge $deadline ]]; then
       log_tail kube-controller-manager 40
       die "the default ServiceAccount did not appear within ${TIMEOUT}s (service-account controller)"

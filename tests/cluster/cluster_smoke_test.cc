@@ -1,5 +1,6 @@
 // Smoke test of the local control plane: real etcd + kube-apiserver +
 // controller-manager + scheduler, started through LocalCluster.
+#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <chrono>
@@ -7,8 +8,6 @@
 #include <fstream>
 #include <string>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "tests/cluster/local_cluster.h"
 
@@ -61,7 +60,9 @@ TEST(ClusterSmokeTest, StartsServesRestartsAndStopsCleanly) {
   // The controller-manager runs: it creates the namespace's default
   // ServiceAccount and the kube-root-ca.crt ConfigMap.
   EXPECT_TRUE(Eventually(
-      [&] { return cluster->Kubectl({"get", "serviceaccount", "default", "-n", "smoke"}).ok(); },
+      [&] {
+        return cluster->Kubectl({"get", "serviceaccount", "default", "-n", "smoke"}).ok();
+      },
       std::chrono::seconds(60)));
 
   // Restart the API server: the data lives in etcd and survives.

@@ -195,8 +195,8 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(Options options) {
   std::unique_ptr<LocalCluster> c(new LocalCluster());
   if (options.dir.empty()) {
     const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                       "/kc-cluster-XXXXXX";
+    std::string tmpl =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/kc-cluster-XXXXXX";
     if (mkdtemp(tmpl.data()) == nullptr) {
       return InternalError("mkdtemp(" + tmpl + "): " + std::strerror(errno));
     }
@@ -234,8 +234,7 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(Options options) {
   Status s = c->RunScript(up, &out);
   if (!s.ok()) {
     c->stopped_ = true;  // cluster.sh stopped what it started; keep the logs
-    return s.WithContext("LocalCluster::Start in " + c->dir_ + " (logs in " + c->dir_ +
-                         "/logs)");
+    return s.WithContext("LocalCluster::Start in " + c->dir_ + " (logs in " + c->dir_ + "/logs)");
   }
   std::string env_out;
   KC_RETURN_IF_ERROR(c->RunScript({"env"}, &env_out));

@@ -4,8 +4,8 @@
 // kc_test_cluster itself does not depend on gtest.
 //
 // Register it at namespace scope in a test file (gtest_main is linked):
-//   kc::LocalClusterOptions KwokOptions() { kc::LocalClusterOptions o; o.with_kwok = true; return o; }
-//   static auto* const kEnv =
+//   kc::LocalClusterOptions KwokOptions() { kc::LocalClusterOptions o; o.with_kwok = true; return
+//   o; } static auto* const kEnv =
 //       ::testing::AddGlobalTestEnvironment(new kc::LocalClusterEnvironment(KwokOptions()));
 // and use kc::LocalClusterEnvironment::cluster() in tests.
 #pragma once
@@ -18,7 +18,8 @@ namespace kc {
 
 class LocalClusterEnvironment : public ::testing::Environment {
  public:
-  explicit LocalClusterEnvironment(LocalClusterOptions options = {}) : options_(std::move(options)) {}
+  explicit LocalClusterEnvironment(LocalClusterOptions options = {})
+      : options_(std::move(options)) {}
 
   void SetUp() override {
     auto cluster = SharedLocalCluster(options_);
