@@ -1,0 +1,304 @@
+#include "core/spec_validation.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace kc::core {
+namespace {
+
+bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsAlnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+
+// Label value: empty, or <= 63 of [A-Za-z0-9_.-] beginning and ending alnum.
+bool ValidLabelValue(std::string_view v) {
+  if (v.empty()) return true;
+  if (v.size() > 63 || !IsAlnum(v.front()) || !IsAlnum(v.back())) return false;
+  return std::all_of(v.begin(), v.end(),
+                     [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
+}
+
+// Label key: [prefix/]name; name is a non-empty label value; prefix a DNS
+// subdomain of <= 253.
+bool ValidLabelKey(std::string_view k) {
+  const size_t slash = k.find('/');
+  std::string_view name = k;
+  if (slash != std::string_view::npos) {
+    std::string_view prefix = k.substr(0, slash);
+    name = k.substr(slash + 1);
+    if (prefix.empty() || prefix.size() > 253) return false;
+    for (char c : prefix) {
+      if (!IsLower(c) && !IsDigit(c) && c != '-' && c != '.') return false;
+    }
+  }
+  return !name.empty() && ValidLabelValue(name);
+}
+
+// DNS-1123 subdomain (claim names).
+bool ValidDnsSubdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  if (!(IsLower(s.front()) || IsDigit(s.front())) || !(IsLower(s.back()) || IsDigit(s.back()))) {
+    return false;
+  }
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return IsLower(c) || IsDigit(c) || c == '-' || c == '.'; });
+}
+
+bool ValidEnvName(std::string_view s) {
+  if (s.empty() || IsDigit(s.front())) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return IsAlnum(c) || c == '_' || c == '-' || c == '.'; });
+}
+
+std::string Idx(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+void CheckSelector(const LabelSelector& s, std::vector<std::string>* errors) {
+  if (s.empty()) {
+    errors->push_back(
+        "spec.podSelector: empty; it would gate every pod in the namespace. Set matchLabels, "
+        "e.g. {app: llama}");
+  }
+  for (const auto& [k, v] : s.match_labels) {
+    if (!ValidLabelKey(k)) {
+      errors->push_back("spec.podSelector.matchLabels: \"" + k +
+                        "\" is not a valid label key ([prefix/]name, name <= 63 characters of "
+                        "letters, digits, '-', '_', '.')");
+    }
+    if (!ValidLabelValue(v)) {
+      errors->push_back("spec.podSelector.matchLabels." + k + ": \"" + v +
+                        "\" is not a valid label value (<= 63 characters of letters, digits, "
+                        "'-', '_', '.', beginning and ending with a letter or digit)");
+    }
+  }
+  for (size_t i = 0; i < s.match_expressions.size(); ++i) {
+    const auto& r = s.match_expressions[i];
+    const std::string p = Idx("spec.podSelector.matchExpressions", i);
+    if (!ValidLabelKey(r.key)) {
+      errors->push_back(p + ".key: \"" + r.key + "\" is not a valid label key");
+    }
+    if (r.op == "In" || r.op == "NotIn") {
+      if (r.values.empty()) {
+        errors->push_back(p + ".values: operator " + r.op + " needs at least one value");
+      }
+    } else if (r.op == "Exists" || r.op == "DoesNotExist") {
+      if (!r.values.empty()) {
+        errors->push_back(p + ".values: operator " + r.op + " takes no values; remove them");
+      }
+    } else {
+      errors->push_back(p + ".operator: \"" + r.op +
+                        "\" is not one of In, NotIn, Exists, DoesNotExist");
+    }
+    for (const auto& v : r.values) {
+      if (!ValidLabelValue(v)) {
+        errors->push_back(p + ".values: \"" + v + "\" is not a valid label value");
+      }
+    }
+  }
+}
+
+template <typename T>
+void CheckRange(const std::string& path, T v, T lo, T hi, std::vector<std::string>* errors) {
+  if (v < lo || v > hi) {
+    errors->push_back(path + ": " + std::to_string(v) + " is out of range; use " +
+                      std::to_string(lo) + " to " + std::to_string(hi));
+  }
+}
+
+void CheckEnum(const std::string& path, const std::string& v,
+               std::initializer_list<std::string_view> allowed, std::vector<std::string>* errors) {
+  if (std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return;
+  std::string list;
+  for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+  errors->push_back(path + ": \"" + v + "\" is not one of " + list);
+}
+
+}  // namespace
+
+bool ImagePinned(std::string_view image) {
+  const size_t at = image.find("@sha256:");
+  if (at == std::string_view::npos || at == 0) return false;
+  std::string_view hex = image.substr(at + 8);
+  return hex.size() == 64 && std::all_of(hex.begin(), hex.end(), [](char c) {
+           return IsDigit(c) || (c >= 'a' && c <= 'f');
+         });
+}
+
+const std::vector<std::string>& ReservedEnvNames() {
+  static const std::vector<std::string> kNames = {"TRITON_CACHE_DIR",   "TORCHINDUCTOR_CACHE_DIR",
+                                                  "VLLM_CACHE_ROOT",    "CUDA_CACHE_PATH",
+                                                  "CUDA_CACHE_MAXSIZE", "TRITON_CACHE_AUTOTUNING",
+                                                  "KC_WARMUP_SHAPES",   "KC_FINGERPRINT",
+                                                  "KC_NODE_NAME",       "KC_JOB_UID",
+                                                  "KC_POD_NAME"};
+  return kNames;
+}
+
+SpecReport ValidateSpec(const KernelCacheSpec& spec) {
+  SpecReport r;
+  auto& errors = r.errors;
+  CheckSelector(spec.pod_selector, &errors);
+
+  if (spec.node_selector.empty()) {
+    errors.push_back(
+        "spec.nodeSelector: empty; it must select the GPU nodes, e.g. "
+        "{nvidia.com/gpu.present: \"true\"}");
+  }
+  for (const auto& [k, v] : spec.node_selector) {
+    if (!ValidLabelKey(k) || !ValidLabelValue(v)) {
+      errors.push_back("spec.nodeSelector." + k + ": not a valid label key/value pair");
+    }
+  }
+  for (size_t i = 0; i < spec.tolerations.size(); ++i) {
+    const Json& t = spec.tolerations[i];
+    const std::string op = t.value("operator", "Equal");
+    if (op != "Equal" && op != "Exists") {
+      errors.push_back(Idx("spec.tolerations", i) + ".operator: \"" + op +
+                       "\" is not one of Exists, Equal");
+    }
+    if (op == "Exists" && !t.value("value", "").empty()) {
+      errors.push_back(Idx("spec.tolerations", i) +
+                       ".value: must be empty with operator Exists; remove it");
+    }
+  }
+
+  if (spec.image.empty()) {
+    errors.push_back("spec.image: required; the model image the warmup runs in");
+  } else if (std::any_of(spec.image.begin(), spec.image.end(),
+                         [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
+    errors.push_back("spec.image: \"" + spec.image + "\" contains whitespace");
+  } else if (!ImagePinned(spec.image)) {
+    r.warnings.push_back("spec.image: \"" + spec.image +
+                         "\" is not pinned by digest; a moved tag silently changes the compiled "
+                         "kernels. Use name@sha256:<digest>");
+  }
+  for (const auto& [k, v] : spec.runtime) {
+    const bool key_ok = !k.empty() && k.size() <= 63 && std::all_of(k.begin(), k.end(), [](char c) {
+      return IsLower(c) || IsDigit(c) || c == '-' || c == '_' || c == '.';
+    });
+    if (!key_ok) {
+      errors.push_back("spec.runtime: key \"" + k +
+                       "\" must be a lower-case framework name such as pytorch, triton, vllm");
+    }
+    if (v.empty()) {
+      errors.push_back("spec.runtime." + k + ": empty version; give the version, e.g. \"2.11.0\"");
+    }
+  }
+
+  const auto& w = spec.warmup;
+  if (w.command.empty() || w.command[0].empty()) {
+    errors.push_back(
+        "spec.warmup.command: required; the warmup program in the model image, e.g. "
+        "[python3, /app/warmup.py]");
+  }
+  const auto& reserved = ReservedEnvNames();
+  for (size_t i = 0; i < w.env.size(); ++i) {
+    const std::string p = Idx("spec.warmup.env", i);
+    const Json& e = w.env[i];
+    if (!e.contains("name") || !e["name"].is_string()) {
+      errors.push_back(p + ".name: required");
+      continue;
+    }
+    const std::string name = e["name"].get<std::string>();
+    if (!ValidEnvName(name)) {
+      errors.push_back(p + ".name: \"" + name + "\" is not a valid environment variable name");
+    } else if (std::find(reserved.begin(), reserved.end(), name) != reserved.end()) {
+      errors.push_back(p + ".name: " + name +
+                       " is set by the operator (the cache view at /var/run/kernelcache/view); "
+                       "remove it");
+    }
+    if (e.contains("value") && e.contains("valueFrom")) {
+      errors.push_back(p + ": set value or valueFrom, not both");
+    }
+  }
+  if (Json(w.shapes).dump().size() > 32768) {
+    errors.push_back(
+        "spec.warmup.shapes: more than 32 KiB as JSON; pass a file in the image and its path "
+        "in args instead");
+  }
+  if (!w.resources.is_object()) {
+    errors.push_back("spec.warmup.resources: must be an object with limits/requests");
+  } else {
+    for (const auto& [k, v] : w.resources.items()) {
+      if (k != "limits" && k != "requests" && k != "claims") {
+        errors.push_back("spec.warmup.resources." + k +
+                         ": unknown; use limits, requests or claims");
+      }
+    }
+    for (const char* part : {"limits", "requests"}) {
+      if (!w.resources.contains(part)) continue;
+      const Json& m = w.resources[part];
+      if (!m.is_object()) {
+        errors.push_back(std::string("spec.warmup.resources.") + part + ": must be a map");
+        continue;
+      }
+      if (m.contains("nvidia.com/gpu")) {
+        const Json& g = m["nvidia.com/gpu"];
+        const bool one = (g.is_string() && g.get<std::string>() == "1") ||
+                         (g.is_number_integer() && g.get<int64_t>() == 1);
+        if (!one) {
+          r.warnings.push_back(std::string("spec.warmup.resources.") + part +
+                               ".nvidia.com/gpu: a warmup always uses exactly one GPU; the "
+                               "value is replaced by 1");
+        }
+      }
+    }
+  }
+  CheckRange<int64_t>("spec.warmup.activeDeadlineSeconds", w.active_deadline_seconds, 60, 86400,
+                      &errors);
+  CheckRange<int32_t>("spec.warmup.backoffLimit", w.backoff_limit, 0, 10, &errors);
+
+  const auto& st = spec.storage;
+  if (st.size.empty() == st.existing_claim.empty()) {
+    errors.push_back(
+        "spec.storage: set exactly one of size (the operator creates a ReadWriteMany claim) and "
+        "existingClaim (a ReadWriteMany claim you made)");
+  }
+  if (!st.size.empty()) {
+    auto bytes = ParseQuantityBytes(st.size);
+    if (!bytes.ok()) {
+      errors.push_back("spec.storage.size: " + bytes.status().message());
+    } else if (*bytes < 1048576) {
+      errors.push_back("spec.storage.size: \"" + st.size +
+                       "\" is below 1Mi; kernel caches need at least a few hundred Mi");
+    }
+  }
+  if (!st.existing_claim.empty() && !ValidDnsSubdomain(st.existing_claim)) {
+    errors.push_back("spec.storage.existingClaim: \"" + st.existing_claim +
+                     "\" is not a valid claim name (lower-case letters, digits, '-', '.')");
+  }
+  if (!st.existing_claim.empty() && !st.storage_class_name.empty()) {
+    errors.push_back(
+        "spec.storage.storageClassName: applies only with size; an existing claim already has "
+        "its class. Remove it");
+  }
+
+  const auto& c = spec.consume;
+  CheckEnum("spec.consume.mode", c.mode,
+            {consume_mode::kCopy, consume_mode::kShared, consume_mode::kSharedReadWrite}, &errors);
+  CheckEnum("spec.consume.onTimeout", c.on_timeout, {"Fail", "StartCold"}, &errors);
+  CheckEnum("spec.consume.verify", c.verify, {"Manifest", "Checksums", "LoadTest"}, &errors);
+  CheckRange<int64_t>("spec.consume.waitTimeoutSeconds", c.wait_timeout_seconds, 1, 86400, &errors);
+
+  const auto& ret = spec.retention;
+  if (auto d = ParseDuration(ret.stale_after); !d.ok()) {
+    errors.push_back("spec.retention.staleAfter: " + d.status().message());
+  }
+  if (!ret.max_bytes.empty()) {
+    if (auto b = ParseQuantityBytes(ret.max_bytes); !b.ok()) {
+      errors.push_back("spec.retention.maxBytes: " + b.status().message());
+    }
+  }
+  if (!ret.purge_schedule.empty()) {
+    auto d = ParseDuration(ret.purge_schedule);
+    if (!d.ok()) {
+      errors.push_back("spec.retention.purgeSchedule: " + d.status().message());
+    } else if (*d < std::chrono::hours(1)) {
+      errors.push_back("spec.retention.purgeSchedule: \"" + ret.purge_schedule +
+                       "\" is shorter than 1h; every purge re-runs the warmup on a GPU. Use "
+                       "e.g. 168h");
+    }
+  }
+  return r;
+}
+
+}  // namespace kc::core

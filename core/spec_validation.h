@@ -1,0 +1,36 @@
+// Spec validation: the checks on a KernelCache spec that the CRD's schema
+// and CEL rules cannot make (or that must hold even where the CRD was not
+// applied, such as an older CRD version or a unit test), plus warnings.
+//
+// Every message names the field path and the fix, e.g.
+//   spec.warmup.env[2].name: TRITON_CACHE_DIR is set by the operator (the
+//   cache view); remove it
+// Errors make the spec invalid (condition InvalidSpec, nothing created);
+// warnings become their own condition (ImageNotPinned) and do not block.
+// Pure.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/api_types.h"
+
+namespace kc::core {
+
+struct SpecReport {
+  std::vector<std::string> errors;
+  std::vector<std::string> warnings;
+  bool ok() const { return errors.empty(); }
+};
+
+SpecReport ValidateSpec(const KernelCacheSpec& spec);
+
+// True when `image` is pinned by digest ("name@sha256:<64 hex>").
+bool ImagePinned(std::string_view image);
+
+// Environment names the operator sets in warmup and model pods; a spec may
+// not set them.
+const std::vector<std::string>& ReservedEnvNames();
+
+}  // namespace kc::core
