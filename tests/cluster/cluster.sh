@@ -91,7 +91,8 @@ load_env() {
 }
 
 ensure_ports() {
-  load_env
+  # shellcheck disable=SC1091
+  [[ -f "$DIR/cluster.env" ]] && source "$DIR/cluster.env"
   local need_new=0 p
   if [[ -z "${ETCD_PORT:-}" ]]; then
     need_new=1
@@ -368,7 +369,7 @@ start_kwok() {
     --manage-all-nodes=false \
     --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
     --server-address="127.0.0.1:$KWOK_PORT" \
-    --node-ip=10.244.0.1 --cidr=10.244.0.0/16 \
+    --node-ip=10.244.0.1 --cidr=10.244.0.1/16 \
     "${cfg[@]}"
 }
 
