@@ -251,7 +251,7 @@ TEST_F(RestClientTest, DeleteDefaultsSendNoPolicy) {
 TEST_F(RestClientTest, DeletePreconditionFailureIsConflict) {
   fake_->EnqueueResponse(
       409,
-      R"({"kind":"Status","message":"Precondition failed: UID in precondition: x, UID in object meta: y","reason":"Conflict","code":409})");
+      R"({"kind":"Status","message":"Operation cannot be fulfilled on ConfigMap \"a\": the UID in the precondition (x) does not match the UID in record (y). The object might have been deleted and then recreated","reason":"Conflict","code":409})");
   DeleteOptions opts;
   opts.precondition_uid = "x";
   EXPECT_TRUE(IsConflict(client_.Delete(kConfigMaps, "ns", "a", opts)));

@@ -1,0 +1,65 @@
+// Helpers shared by the kube/ integration tests (real control plane).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "kube/client.h"
+#include "kube/config.h"
+#include "kube/rest_client.h"
+#include "tests/cluster/local_cluster_gtest.h"
+
+namespace kc::kube::testing {
+
+// A client for the shared cluster (admin certificate); nullptr and a test
+// failure when the cluster or the config is unusable.
+inline std::unique_ptr<Client> ClusterClient() {
+  LocalCluster* cluster = LocalClusterEnvironment::cluster();
+  if (cluster == nullptr) {
+    ADD_FAILURE() << "no local cluster";
+    return nullptr;
+  }
+  auto config = LoadKubeconfig(cluster->kubeconfig_path());
+  if (!config.ok()) {
+    ADD_FAILURE() << config.status();
+    return nullptr;
+  }
+  auto client = NewClient(*config);
+  if (!client.ok()) {
+    ADD_FAILURE() << client.status();
+    return nullptr;
+  }
+  return std::move(client).value();
+}
+
+// Creates namespace `name` if it does not exist yet.
+inline Status EnsureNamespace(Client& client, const std::string& name) {
+  auto created = client.Create(resources::kNamespaces, "", Json{{"metadata", {{"name", name}}}});
+  if (created.ok() || IsAlreadyExists(created.status())) return OkStatus();
+  return created.status();
+}
+
+// A name unique within this process run: "<prefix>-<pid>-<n>".
+inline std::string UniqueName(const std::string& prefix) {
+  static std::atomic<int> counter{0};
+  return prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+}
+
+// Polls `pred` until true or `timeout`; for state the server reaches
+// asynchronously (there is no event to wait on).
+template <typename Pred>
+bool Eventually(Pred pred, std::chrono::seconds timeout = std::chrono::seconds(30)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return pred();
+}
+
+}  // namespace kc::kube::testing
