@@ -2,6 +2,8 @@
 // controller-manager + scheduler, started through LocalCluster.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -111,6 +113,99 @@ TEST(ClusterSmokeTest, RestartsAgainstTheSameEtcdData) {
     ASSERT_TRUE((*c)->Kubectl({"get", "namespace", "persisted", "-o", "name"}, &out).ok());
     EXPECT_EQ(out, "namespace/persisted\n");
   }
+  std::filesystem::remove_all(dir);
+}
+
+// kwok runs pods on fake nodes; an extra stage file completes Job pods with
+// a termination message while the default stages still make pods Running.
+TEST(ClusterSmokeTest, KwokRunsPodsOnFakeNodesWithExtraStages) {
+  LocalClusterOptions options;
+  options.with_kwok = true;
+  options.kwok_stage_files = {std::string(KC_CLUSTER_TESTDATA_DIR) +
+                              "/pod-complete-with-message.yaml"};
+  auto started = LocalCluster::Start(options);
+  ASSERT_TRUE(started.ok()) << started.status();
+  LocalCluster& c = **started;
+  const std::string tolerate =
+      "      nodeName: fake-1\n"
+      "      tolerations: [{key: kwok.x-k8s.io/node, operator: Exists}]\n";
+  ASSERT_TRUE(c.KubectlWithInput({"apply", "-f", "-"},
+                                 "apiVersion: v1\nkind: Node\nmetadata:\n  name: fake-1\n"
+                                 "  annotations: {kwok.x-k8s.io/node: fake}\n"
+                                 "spec:\n  taints: [{key: kwok.x-k8s.io/node, value: fake, "
+                                 "effect: NoSchedule}]\n"
+                                 "---\n"
+                                 "apiVersion: v1\nkind: Pod\nmetadata: {name: server}\nspec:\n"
+                                 "  nodeName: fake-1\n"
+                                 "  tolerations: [{key: kwok.x-k8s.io/node, operator: Exists}]\n"
+                                 "  containers: [{name: c, image: busybox}]\n"
+                                 "---\n"
+                                 "apiVersion: batch/v1\nkind: Job\nmetadata: {name: warm}\nspec:\n"
+                                 "  template:\n    metadata:\n      annotations:\n"
+                                 "        kwok.kernelcache.io/termination-message: sealed\n"
+                                 "    spec:\n      restartPolicy: Never\n" +
+                                     tolerate + "      containers: [{name: c, image: busybox}]\n")
+                  .ok());
+  std::string out;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return c.Kubectl({"get", "pod", "server", "-o", "jsonpath={.status.phase}"}, &out).ok() &&
+               out == "Running";
+      },
+      std::chrono::seconds(60)))
+      << out;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return c.Kubectl(
+                    {"get", "pods", "-l", "job-name=warm", "-o",
+                     "jsonpath={.items[0].status.containerStatuses[0].state.terminated.message}"},
+                    &out)
+                   .ok() &&
+               out == "sealed";
+      },
+      std::chrono::seconds(60)))
+      << out;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return c.Kubectl({"get", "job", "warm", "-o", "jsonpath={.status.succeeded}"}, &out).ok() &&
+               out == "1";
+      },
+      std::chrono::seconds(60)))
+      << out;
+}
+
+// If the test process dies without stopping the cluster, the watchdog does.
+TEST(ClusterSmokeTest, WatchdogStopsClusterWhenOwnerDies) {
+  std::string dir = std::filesystem::temp_directory_path() / "kc-smoke-watchdog-XXXXXX";
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The owner: start a cluster, then die without running destructors.
+    LocalClusterOptions options;
+    options.dir = dir;
+    auto c = LocalCluster::Start(options);
+    _exit(c.ok() ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "cluster start failed in child";
+  std::vector<pid_t> pids;
+  for (const char* name : {"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"}) {
+    std::ifstream in(dir + "/pids/" + name + ".pid");
+    long pid = 0;  // NOLINT(google-runtime-int)
+    if (in >> pid) pids.push_back(static_cast<pid_t>(pid));
+  }
+  EXPECT_EQ(pids.size(), 4u);
+  EXPECT_TRUE(Eventually(
+      [&] {
+        for (pid_t pid : pids) {
+          if (Alive(pid)) return false;
+        }
+        return true;
+      },
+      std::chrono::seconds(60)))
+      << "components still running after their owner exited";
   std::filesystem::remove_all(dir);
 }
 

@@ -216,6 +216,8 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(Options options) {
   Status bins = EnsureBinaries(options.with_kwok);
   if (!bins.ok()) {
     c->stopped_ = true;
+    std::error_code ec;
+    if (c->owns_dir_) std::filesystem::remove_all(c->dir_, ec);  // nothing to keep yet
     return bins;
   }
 
