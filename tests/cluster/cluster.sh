@@ -223,11 +223,11 @@ start_component() {  # name binary args...: in its own session/process group
 }
 
 # name: TERM the process group, wait, KILL after a grace period. The API
-# server stops listening at once on SIGTERM but then lingers for 20-30s
-# (draining), so it gets 5s; the others exit within a second anyway.
+# server stops listening at once on SIGTERM but then lingers for ~30s
+# (draining), so it gets 3s; the others exit within a second or two.
 stop_component() {
   local name="$1" pid i grace=200
-  [[ "$name" == kube-apiserver ]] && grace=50
+  [[ "$name" == kube-apiserver ]] && grace=30
   pid="$(pid_of "$name")" || {
     rm -f "$PIDS/$name.pid"
     return 0
@@ -404,9 +404,13 @@ start_watchdog() {  # stops the cluster when process $1 exits
   echo $! >"$PIDS/watchdog.pid"
 }
 
-stop_all() {
-  local c
-  for c in kwok kube-scheduler kube-controller-manager kube-apiserver etcd; do stop_component "$c"; done
+stop_all() {  # clients of the API server first (in parallel), then it, then etcd
+  local c rc=0
+  for c in kwok kube-scheduler kube-controller-manager; do stop_component "$c" & done
+  wait || rc=1
+  stop_component kube-apiserver || rc=1
+  stop_component etcd || rc=1
+  return $rc
 }
 
 # ---------------------------------------------------------------- commands --
@@ -418,10 +422,17 @@ case "$cmd" in
     APISERVER_ARGS=""
     owner=""
     while [[ $# -gt 0 ]]; do
+      if [[ "$1" == --*=* ]]; then  # --opt=value is the same as --opt value
+        set -- "${1%%=*}" "${1#*=}" "${@:2}"
+      fi
       case "$1" in
         --with-kwok) WITH_KWOK=1 ;;
         --kwok-stage) KWOK_STAGES+=" $(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; WITH_KWOK=1; shift ;;
-        --apiserver-arg) APISERVER_ARGS+=" $2"; shift ;;
+        --apiserver-arg)  # one flag per use, no spaces (kept in options.env)
+          [[ "$2" != *[[:space:]]* ]] || die "--apiserver-arg '$2' must not contain spaces"
+          APISERVER_ARGS+=" $2"
+          shift
+          ;;
         --owner-pid) owner="$2"; shift ;;
         --timeout) TIMEOUT="$2"; shift ;;
         *) die "up: unknown option '$1'" ;;
