@@ -1,0 +1,52 @@
+// `initwarm prepare`: staging directory + view symlink + single-writer lock.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "core/layout.h"
+#include "initwarm/cmd_common.h"
+#include "initwarm/commands.h"
+#include "initwarm/exit_codes.h"
+#include "initwarm/prepare.h"
+
+namespace kc::initwarm {
+
+int RunPrepare(const std::vector<std::string>& args) {
+  Flags f("prepare",
+          "Creates v1/.staging/<fingerprint>-<job-uid>/ on the cache volume, takes the "
+          "fingerprint's single-writer lock for the job uid, and points the cache view at the "
+          "staging directory. Runs as the warmup Job's first init container.\n\n"
+          "exit codes: 0 ready to warm; 2 bad flags; 5 another live writer holds the lock "
+          "(the message names it); 1 any other error.");
+  AddRootFlag(&f);
+  f.String("fingerprint", "", "fingerprint id (16 hex digits)", "KC_FINGERPRINT");
+  AddOwnerFlag(&f);
+  f.String("view", std::string(core::kDefaultView), "the cache view path", "KC_VIEW");
+  f.String("lock-stale-after", "2h", "a lock older than this is taken as dead and broken");
+  if (int rc = ParseOrExit(&f, args); rc >= 0) return rc;
+  auto stale = f.GetSeconds("lock-stale-after");
+  if (!stale.ok()) {
+    PrintError("prepare", stale.status());
+    return kExitUsage;
+  }
+  PrepareOptions o;
+  o.root = f.Get("root");
+  o.fingerprint = f.Get("fingerprint");
+  o.owner = ResolveOwner(f, /*allow_random=*/true);
+  o.view = f.Get("view");
+  o.lock_stale_after_s = *stale;
+  auto r = Prepare(o);
+  if (!r.ok()) {
+    PrintError("prepare", r.status());
+    if (IsConflict(r.status())) return kExitLockHeld;
+    if (r.status().code() == StatusCode::kInvalidArgument) return kExitUsage;
+    return kExitError;
+  }
+  std::cout << nlohmann::json{{"fingerprint", o.fingerprint},   {"owner", o.owner},
+                              {"staging", r->staging.string()}, {"view", o.view.string()},
+                              {"lock", r->lock.string()},       {"reused", r->reused}}
+                   .dump()
+            << "\n";
+  return kExitOk;
+}
+
+}  // namespace kc::initwarm

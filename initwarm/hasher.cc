@@ -1,0 +1,150 @@
+#include "initwarm/hasher.h"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#include "initwarm/fsutil.h"
+
+namespace kc::initwarm {
+namespace {
+
+std::string Hex(const unsigned char* md, unsigned int len) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(len * 2);
+  for (unsigned int i = 0; i < len; ++i) {
+    out.push_back(kHex[md[i] >> 4]);
+    out.push_back(kHex[md[i] & 0xf]);
+  }
+  return out;
+}
+
+struct CtxDeleter {
+  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+
+// Hashes an open descriptor. `on_bytes(n)` after each read.
+StatusOr<std::string> HashFd(int fd, const std::filesystem::path& path, std::vector<char>* buf,
+                             std::uint64_t* size,
+                             const std::function<void(std::uint64_t)>& on_bytes,
+                             const std::atomic<bool>* stop) {
+  std::unique_ptr<EVP_MD_CTX, CtxDeleter> ctx(EVP_MD_CTX_new());
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
+    return InternalError("OpenSSL EVP sha256 init failed");
+  }
+  std::uint64_t total = 0;
+  while (true) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
+      return CancelledError("hashing stopped after another file failed");
+    }
+    ssize_t n = ::read(fd, buf->data(), buf->size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus(errno, "read " + path.string());
+    }
+    if (n == 0) break;
+    EVP_DigestUpdate(ctx.get(), buf->data(), static_cast<size_t>(n));
+    total += static_cast<std::uint64_t>(n);
+    if (on_bytes) on_bytes(static_cast<std::uint64_t>(n));
+  }
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(ctx.get(), md, &len);
+  *size = total;
+  return Hex(md, len);
+}
+
+}  // namespace
+
+int DefaultHashThreads() {
+  unsigned hc = std::thread::hardware_concurrency();
+  return static_cast<int>(std::max(2u, 2 * (hc == 0 ? 1 : hc)));
+}
+
+StatusOr<std::string> HashFile(const std::filesystem::path& path, std::uint64_t* size,
+                               std::size_t buffer_bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return ErrnoStatus(errno, "open " + path.string());
+  std::vector<char> buf(buffer_bytes);
+  auto r = HashFd(fd, path, &buf, size, nullptr, nullptr);
+  ::close(fd);
+  return r;
+}
+
+StatusOr<std::vector<std::string>> HashFiles(const std::vector<HashJob>& jobs,
+                                             const HashOptions& opts) {
+  std::vector<std::string> out(jobs.size());
+  std::vector<size_t> order(jobs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return jobs[a].size > jobs[b].size; });
+  int threads = opts.threads > 0 ? opts.threads : DefaultHashThreads();
+  threads = static_cast<int>(
+      std::min<size_t>(static_cast<size_t>(threads), std::max<size_t>(1, jobs.size())));
+  std::atomic<size_t> next{0};
+  std::atomic<std::uint64_t> files_done{0};
+  std::atomic<std::uint64_t> bytes_done{0};
+  std::atomic<bool> stop{false};
+  std::mutex mu;
+  Status first_error;
+
+  auto fail = [&](Status s) {
+    std::lock_guard<std::mutex> l(mu);
+    if (first_error.ok()) first_error = std::move(s);
+    stop = true;
+  };
+  auto worker = [&] {
+    std::vector<char> buf(opts.buffer_bytes);
+    auto on_bytes = [&](std::uint64_t n) {
+      std::uint64_t b = bytes_done.fetch_add(n) + n;
+      if (opts.on_progress) opts.on_progress(files_done.load(), b);
+    };
+    while (!stop.load()) {
+      size_t i = next.fetch_add(1);
+      if (i >= order.size()) return;
+      const HashJob& job = jobs[order[i]];
+      int fd = ::open(job.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+      if (fd < 0) {
+        fail(ErrnoStatus(errno, "open " + job.path.string()));
+        return;
+      }
+      ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+      std::uint64_t size = 0;
+      auto h = HashFd(fd, job.path, &buf, &size, on_bytes, &stop);
+      Status s = h.status();
+      if (s.ok() && size != job.size) {
+        s = DataLossError(job.path.string() + " changed while sealing: " + std::to_string(size) +
+                          " bytes now, " + std::to_string(job.size) +
+                          " when listed; seal after the warmup has stopped writing");
+      }
+      if (s.ok() && opts.fsync && ::fsync(fd) != 0 && errno != EINVAL) {
+        s = ErrnoStatus(errno, "fsync " + job.path.string());
+      }
+      ::close(fd);
+      if (!s.ok()) {
+        fail(s);
+        return;
+      }
+      out[order[i]] = *h;
+      std::uint64_t f = files_done.fetch_add(1) + 1;
+      if (opts.on_progress) opts.on_progress(f, bytes_done.load());
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(static_cast<size_t>(threads));
+  for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  if (!first_error.ok()) return first_error;
+  return out;
+}
+
+}  // namespace kc::initwarm

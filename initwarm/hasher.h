@@ -1,0 +1,45 @@
+// Hasher: sha256 of many files on all cores (OpenSSL EVP).
+//
+// HashFiles runs `threads` workers (default: 2 x hardware threads, so one
+// worker's read overlaps another's hashing) that take files largest-first
+// from a shared index. Each file is streamed in 1 MiB reads (never mapped
+// whole), its size checked against the expected size (a file that changed
+// since the walk is DataLoss naming it), and, when `fsync` is set, fsynced
+// through the same descriptor. The first error stops the other workers.
+// `on_progress(files_done, bytes_done)` is called after every read and every
+// finished file (from worker threads); seal hangs its failpoints on it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace kc::initwarm {
+
+struct HashJob {
+  std::filesystem::path path;
+  std::uint64_t size = 0;  // expected
+};
+
+struct HashOptions {
+  int threads = 0;  // 0: 2 x std::thread::hardware_concurrency()
+  bool fsync = false;
+  std::size_t buffer_bytes = 1 << 20;
+  std::function<void(std::uint64_t files_done, std::uint64_t bytes_done)> on_progress;
+};
+
+// Hex sha256 per job, in job order.
+StatusOr<std::vector<std::string>> HashFiles(const std::vector<HashJob>& jobs,
+                                             const HashOptions& opts);
+
+// One file, streamed. Sets *size to the bytes read.
+StatusOr<std::string> HashFile(const std::filesystem::path& path, std::uint64_t* size,
+                               std::size_t buffer_bytes = 1 << 20);
+
+int DefaultHashThreads();
+
+}  // namespace kc::initwarm

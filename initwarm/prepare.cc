@@ -1,0 +1,37 @@
+#include "initwarm/prepare.h"
+
+#include "core/fingerprint.h"
+#include "core/layout.h"
+#include "initwarm/fsutil.h"
+#include "initwarm/lock.h"
+
+namespace kc::initwarm {
+
+StatusOr<PrepareResult> Prepare(const PrepareOptions& o) {
+  if (!core::IsFingerprintId(o.fingerprint)) {
+    return InvalidArgumentError("--fingerprint \"" + o.fingerprint +
+                                "\" is not a fingerprint id (16 lower-case hex digits)");
+  }
+  if (!core::IsSafeUid(o.owner)) {
+    return InvalidArgumentError("--job-uid \"" + o.owner +
+                                "\" is unsafe (want 1-128 of [A-Za-z0-9._-])");
+  }
+  core::Layout layout(o.root);
+  PrepareResult r;
+  r.staging = layout.Staging(o.fingerprint, o.owner);
+  r.lock = layout.Lock(o.fingerprint);
+  KC_RETURN_IF_ERROR(MkdirAll(layout.StagingRoot()));
+  LockOptions lo;
+  lo.stale_after_s = o.lock_stale_after_s;
+  KC_RETURN_IF_ERROR(AcquireLock(r.lock, SelfLockRecord(o.owner, r.staging.string()), lo));
+  r.reused = IsRealDirectory(r.staging);
+  for (auto dir : core::kFrameworkDirs) KC_RETURN_IF_ERROR(MkdirAll(r.staging / dir));
+  KC_RETURN_IF_ERROR(FsyncPath(layout.StagingRoot()));
+  if (!o.view.empty()) {
+    KC_RETURN_IF_ERROR(MkdirAll(o.view.parent_path()));
+    KC_RETURN_IF_ERROR(ReplaceSymlink(r.staging, o.view));
+  }
+  return r;
+}
+
+}  // namespace kc::initwarm

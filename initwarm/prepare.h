@@ -1,0 +1,35 @@
+// Prepare: set up a warmup's staging directory and point the view at it.
+//
+// Takes the fingerprint lock for `owner` (the Job uid; Conflict naming the
+// holder when another live writer has it, a stale lock is broken; see
+// lock.h), creates v1/.staging/<fp>-<owner>/{triton,inductor,vllm,nv}
+// (reusing it when a retried pod of the same Job left one), and makes
+// `view` a symlink to it (atomically replaced). An empty `view` skips the
+// symlink.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "base/status.h"
+
+namespace kc::initwarm {
+
+struct PrepareOptions {
+  std::filesystem::path root;
+  std::string fingerprint;
+  std::string owner;
+  std::filesystem::path view;
+  std::int64_t lock_stale_after_s = 2 * 3600;
+};
+
+struct PrepareResult {
+  std::filesystem::path staging;
+  std::filesystem::path lock;
+  bool reused = false;  // the staging directory existed already
+};
+
+StatusOr<PrepareResult> Prepare(const PrepareOptions& opts);
+
+}  // namespace kc::initwarm

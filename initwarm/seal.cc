@@ -1,0 +1,259 @@
+#include "initwarm/seal.h"
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/layout.h"
+#include "core/manifest.h"
+#include "initwarm/failpoint.h"
+#include "initwarm/fsutil.h"
+#include "initwarm/hasher.h"
+#include "initwarm/lock.h"
+#include "initwarm/walk.h"
+
+namespace kc::initwarm {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::map<std::string, std::string> DetectFrameworks(const fs::path& dir,
+                                                    const std::vector<std::string>& files) {
+  std::map<std::string, std::string> out;
+  int read = 0;
+  for (const auto& f : files) {
+    if (read >= 16) break;
+    if (!f.starts_with("triton/") || !f.ends_with(".json")) continue;
+    if (fs::path(f).filename().string().starts_with("__grp__")) continue;
+    ++read;
+    auto text = ReadFileToString(dir / f, 1 << 20);
+    if (!text.ok()) continue;
+    json j = json::parse(*text, nullptr, false);
+    if (j.is_object() && j.contains("triton_version") && j["triton_version"].is_string()) {
+      out["triton"] = j["triton_version"].get<std::string>();
+      break;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+Status Prepared(const SealOptions& o, std::string* fp) {
+  if (o.node.has_value() != o.runtime.has_value()) {
+    return InvalidArgumentError("--node-facts and --runtime-facts must be given together");
+  }
+  *fp = o.fingerprint;
+  if (o.node) {
+    std::string computed = core::ComputeFingerprint(*o.node, *o.runtime).id;
+    if (!fp->empty() && *fp != computed) {
+      return InvalidArgumentError("--fingerprint " + *fp +
+                                  " does not match the node and runtime "
+                                  "facts given (they give " +
+                                  computed + ")");
+    }
+    *fp = computed;
+  }
+  if (!core::IsFingerprintId(*fp)) {
+    return InvalidArgumentError("--fingerprint \"" + *fp +
+                                "\" is not a fingerprint id (16 lower-case hex digits)");
+  }
+  if (!core::IsSafeUid(o.owner)) {
+    return InvalidArgumentError("--job-uid \"" + o.owner +
+                                "\" is missing or unsafe (want 1-128 of [A-Za-z0-9._-])");
+  }
+  return OkStatus();
+}
+
+Status SyncDirs(const fs::path& staging, const std::vector<std::string>& dirs) {
+  std::uint64_t n = 0;
+  for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
+    KC_RETURN_IF_ERROR(FsyncPath(staging / *it));
+    MaybeCrash("dirsync", ++n);
+  }
+  return FsyncPath(staging);
+}
+
+fs::path UniqueQuarantine(const core::Layout& l, const std::string& fp, const std::string& why) {
+  fs::path p = l.Quarantine(fp, core::TimeTag(NowSeconds()), why);
+  if (!Exists(p)) return p;
+  return l.Quarantine(fp, core::TimeTag(NowSeconds()), why + "-" + RandomHex());
+}
+
+}  // namespace
+
+namespace {
+StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked);
+}  // namespace
+
+StatusOr<SealResult> Seal(const SealOptions& o) {
+  fs::path locked;
+  auto r = SealImpl(o, &locked);
+  if (!r.ok() && !locked.empty()) {
+    // Leave staging for a retry or GC, but let the next writer in.
+    (void)ReleaseLock(locked, o.owner);
+  }
+  return r;
+}
+
+namespace {
+StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
+  const std::int64_t t0 = NowMillis();
+  SealResult r;
+  KC_RETURN_IF_ERROR(Prepared(o, &r.fingerprint));
+  const std::string& fp = r.fingerprint;
+  core::Layout layout(o.root);
+  fs::path staging = o.staging.empty() ? layout.Staging(fp, o.owner) : o.staging;
+  fs::path published = layout.Published(fp);
+  r.directory = published.string();
+  if (!IsRealDirectory(staging)) {
+    return NotFoundError("staging directory " + staging.string() +
+                         " does not exist (or is not a directory); run `initwarm prepare` with "
+                         "the same --fingerprint and --job-uid first");
+  }
+  LockOptions lo;
+  lo.stale_after_s = o.lock_stale_after_s;
+  fs::path lock = layout.Lock(fp);
+  KC_RETURN_IF_ERROR(AcquireLock(lock, SelfLockRecord(o.owner, staging.string()), lo));
+  *locked = lock;
+  if (Exists(layout.Ready(fp)) && !o.replace) {
+    return AlreadyExistsError("fingerprint " + fp + " is already published and READY at " +
+                              published.string() +
+                              "; this seal did not replace it (pass --replace to replace it)");
+  }
+
+  // Walk.
+  KC_ASSIGN_OR_RETURN(WalkResult walk, WalkCache(staging));
+  if (walk.files.empty() && walk.links.empty() && !o.allow_empty) {
+    return FailedPreconditionError("staging directory " + staging.string() +
+                                   " holds no files: the warmup compiled nothing (is "
+                                   "TRITON_CACHE_DIR set to the view?); pass --allow-empty to "
+                                   "publish an empty cache anyway");
+  }
+  const std::int64_t t_walk = NowMillis();
+  r.walk_ms = t_walk - t0;
+
+  // Hash + fsync files, then fsync directories.
+  std::vector<HashJob> jobs;
+  jobs.reserve(walk.files.size());
+  for (const auto& f : walk.files) jobs.push_back({staging / f.path, f.size});
+  HashOptions ho;
+  ho.threads = o.threads;
+  ho.fsync = true;
+  ho.on_progress = [](std::uint64_t files, std::uint64_t bytes) {
+    MaybeCrash("hash", files);
+    MaybeCrash("bytes", bytes);
+  };
+  KC_ASSIGN_OR_RETURN(std::vector<std::string> sums, HashFiles(jobs, ho));
+  KC_RETURN_IF_ERROR(SyncDirs(staging, walk.dirs));
+  const std::int64_t t_hash = NowMillis();
+  r.hash_ms = t_hash - t_walk;
+
+  // Manifest.
+  core::Manifest m;
+  m.fingerprint_id = fp;
+  if (o.node) {
+    m.node = o.node;
+    m.runtime = o.runtime;
+    m.fingerprint_sha256 = core::ComputeFingerprint(*o.node, *o.runtime).sha256;
+  }
+  std::vector<std::string> paths;
+  paths.reserve(walk.files.size());
+  for (size_t i = 0; i < walk.files.size(); ++i) {
+    m.files.push_back({walk.files[i].path, walk.files[i].size, sums[i]});
+    paths.push_back(walk.files[i].path);
+  }
+  m.links = walk.links;
+  m.frameworks = DetectFrameworks(staging, paths);
+  m.created_at = core::Rfc3339(NowSeconds());
+  m.producer_owner = o.owner;
+  m.producer_host = Hostname();
+  core::FinalizeManifest(&m);
+  KC_RETURN_IF_ERROR(core::CheckManifest(m));
+  const std::string text = core::ManifestToJson(m);
+  r.manifest_digest = core::Sha256Hex(text);
+  r.files = m.total_files;
+  r.bytes = m.total_bytes;
+  MaybeCrash("manifest", 0);
+  KC_RETURN_IF_ERROR(WriteFileDurable(staging / core::kManifestFileName, text));
+  MaybeCrash("manifest", 1);
+
+  // Publish.
+  MaybeCrash("publish", 0);
+  r.outcome = "Published";
+  if (Exists(published)) {
+    bool ready = Exists(layout.Ready(fp));
+    if (ready && !o.replace) {
+      return AlreadyExistsError("fingerprint " + fp + " was published by someone else at " +
+                                published.string() + " while this seal ran");
+    }
+    KC_RETURN_IF_ERROR(MkdirAll(layout.QuarantineRoot()));
+    fs::path aside = UniqueQuarantine(layout, fp, ready ? "replaced" : "incomplete");
+    KC_RETURN_IF_ERROR(Rename(published, aside));
+    if (ready) {
+      r.outcome = "Replaced";
+      r.replaced_to = aside.string();
+    }
+  }
+  MaybeCrash("publish", 1);
+  KC_RETURN_IF_ERROR(Rename(staging, published));
+  KC_RETURN_IF_ERROR(FsyncPath(layout.VersionDir()));
+  KC_RETURN_IF_ERROR(FsyncPath(staging.parent_path()));
+  MaybeCrash("publish", 2);
+  fs::path ready_tmp = layout.Ready(fp);
+  ready_tmp += ".tmp." + std::to_string(::getpid());
+  Status ready = WriteNewFile(ready_tmp, r.manifest_digest + "\n");
+  if (ready.ok()) {
+    MaybeCrash("publish", 3);
+    ready = Rename(ready_tmp, layout.Ready(fp));
+  }
+  if (ready.ok()) ready = FsyncPath(published);
+  if (!ready.ok()) {
+    ::unlink(ready_tmp.c_str());
+    ::unlink(layout.Ready(fp).c_str());
+    // Un-publish: nothing READY; put the directory back for a retry or GC.
+    if (Rename(published, staging).ok()) {
+      (void)FsyncPath(layout.VersionDir());
+    }
+    return ready;
+  }
+  MaybeCrash("publish", 4);
+  const std::int64_t t_pub = NowMillis();
+  r.publish_ms = t_pub - t_hash;
+  MaybeCrash("publish", 5);
+  if (Status rel = ReleaseLock(lock, o.owner); !rel.ok()) {
+    r.warning = "published, but the lock was not released: " + rel.message();
+  }
+  locked->clear();
+  MaybeCrash("publish", 6);
+  r.total_ms = NowMillis() - t0;
+  return r;
+}
+}  // namespace
+
+std::string SealResultJson(const SealResult& r) {
+  json j = {{"fingerprint", r.fingerprint},
+            {"manifestDigest", r.manifest_digest},
+            {"bytes", r.bytes},
+            {"files", r.files},
+            {"directory", r.directory},
+            {"durations",
+             {{"walkMs", r.walk_ms},
+              {"hashMs", r.hash_ms},
+              {"publishMs", r.publish_ms},
+              {"totalMs", r.total_ms}}},
+            {"outcome", r.outcome}};
+  if (!r.replaced_to.empty()) j["replacedTo"] = r.replaced_to;
+  if (!r.warning.empty()) j["warning"] = r.warning;
+  return j.dump();
+}
+
+std::string SealFailureJson(const std::string& fingerprint, const Status& s) {
+  return json{{"fingerprint", fingerprint},
+              {"outcome", "Failed"},
+              {"reason", std::string(StatusCodeName(s.code()))},
+              {"message", s.message()}}
+      .dump();
+}
+
+}  // namespace kc::initwarm

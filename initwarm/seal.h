@@ -1,0 +1,76 @@
+// Seal: turn a warmup's staging directory into a published cache.
+//
+// Protocol (docs/cache-layout.md has the full argument):
+//   1. take or adopt the fingerprint lock for `owner` (Conflict when another
+//      live writer holds it);
+//   2. refuse when v1/<fp> is already READY, unless `replace` (AlreadyExists);
+//   3. walk staging (no symlinks out, no special files), refuse an empty
+//      cache unless `allow_empty` (FailedPrecondition);
+//   4. hash and fsync every file on all cores, fsync every directory;
+//   5. write manifest.json durably (temp + fsync + rename);
+//   6. move an existing v1/<fp> aside into .quarantine/ (READY one: "-replaced",
+//      leftover without READY: "-incomplete"), rename staging -> v1/<fp>,
+//      fsync v1/ and .staging/;
+//   7. write READY (the manifest's sha256) durably, fsync v1/<fp>;
+//   8. release the lock.
+// A reader that trusts only READY sees the old cache, nothing, or the new
+// complete cache, whatever step a crash interrupts. ENOSPC anywhere is
+// ResourceExhausted with nothing published (a staging directory already
+// renamed is renamed back so the warmup can be retried or collected).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "core/fingerprint.h"
+
+namespace kc::initwarm {
+
+struct SealOptions {
+  std::filesystem::path root;
+  std::string fingerprint;        // may be empty when node+runtime are given
+  std::string owner;              // job uid: names the staging dir and owns the lock
+  std::filesystem::path staging;  // default: layout staging for fingerprint+owner
+  std::optional<core::NodeFacts> node;
+  std::optional<core::RuntimeFacts> runtime;
+  bool allow_empty = false;
+  bool replace = false;
+  int threads = 0;
+  std::int64_t lock_stale_after_s = 2 * 3600;
+};
+
+struct SealResult {
+  std::string fingerprint;
+  std::string manifest_digest;
+  std::string outcome;  // "Published" or "Replaced"
+  std::string directory;
+  std::string replaced_to;  // where the previous cache went, when replaced
+  std::string warning;      // published, but something minor went wrong
+  std::uint64_t bytes = 0;
+  std::uint64_t files = 0;
+  std::int64_t walk_ms = 0;
+  std::int64_t hash_ms = 0;
+  std::int64_t publish_ms = 0;
+  std::int64_t total_ms = 0;
+};
+
+StatusOr<SealResult> Seal(const SealOptions& opts);
+
+// {"fingerprint","manifestDigest","bytes","files","durations":{walkMs,hashMs,
+// publishMs,totalMs},"outcome", ...} on one line.
+std::string SealResultJson(const SealResult& r);
+// {"fingerprint","outcome":"Failed","reason":<code>,"message":<text>}.
+std::string SealFailureJson(const std::string& fingerprint, const Status& s);
+
+// Framework versions readable from the cache itself: "triton" from the
+// "triton_version" field of Triton's kernel metadata JSON. Reads at most a
+// few small files.
+std::map<std::string, std::string> DetectFrameworks(const std::filesystem::path& dir,
+                                                    const std::vector<std::string>& files);
+
+}  // namespace kc::initwarm

@@ -1,0 +1,240 @@
+// Filesystem tests of prepare + seal (library level), with fault cases.
+#include "initwarm/seal.h"
+
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/layout.h"
+#include "core/manifest.h"
+#include "initwarm/fsutil.h"
+#include "initwarm/lock.h"
+#include "initwarm/prepare.h"
+#include "initwarm/test_util.h"
+
+namespace kc::initwarm {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ReadFile;
+using testing::WriteFile;
+
+class SealTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = dir_.path() / "vol";
+    view_ = dir_.path() / "run" / "view";
+    fp_ = core::ComputeFingerprint(testing::H200Facts(), testing::TestRuntime()).id;
+  }
+
+  fs::path PrepareStaging(const std::string& owner) {
+    PrepareOptions p;
+    p.root = root_;
+    p.fingerprint = fp_;
+    p.owner = owner;
+    p.view = view_;
+    auto r = Prepare(p);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->staging : fs::path();
+  }
+
+  SealOptions Opts(const std::string& owner) {
+    SealOptions o;
+    o.root = root_;
+    o.owner = owner;
+    o.node = testing::H200Facts();
+    o.runtime = testing::TestRuntime();
+    return o;
+  }
+
+  testing::ScratchDir dir_;
+  fs::path root_;
+  fs::path view_;
+  std::string fp_;
+};
+
+TEST_F(SealTest, PrepareThenSealPublishes) {
+  fs::path staging = PrepareStaging("job-1");
+  EXPECT_EQ(fs::read_symlink(view_), staging);
+  auto written = testing::WriteTritonCache(view_, 3);  // through the view, like a warmup
+  auto r = Seal(Opts("job-1"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->outcome, "Published");
+  EXPECT_EQ(r->fingerprint, fp_);
+  EXPECT_EQ(r->files, written.size());
+
+  core::Layout l(root_);
+  EXPECT_FALSE(Exists(staging));
+  std::string manifest = ReadFile(l.Manifest(fp_));
+  EXPECT_EQ(ReadFile(l.Ready(fp_)), core::Sha256Hex(manifest) + "\n");
+  EXPECT_EQ(r->manifest_digest, core::Sha256Hex(manifest));
+  auto m = core::ParseManifest(manifest);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->fingerprint_id, fp_);
+  EXPECT_EQ(m->frameworks.at("triton"), "3.6.0");
+  EXPECT_EQ(m->producer_owner, "job-1");
+  ASSERT_EQ(m->files.size(), written.size());
+  for (const auto& f : m->files) {
+    EXPECT_EQ(f.sha256, core::Sha256Hex(ReadFile(l.Published(fp_) / f.path))) << f.path;
+  }
+  EXPECT_FALSE(Exists(l.Lock(fp_)));  // released
+  // The result JSON carries what the operator checks.
+  std::string js = SealResultJson(*r);
+  for (const char* k : {"\"manifestDigest\"", "\"walkMs\"", "\"hashMs\"", "\"publishMs\"",
+                        "\"totalMs\"", "\"outcome\":\"Published\"", "\"bytes\"", "\"files\""}) {
+    EXPECT_NE(js.find(k), std::string::npos) << k << " in " << js;
+  }
+}
+
+TEST_F(SealTest, SecondPreparerIsRefusedNamingTheHolder) {
+  PrepareStaging("job-1");
+  PrepareOptions p;
+  p.root = root_;
+  p.fingerprint = fp_;
+  p.owner = "job-2";
+  auto r = Prepare(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(IsConflict(r.status()));
+  EXPECT_NE(r.status().message().find("job-1"), std::string::npos) << r.status();
+}
+
+TEST_F(SealTest, EmptyCacheRefusedUnlessAllowed) {
+  PrepareStaging("job-1");
+  auto r = Seal(Opts("job-1"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition) << r.status();
+  EXPECT_FALSE(Exists(core::Layout(root_).Published(fp_)));
+  EXPECT_FALSE(Exists(core::Layout(root_).Lock(fp_)));  // failure releases the lock
+  auto o = Opts("job-1");
+  o.allow_empty = true;
+  auto r2 = Seal(o);
+  ASSERT_TRUE(r2.ok()) << r2.status();
+  EXPECT_EQ(r2->files, 0u);
+}
+
+TEST_F(SealTest, SymlinkOutsideTheCacheIsRefused) {
+  fs::path staging = PrepareStaging("job-1");
+  testing::WriteTritonCache(staging, 1);
+  fs::create_symlink("/etc/passwd", staging / "triton" / "evil");
+  auto r = Seal(Opts("job-1"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("triton/evil"), std::string::npos) << r.status();
+  EXPECT_FALSE(Exists(core::Layout(root_).Published(fp_)));
+  fs::remove(staging / "triton" / "evil");
+  fs::create_symlink("../../../../outside", staging / "triton" / "evil2");
+  EXPECT_FALSE(Seal(Opts("job-1")).ok());
+}
+
+TEST_F(SealTest, InsideSymlinkIsRecorded) {
+  fs::path staging = PrepareStaging("job-1");
+  auto files = testing::WriteTritonCache(staging, 1);
+  fs::create_symlink("../" + files[1], staging / "triton" / "alias");
+  auto r = Seal(Opts("job-1"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto m = core::ParseManifest(ReadFile(core::Layout(root_).Manifest(fp_)));
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->links.size(), 1u);
+  EXPECT_EQ(m->links[0].path, "triton/alias");
+}
+
+TEST_F(SealTest, SpecialFileIsRefused) {
+  fs::path staging = PrepareStaging("job-1");
+  testing::WriteTritonCache(staging, 1);
+  ASSERT_EQ(::mkfifo((staging / "nv" / "fifo").c_str(), 0644), 0);
+  auto r = Seal(Opts("job-1"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("special file"), std::string::npos) << r.status();
+}
+
+TEST_F(SealTest, AlreadyPublishedIsNotReplacedByDefault) {
+  PrepareStaging("job-1");
+  testing::WriteTritonCache(view_, 2);
+  ASSERT_TRUE(Seal(Opts("job-1")).ok());
+  core::Layout l(root_);
+  std::string first = ReadFile(l.Ready(fp_));
+
+  fs::path staging2 = PrepareStaging("job-2");
+  testing::WriteTritonCache(staging2, 3);
+  auto r = Seal(Opts("job-2"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(IsAlreadyExists(r.status())) << r.status();
+  EXPECT_EQ(ReadFile(l.Ready(fp_)), first);
+  EXPECT_TRUE(Exists(staging2));  // kept for GC
+
+  auto o = Opts("job-2");
+  o.replace = true;
+  auto r2 = Seal(o);
+  ASSERT_TRUE(r2.ok()) << r2.status();
+  EXPECT_EQ(r2->outcome, "Replaced");
+  EXPECT_NE(ReadFile(l.Ready(fp_)), first);
+  EXPECT_TRUE(Exists(fs::path(r2->replaced_to) / "READY"));
+  EXPECT_TRUE(core::IsWithin(l.QuarantineRoot(), r2->replaced_to));
+}
+
+TEST_F(SealTest, LeftoverWithoutReadyIsMovedAside) {
+  core::Layout l(root_);
+  WriteFile(l.Published(fp_) / "triton" / "half", "x");  // a crashed publish
+  PrepareStaging("job-1");
+  testing::WriteTritonCache(view_, 1);
+  auto r = Seal(Opts("job-1"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(Exists(l.Published(fp_) / "triton" / "half"));
+  bool found = false;
+  for (const auto& e : fs::directory_iterator(l.QuarantineRoot())) {
+    found |= e.path().filename().string().ends_with("-incomplete");
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(SealTest, MismatchedFingerprintFlagIsRefused) {
+  PrepareStaging("job-1");
+  auto o = Opts("job-1");
+  o.fingerprint = "0123456789abcdef";
+  auto r = Seal(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(SealTest, MissingStagingNamesPrepare) {
+  auto r = Seal(Opts("job-9"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("initwarm prepare"), std::string::npos);
+}
+
+// Full disk during seal: a small tmpfs holds the volume; the cache fills it
+// so manifest.json cannot be written. Nothing may be published.
+TEST_F(SealTest, FullDiskPublishesNothing) {
+  fs::path mnt = dir_.path() / "small";
+  fs::create_directories(mnt);
+  if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=256k") != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs here (needs root/CAP_SYS_ADMIN)";
+  }
+  struct Unmount {
+    fs::path p;
+    ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }
+  } unmount{mnt};
+  root_ = mnt;
+  fs::path staging = PrepareStaging("job-1");
+  ASSERT_FALSE(staging.empty());
+  testing::WriteTritonCache(staging, 2);
+  // Fill the rest of the disk with a file inside the cache.
+  {
+    std::string chunk(4096, 'x');
+    FILE* f = std::fopen((staging / "nv" / "filler").c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    while (std::fwrite(chunk.data(), 1, chunk.size(), f) == chunk.size() && std::fflush(f) == 0) {
+    }
+    std::fclose(f);
+  }
+  auto r = Seal(Opts("job-1"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted) << r.status();
+  core::Layout l(root_);
+  EXPECT_FALSE(Exists(l.Published(fp_)));
+  EXPECT_FALSE(Exists(l.Ready(fp_)));
+  EXPECT_TRUE(Exists(staging));  // left for GC or a retry
+}
+
+}  // namespace
+}  // namespace kc::initwarm

@@ -1,0 +1,49 @@
+// Test helpers for initwarm's filesystem tests: scratch directories, file
+// writers, a small realistic Triton cache, and running the initwarm binary.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/fingerprint.h"
+
+namespace kc::initwarm::testing {
+
+// A fresh directory under $TMPDIR (or /tmp), removed by the destructor.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+void WriteFile(const std::filesystem::path& p, const std::string& content);
+std::string ReadFile(const std::filesystem::path& p);
+// Deterministic pseudo-random bytes.
+std::string Bytes(std::uint64_t n, std::uint32_t seed);
+
+core::NodeFacts H200Facts();
+core::RuntimeFacts TestRuntime();
+
+// Writes a Triton-like cache under `dir` (the fingerprint or staging dir):
+// `kernels` kernel directories triton/<hash>/ each with <name>.json
+// (target.arch = `arch`, triton_version 3.6.0), <name>.cubin, <name>.ptx and
+// a __grp__<name>.json whose child paths point under `view`/triton/...; plus
+// one inductor file. Returns the relative paths written.
+std::vector<std::string> WriteTritonCache(const std::filesystem::path& dir, int kernels,
+                                          int arch = 90,
+                                          const std::string& view = "/var/run/kernelcache/view");
+
+// Runs `argv` (argv[0] is a path), with extra environment "K=V" entries;
+// captures stdout+stderr into *output. Returns the exit code, or 128+signal.
+int RunProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+               std::string* output);
+
+}  // namespace kc::initwarm::testing

@@ -1,0 +1,62 @@
+// Verify: run the validation ladder (core/validate.h) on a cache directory.
+//
+// VerifyCache reads READY and the manifest, walks the directory (lstat, no
+// symlink following), hashes the listed files on all cores and reads the
+// Triton group and metadata files, stopping at the first Finding. Levels
+// above `level` are not run. TargetArch needs the node's compute capability
+// (from `compute_capability`, else `node`, else the manifest's own node
+// facts, noted). LoadTest runs `load_cubin` on every *.cubin and is skipped,
+// noted, when it is empty (no GPU visible).
+//
+// Quarantine moves a cache directory to v1/.quarantine/<fp>-<time>/ and
+// writes REASON there (the finding, one line, then its JSON).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "core/layout.h"
+#include "core/validate.h"
+
+namespace kc::initwarm {
+
+using CubinLoadFn = std::function<Status(std::string_view image, std::string_view name)>;
+
+struct VerifyOptions {
+  std::filesystem::path dir;
+  core::Level level = core::Level::kTargetArch;
+  std::string expected_fingerprint;
+  std::optional<core::NodeFacts> node;
+  std::string compute_capability;
+  std::string view_prefix = std::string(core::kDefaultView);
+  int threads = 0;
+  CubinLoadFn load_cubin;
+};
+
+struct VerifyReport {
+  bool ok = false;
+  core::Finding finding;  // when !ok
+  int passed = 0;         // highest level passed (0: none)
+  core::Manifest manifest;
+  std::string manifest_digest;
+  std::vector<std::string> notes;  // skipped checks and why
+  std::uint64_t kernels = 0;       // Triton metadata files checked
+  std::uint64_t cubins_loaded = 0;
+};
+
+VerifyReport VerifyCache(const VerifyOptions& opts);
+
+// JSON object for --json output and termination messages.
+std::string VerifyReportJson(const VerifyReport& r);
+
+// Moves `dir` into the quarantine of `layout` and writes REASON. Returns the
+// new path.
+StatusOr<std::filesystem::path> Quarantine(const core::Layout& layout, const std::string& fp,
+                                           const std::filesystem::path& dir,
+                                           const core::Finding& why);
+
+}  // namespace kc::initwarm
