@@ -11,6 +11,14 @@
 //    available for execution on the device"
 // so the caller can quarantine the cache and say why. Not thread-safe: use
 // one loader per thread.
+//
+// cuModuleLoadData is given a pointer and no length: it trusts the offsets
+// in an ELF image's headers, so a corrupt header makes the driver read past
+// the buffer and crash the process (seen on the H200 with one flipped byte
+// in e_shoff). LoadCubin therefore checks an ELF image's structure first
+// (CheckCudaElfImage) and refuses it, as CUDA_ERROR_INVALID_IMAGE, before
+// the driver sees it. Corruption inside a section's bytes is invisible to
+// both: that is what the manifest's sha256 is for.
 #pragma once
 
 #include <memory>
@@ -27,5 +35,11 @@ class ModuleLoader {
 };
 
 StatusOr<std::unique_ptr<ModuleLoader>> NewCudaModuleLoader();
+
+// Structural check of a CUDA ELF image (cubin): 64-bit little-endian ELF for
+// EM_CUDA whose program and section header tables, every section's bytes
+// (but SHT_NOBITS) and every segment's file bytes lie inside the image.
+// Images that are not ELF (fatbin, PTX text) pass untouched. Pure.
+Status CheckCudaElfImage(std::string_view image);
 
 }  // namespace kc::initwarm
