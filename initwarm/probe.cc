@@ -139,8 +139,7 @@ class NvmlProber : public Prober {
     }
     utsname u{};
     uname(&u);
-    KC_ASSIGN_OR_RETURN(auto facts,
-                        NodeFactsFromDevices(devices, driver, cuda_version, u.machine));
+    KC_ASSIGN_OR_RETURN(auto facts, NodeFactsFromDevices(devices, driver, cuda_version, u.machine));
     return ProbeResult{std::move(facts), "nvml"};
   }
 
@@ -149,8 +148,7 @@ class NvmlProber : public Prober {
     KC_ASSIGN_OR_RETURN(auto max_fn, lib_->Symbol<NvmlMaxMigFn>("nvmlDeviceGetMaxMigDeviceCount"));
     KC_ASSIGN_OR_RETURN(auto mig_fn,
                         lib_->Symbol<NvmlMigHandleFn>("nvmlDeviceGetMigDeviceHandleByIndex"));
-    KC_ASSIGN_OR_RETURN(auto attr_fn,
-                        lib_->Symbol<NvmlAttributesFn>("nvmlDeviceGetAttributes_v2"));
+    KC_ASSIGN_OR_RETURN(auto attr_fn, lib_->Symbol<NvmlAttributesFn>("nvmlDeviceGetAttributes_v2"));
     unsigned max = 0;
     if (nvmlReturn_t r = max_fn(dev, &max); r != kNvmlSuccess) {
       return UnavailableError("nvmlDeviceGetMaxMigDeviceCount(" + std::to_string(index) +
@@ -258,7 +256,9 @@ StatusOr<core::NodeFacts> NodeFactsFromDevices(const std::vector<GpuDevice>& dev
 std::map<std::string, std::string> NodeLabels(const core::NodeFacts& f) {
   namespace l = core::labels;
   std::map<std::string, std::string> out;
-  auto put = [&out](std::string_view k, std::string v) { out.emplace(std::string(k), std::move(v)); };
+  auto put = [&out](std::string_view k, std::string v) {
+    out.emplace(std::string(k), std::move(v));
+  };
   put(l::kGpuProduct, f.gpu_product);
   auto dot = f.compute_capability.find('.');
   put(l::kComputeMajor, f.compute_capability.substr(0, dot));

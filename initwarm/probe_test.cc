@@ -33,16 +33,14 @@ TEST(CudaDriverVersionStringTest, MajorMinor) {
 }
 
 TEST(MigProfileNameTest, GfdSpelling) {
-  EXPECT_EQ(MigProfileName(1, 1, 4864), "1g.5gb");     // A100-40GB 1g.5gb
-  EXPECT_EQ(MigProfileName(3, 3, 40192), "3g.40gb");   // A100-80GB 3g.40gb
+  EXPECT_EQ(MigProfileName(1, 1, 4864), "1g.5gb");    // A100-40GB 1g.5gb
+  EXPECT_EQ(MigProfileName(3, 3, 40192), "3g.40gb");  // A100-80GB 3g.40gb
   EXPECT_EQ(MigProfileName(7, 7, 81920), "7g.80gb");
   EXPECT_EQ(MigProfileName(2, 1, 9984), "1c.2g.10gb");  // compute instance smaller
   EXPECT_EQ(MigProfileName(1, 0, 18176), "1g.18gb");    // no compute slice info
 }
 
-core::NodeFacts H200Facts() {
-  return {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"};
-}
+core::NodeFacts H200Facts() { return {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"}; }
 
 TEST(NodeFactsFromDevicesTest, SingleH200) {
   auto f = NodeFactsFromDevices({{"NVIDIA H200", "", 9, 0}}, "580.159.04", 13000, "x86_64");
@@ -91,7 +89,11 @@ TEST(NodeFactsFromDevicesTest, Refusals) {
        StatusCode::kFailedPrecondition,
        "MIG-3g.20gb"},
       {"empty driver", {{"NVIDIA H200", "", 9, 0}}, "", 13000, StatusCode::kUnavailable, "driver"},
-      {"no cuda version", {{"NVIDIA H200", "", 9, 0}}, "580.159.04", 0, StatusCode::kUnavailable,
+      {"no cuda version",
+       {{"NVIDIA H200", "", 9, 0}},
+       "580.159.04",
+       0,
+       StatusCode::kUnavailable,
        "cuDriverGetVersion"},
   };
   for (const auto& c : cases) {
@@ -105,8 +107,8 @@ TEST(NodeFactsFromDevicesTest, Refusals) {
 
 TEST(NodeLabelsTest, RoundTripsThroughTheOperatorsLabelReader) {
   for (const core::NodeFacts& f :
-       {H200Facts(), core::NodeFacts{"NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", "8.0", "550.54.15",
-                                     "12.4", "arm64"}}) {
+       {H200Facts(),
+        core::NodeFacts{"NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", "8.0", "550.54.15", "12.4", "arm64"}}) {
     auto labels = NodeLabels(f);
     EXPECT_EQ(labels.at("nvidia.com/gpu.product"), f.gpu_product);
     auto back = core::NodeFactsFromLabels(labels);
@@ -173,8 +175,8 @@ TEST(NvmlProberTest, AgreesWithNvidiaSmiOnThisMachine) {
   auto smi = Capture(
       "nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader -i 0 "
       "2>/dev/null");
-  if (!smi || smi->empty()) GTEST_SKIP() << "nvidia-smi not runnable; probe gave "
-                                         << NodeFactsJson(r->facts);
+  if (!smi || smi->empty())
+    GTEST_SKIP() << "nvidia-smi not runnable; probe gave " << NodeFactsJson(r->facts);
   // "NVIDIA H200, 9.0, 580.159.04\n"
   std::vector<std::string> parts;
   std::stringstream ss(*smi);

@@ -1,13 +1,13 @@
 #include "initwarm/resolve_client.h"
 
+#include <algorithm>
+#include <array>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <algorithm>
-#include <array>
 #include <cctype>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -203,7 +203,8 @@ StatusOr<ResolveAnswer> ParseResolveAnswer(std::string_view body) {
   auto str = [&j](const char* key, std::string* out, bool required) -> Status {
     auto it = j.find(key);
     if (it == j.end() || it->is_null()) {
-      if (required) return InvalidArgumentError(std::string("resolve answer has no \"") + key + "\"");
+      if (required)
+        return InvalidArgumentError(std::string("resolve answer has no \"") + key + "\"");
       return OkStatus();
     }
     if (!it->is_string()) {

@@ -55,9 +55,9 @@ StatusOr<AotiCheckResult> LoadAndRunAotiPackage(const std::string& package_path,
                             " helper (built where libtorch is found) beside initwarm, on PATH, "
                             "or named by $KC_AOTI_CHECK");
   }
-  std::vector<std::string> args = {helper,       "--package",  package_path,
-                                   "--runs",     std::to_string(options.runs),
-                                   "--model-name", options.model_name};
+  std::vector<std::string> args = {
+      helper,         "--package",       package_path, "--runs", std::to_string(options.runs),
+      "--model-name", options.model_name};
   if (!options.inputs_spec.empty()) {
     args.emplace_back("--inputs");
     args.push_back(options.inputs_spec);
@@ -107,7 +107,8 @@ StatusOr<AotiCheckResult> LoadAndRunAotiPackage(const std::string& package_path,
   while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
   }
   if (timed_out) {
-    return DeadlineExceededError("AOTInductor package " + package_path + " did not load and run within " +
+    return DeadlineExceededError("AOTInductor package " + package_path +
+                                 " did not load and run within " +
                                  std::to_string(options.timeout_seconds) + " s");
   }
   auto j = nlohmann::json::parse(out, nullptr, false);
@@ -115,12 +116,12 @@ StatusOr<AotiCheckResult> LoadAndRunAotiPackage(const std::string& package_path,
     std::string how = WIFSIGNALED(wstatus) ? "killed by signal " + std::to_string(WTERMSIG(wstatus))
                                            : "exit " + std::to_string(WEXITSTATUS(wstatus));
     return FailedPreconditionError("AOTInductor package " + package_path + ": " + kHelper + " " +
-                                   how + " without an answer (output: " + out.substr(0, 300) +
-                                   ")");
+                                   how + " without an answer (output: " + out.substr(0, 300) + ")");
   }
   if (!j.value("ok", false)) {
-    return FailedPreconditionError("AOTInductor package " + package_path +
-                                   " failed to load or run: " + j.value("error", "no reason given"));
+    return FailedPreconditionError(
+        "AOTInductor package " + package_path +
+        " failed to load or run: " + j.value("error", "no reason given"));
   }
   AotiCheckResult r;
   r.load_ms = j.value("load_ms", 0.0);

@@ -25,7 +25,7 @@ namespace kc::initwarm {
 struct AotiCheckOptions {
   std::string inputs_spec;  // "bfloat16:4x256x512;..."; empty: the helper's default
   std::string model_name = "model";
-  int runs = 3;             // calls after load (the first is timed separately)
+  int runs = 3;  // calls after load (the first is timed separately)
   int timeout_seconds = 300;
 };
 

@@ -30,12 +30,18 @@ struct InputSpec {
 };
 
 bool ParseDtype(const std::string& s, c10::ScalarType* out) {
-  if (s == "float32" || s == "float") *out = c10::kFloat;
-  else if (s == "float16" || s == "half") *out = c10::kHalf;
-  else if (s == "bfloat16") *out = c10::kBFloat16;
-  else if (s == "int64" || s == "long") *out = c10::kLong;
-  else if (s == "int32" || s == "int") *out = c10::kInt;
-  else return false;
+  if (s == "float32" || s == "float")
+    *out = c10::kFloat;
+  else if (s == "float16" || s == "half")
+    *out = c10::kHalf;
+  else if (s == "bfloat16")
+    *out = c10::kBFloat16;
+  else if (s == "int64" || s == "long")
+    *out = c10::kLong;
+  else if (s == "int32" || s == "int")
+    *out = c10::kInt;
+  else
+    return false;
   return true;
 }
 
@@ -91,11 +97,16 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : std::string(); };
-    if (a == "--package") package = next();
-    else if (a == "--model-name") model_name = next();
-    else if (a == "--inputs") inputs_spec = next();
-    else if (a == "--runs") runs = std::max(2, std::atoi(next().c_str()));
-    else return Fail("unknown argument " + a);
+    if (a == "--package")
+      package = next();
+    else if (a == "--model-name")
+      model_name = next();
+    else if (a == "--inputs")
+      inputs_spec = next();
+    else if (a == "--runs")
+      runs = std::max(2, std::atoi(next().c_str()));
+    else
+      return Fail("unknown argument " + a);
   }
   if (package.empty()) return Fail("--package is required");
   try {
