@@ -42,15 +42,16 @@ class Clock {
                          TimePoint deadline, std::stop_token stop,
                          const std::function<bool()>& pred) = 0;
 
-  // Sleeps for `d` (clock time). Returns false when `stop` was requested.
-  bool SleepFor(Duration d, std::stop_token stop) {
+  // Sleeps until `deadline` (clock time). Returns false when `stop` was
+  // requested.
+  bool SleepUntil(TimePoint deadline, std::stop_token stop) {
     std::mutex mu;
     std::condition_variable_any cv;
     std::unique_lock<std::mutex> lock(mu);
-    const TimePoint deadline = Now() + d;
     WaitUntil(lock, cv, deadline, stop, [&] { return stop.stop_requested() || Now() >= deadline; });
     return !stop.stop_requested();
   }
+  bool SleepFor(Duration d, std::stop_token stop) { return SleepUntil(Now() + d, stop); }
 };
 
 class SystemClock final : public Clock {

@@ -1,0 +1,177 @@
+#include "kube/store.h"
+
+#include <mutex>
+#include <utility>
+
+namespace kc::kube {
+namespace {
+
+const Json* Metadata(const Json& object) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find("metadata");
+  return it != object.end() && it->is_object() ? &*it : nullptr;
+}
+
+std::string MetaString(const Json& object, const char* field) {
+  const Json* meta = Metadata(object);
+  if (meta == nullptr) return "";
+  auto it = meta->find(field);
+  return it != meta->end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+}  // namespace
+
+std::string ObjectKey(const Json& object) {
+  const std::string ns = MetaString(object, "namespace");
+  const std::string name = MetaString(object, "name");
+  return ns.empty() ? name : ns + "/" + name;
+}
+
+std::string ObjectResourceVersion(const Json& object) {
+  return MetaString(object, "resourceVersion");
+}
+
+std::vector<std::string> NamespaceIndexFunc(const Json& object) {
+  return {MetaString(object, "namespace")};
+}
+
+std::vector<std::string> LabelIndexFunc(const Json& object) {
+  std::vector<std::string> out;
+  const Json* meta = Metadata(object);
+  if (meta == nullptr) return out;
+  auto labels = meta->find("labels");
+  if (labels == meta->end() || !labels->is_object()) return out;
+  for (const auto& [k, v] : labels->items()) {
+    if (v.is_string()) out.push_back(k + "=" + v.get<std::string>());
+  }
+  return out;
+}
+
+std::vector<std::string> OwnerUidIndexFunc(const Json& object) {
+  std::vector<std::string> out;
+  const Json* meta = Metadata(object);
+  if (meta == nullptr) return out;
+  auto owners = meta->find("ownerReferences");
+  if (owners == meta->end() || !owners->is_array()) return out;
+  for (const Json& ref : *owners) {
+    if (ref.is_object() && ref.contains("uid") && ref["uid"].is_string()) {
+      out.push_back(ref["uid"].get<std::string>());
+    }
+  }
+  return out;
+}
+
+Store::Store() {
+  indexers_[kNamespaceIndex] = NamespaceIndexFunc;
+  indexers_[kLabelIndex] = LabelIndexFunc;
+  indexers_[kOwnerIndex] = OwnerUidIndexFunc;
+}
+
+Status Store::AddIndex(const std::string& name, IndexFunc fn) {
+  std::unique_lock<std::shared_mutex> l(mu_);
+  if (indexers_.count(name) != 0) {
+    return InvalidArgumentError("index \"" + name + "\" already exists; pick another name");
+  }
+  if (!fn) return InvalidArgumentError("index \"" + name + "\" has no function");
+  auto& index = indices_[name];
+  for (const auto& [key, obj] : items_) {
+    for (const std::string& v : fn(obj)) index[v].insert(key);
+  }
+  indexers_[name] = std::move(fn);
+  return OkStatus();
+}
+
+void Store::IndexLocked(const std::string& key, const Json& object) {
+  for (const auto& [name, fn] : indexers_) {
+    auto& index = indices_[name];
+    for (const std::string& v : fn(object)) index[v].insert(key);
+  }
+}
+
+void Store::UnindexLocked(const std::string& key, const Json& object) {
+  for (const auto& [name, fn] : indexers_) {
+    auto& index = indices_[name];
+    for (const std::string& v : fn(object)) {
+      auto it = index.find(v);
+      if (it == index.end()) continue;
+      it->second.erase(key);
+      if (it->second.empty()) index.erase(it);
+    }
+  }
+}
+
+std::optional<Json> Store::Get(const std::string& key) const {
+  std::shared_lock<std::shared_mutex> l(mu_);
+  auto it = items_.find(key);
+  if (it == items_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<Json> Store::List() const {
+  std::shared_lock<std::shared_mutex> l(mu_);
+  std::vector<Json> out;
+  out.reserve(items_.size());
+  for (const auto& [key, obj] : items_) out.push_back(obj);
+  return out;
+}
+
+std::vector<std::string> Store::ListKeys() const {
+  std::shared_lock<std::shared_mutex> l(mu_);
+  std::vector<std::string> out;
+  out.reserve(items_.size());
+  for (const auto& [key, obj] : items_) out.push_back(key);
+  return out;
+}
+
+size_t Store::size() const {
+  std::shared_lock<std::shared_mutex> l(mu_);
+  return items_.size();
+}
+
+std::vector<Json> Store::ByIndex(const std::string& name, const std::string& value) const {
+  std::shared_lock<std::shared_mutex> l(mu_);
+  std::vector<Json> out;
+  auto index = indices_.find(name);
+  if (index == indices_.end()) return out;
+  auto keys = index->second.find(value);
+  if (keys == index->second.end()) return out;
+  for (const std::string& key : keys->second) out.push_back(items_.at(key));
+  return out;
+}
+
+std::vector<std::string> Store::IndexValues(const std::string& name) const {
+  std::shared_lock<std::shared_mutex> l(mu_);
+  std::vector<std::string> out;
+  auto index = indices_.find(name);
+  if (index == indices_.end()) return out;
+  for (const auto& [value, keys] : index->second) out.push_back(value);
+  return out;
+}
+
+std::optional<Json> Store::Upsert(const Json& object) {
+  const std::string key = ObjectKey(object);
+  std::unique_lock<std::shared_mutex> l(mu_);
+  std::optional<Json> previous;
+  auto it = items_.find(key);
+  if (it != items_.end()) {
+    previous = std::move(it->second);
+    UnindexLocked(key, *previous);
+    it->second = object;
+  } else {
+    items_.emplace(key, object);
+  }
+  IndexLocked(key, object);
+  return previous;
+}
+
+std::optional<Json> Store::Remove(const std::string& key) {
+  std::unique_lock<std::shared_mutex> l(mu_);
+  auto it = items_.find(key);
+  if (it == items_.end()) return std::nullopt;
+  Json previous = std::move(it->second);
+  items_.erase(it);
+  UnindexLocked(key, previous);
+  return previous;
+}
+
+}  // namespace kc::kube
