@@ -1,0 +1,194 @@
+// A watch sees every change of an object, in order; 410 Gone after
+// compaction; cancellation and the idle timeout end a watch as documented.
+#include <gtest/gtest.h>
+
+#include <future>
+#include <thread>
+#include <vector>
+
+#include "tests/kube/kube_test_util.h"
+
+namespace kc::kube {
+namespace {
+
+using resources::kConfigMaps;
+using testing::ClusterClient;
+using testing::UniqueName;
+
+static auto* const kEnv = ::testing::AddGlobalTestEnvironment(new LocalClusterEnvironment());
+
+constexpr char kNs[] = "kube-watch-test";
+
+class WatchOrderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    client_ = ClusterClient();
+    ASSERT_NE(client_, nullptr);
+    ASSERT_TRUE(testing::EnsureNamespace(*client_, kNs).ok());
+  }
+  std::unique_ptr<Client> client_;
+};
+
+struct Seen {
+  WatchEvent::Type type;
+  std::string value;  // data.v
+  uint64_t rv;
+};
+
+TEST_F(WatchOrderTest, SeesEveryChangeInOrder) {
+  const std::string name = UniqueName("ordered");
+  ListOptions list;
+  list.field_selector = "metadata.name=" + name;
+  auto start = client_->List(kConfigMaps, kNs, list);
+  ASSERT_TRUE(start.ok()) << start.status();
+
+  WatchOptions options;
+  options.field_selector = list.field_selector;
+  options.resource_version = start->resource_version;
+  options.timeout_seconds = 120;
+  std::vector<Seen> seen;
+  auto watch = std::async(std::launch::async, [&] {
+    return client_->Watch(kConfigMaps, kNs, options, {}, [&](const WatchEvent& e) {
+      if (e.type == WatchEvent::Type::kBookmark) return true;
+      const Json& data = e.object.contains("data") ? e.object["data"] : Json::object();
+      seen.push_back({e.type, data.value("v", ""),
+                      std::stoull(e.object["metadata"]["resourceVersion"].get<std::string>())});
+      return e.type != WatchEvent::Type::kDeleted;
+    });
+  });
+
+  // The watch starts from the list's resourceVersion, so changes made before
+  // the stream is open are still delivered.
+  constexpr int kModifications = 6;
+  ASSERT_TRUE(
+      client_
+          ->Create(kConfigMaps, kNs, Json{{"metadata", {{"name", name}}}, {"data", {{"v", "0"}}}})
+          .ok());
+  for (int i = 1; i <= kModifications; ++i) {
+    ASSERT_TRUE(client_
+                    ->Patch(kConfigMaps, kNs, name, PatchType::kMerge,
+                            Json{{"data", {{"v", std::to_string(i)}}}})
+                    .ok());
+  }
+  ASSERT_TRUE(client_->Delete(kConfigMaps, kNs, name).ok());
+
+  ASSERT_EQ(watch.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  Status s = watch.get();
+  EXPECT_TRUE(s.ok()) << s;
+  ASSERT_EQ(seen.size(), static_cast<size_t>(kModifications + 2));
+  EXPECT_EQ(seen.front().type, WatchEvent::Type::kAdded);
+  EXPECT_EQ(seen.front().value, "0");
+  for (int i = 1; i <= kModifications; ++i) {
+    EXPECT_EQ(seen[i].type, WatchEvent::Type::kModified) << i;
+    EXPECT_EQ(seen[i].value, std::to_string(i)) << i;
+  }
+  EXPECT_EQ(seen.back().type, WatchEvent::Type::kDeleted);
+  for (size_t i = 1; i < seen.size(); ++i) EXPECT_GT(seen[i].rv, seen[i - 1].rv) << i;
+}
+
+// The API server's watch cache keeps serving old resourceVersions after an
+// etcd compaction until it is rebuilt; after a restart it starts at the
+// current revision, so a client resuming from before the compaction gets 410
+// (the case a relist must handle).
+TEST_F(WatchOrderTest, ResumeFromCompactedResourceVersionIsGone) {
+  const std::string run = UniqueName("gone");
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(
+        client_
+            ->Create(kConfigMaps, kNs,
+                     Json{{"metadata",
+                           {{"name", run + "-" + std::to_string(i)}, {"labels", {{"run", run}}}}}})
+            .ok());
+  }
+  ListOptions paged;
+  paged.label_selector = "run=" + run;
+  paged.limit = 1;
+  auto first_page = client_->List(kConfigMaps, kNs, paged);
+  ASSERT_TRUE(first_page.ok()) << first_page.status();
+  ASSERT_FALSE(first_page->continue_token.empty());
+  const std::string old_rv = first_page->resource_version;
+  ASSERT_TRUE(
+      client_
+          ->Patch(kConfigMaps, kNs, run + "-0", PatchType::kMerge, Json{{"data", {{"v", "after"}}}})
+          .ok());
+
+  LocalCluster* cluster = LocalClusterEnvironment::cluster();
+  ASSERT_TRUE(cluster->Compact().ok());
+  ASSERT_TRUE(cluster->RestartApiServer().ok());
+
+  WatchOptions options;
+  options.resource_version = old_rv;
+  options.timeout_seconds = 30;
+  int events = 0;
+  Status s = client_->Watch(kConfigMaps, kNs, options, {}, [&](const WatchEvent&) {
+    ++events;
+    return true;
+  });
+  EXPECT_TRUE(IsGone(s)) << s;
+  EXPECT_EQ(events, 0);
+
+  paged.continue_token = first_page->continue_token;
+  auto next_page = client_->List(kConfigMaps, kNs, paged);
+  EXPECT_TRUE(IsGone(next_page.status())) << next_page.status();
+
+  // A fresh list works and shows the final state.
+  auto fresh = client_->Get(kConfigMaps, kNs, run + "-0");
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  EXPECT_EQ((*fresh)["data"]["v"], "after");
+}
+
+TEST_F(WatchOrderTest, StopTokenCancelsAnOpenWatch) {
+  std::stop_source stop;
+  std::promise<void> first_event;
+  bool signalled = false;
+  WatchOptions options;  // from now: the server sends nothing until a change
+  options.allow_bookmarks = false;
+  const std::string name = UniqueName("cancel");
+  auto watch = std::async(std::launch::async, [&] {
+    return client_->Watch(kConfigMaps, kNs, options, stop.get_token(), [&](const WatchEvent& e) {
+      if (!signalled) {
+        signalled = true;
+        first_event.set_value();
+      }
+      return true;
+    });
+  });
+  ASSERT_TRUE(client_->Create(kConfigMaps, kNs, Json{{"metadata", {{"name", name}}}}).ok());
+  ASSERT_EQ(first_event.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  const auto requested = std::chrono::steady_clock::now();
+  stop.request_stop();
+  ASSERT_EQ(watch.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_LT(std::chrono::steady_clock::now() - requested, std::chrono::seconds(5));
+  Status s = watch.get();
+  EXPECT_EQ(s.code(), StatusCode::kCancelled) << s;
+  EXPECT_TRUE(client_->Delete(kConfigMaps, kNs, name).ok());
+}
+
+TEST_F(WatchOrderTest, QuietStreamHitsIdleTimeout) {
+  auto config = LoadKubeconfig(LocalClusterEnvironment::cluster()->kubeconfig_path());
+  ASSERT_TRUE(config.ok());
+  config->watch_idle_timeout = std::chrono::seconds(2);
+  auto client = NewClient(*config);
+  ASSERT_TRUE(client.ok()) << client.status();
+  WatchOptions options;
+  options.allow_bookmarks = false;
+  options.label_selector = "never=" + UniqueName("quiet");
+  options.timeout_seconds = 60;
+  const auto started = std::chrono::steady_clock::now();
+  Status s =
+      (*client)->Watch(kConfigMaps, kNs, options, {}, [](const WatchEvent&) { return true; });
+  EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+}
+
+TEST_F(WatchOrderTest, ServerTimeoutEndsWatchCleanly) {
+  WatchOptions options;
+  options.allow_bookmarks = false;
+  options.label_selector = "never=" + UniqueName("servertimeout");
+  options.timeout_seconds = 1;
+  Status s = client_->Watch(kConfigMaps, kNs, options, {}, [](const WatchEvent&) { return true; });
+  EXPECT_TRUE(s.ok()) << s;
+}
+
+}  // namespace
+}  // namespace kc::kube
