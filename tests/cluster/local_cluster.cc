@@ -188,7 +188,7 @@ std::string LocalClusterScriptPath() {
   return KC_CLUSTER_SCRIPT_DEFAULT;
 }
 
-StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(Options options) {
+StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const Options& options) {
   if (!options.kwok_stage_files.empty() && !options.with_kwok) {
     return InvalidArgumentError("LocalClusterOptions.kwok_stage_files needs with_kwok = true");
   }

@@ -65,7 +65,7 @@ class LocalCluster {
 
   // Starts (or restarts against existing data) the control plane and waits
   // until it is ready. Errors carry the tail of the failing component's log.
-  static StatusOr<std::unique_ptr<LocalCluster>> Start(Options options);
+  static StatusOr<std::unique_ptr<LocalCluster>> Start(const Options& options);
 
   LocalCluster(const LocalCluster&) = delete;
   LocalCluster& operator=(const LocalCluster&) = delete;
