@@ -481,6 +481,7 @@ KernelCacheStatus StatusFromJson(const Json& s, std::vector<std::string>* errors
     ReadString(j, "lastFailure", fp, errors, &f.last_failure);
     ReadTime(j, "lastFailureTime", fp, errors, &f.last_failure_time);
     ReadInt(j, "warmGeneration", fp, errors, &f.warm_generation);
+    ReadString(j, "jobUid", fp, errors, &f.job_uid);
     ReadTime(j, "lastTransitionTime", fp, errors, &f.last_transition_time);
     st.fingerprints.push_back(std::move(f));
   }
@@ -527,6 +528,7 @@ Json StatusToJson(const KernelCacheStatus& st) {
     if (!f.last_failure.empty()) j["lastFailure"] = f.last_failure;
     PutTime(j, "lastFailureTime", f.last_failure_time);
     if (f.warm_generation != 0) j["warmGeneration"] = f.warm_generation;
+    if (!f.job_uid.empty()) j["jobUid"] = f.job_uid;
     PutTime(j, "lastTransitionTime", f.last_transition_time);
     fps.push_back(std::move(j));
   }

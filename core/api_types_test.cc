@@ -44,7 +44,7 @@ const char* kFull = R"({
                       "bytes": 2048, "files": 3, "manifestDigest": "abcd",
                       "readyAt": "2026-12-01T11:00:00Z", "failures": 1,
                       "lastFailure": "BackoffLimitExceeded",
-                      "lastFailureTime": "2026-12-01T10:30:00Z", "warmGeneration": 2,
+                      "lastFailureTime": "2026-12-01T10:30:00Z", "warmGeneration": 2, "jobUid": "ju",
                       "lastTransitionTime": "2026-12-01T11:00:00Z"}]
   }
 })";
@@ -75,6 +75,7 @@ TEST(ApiTypes, ParsesEveryField) {
   const auto& f = kc.status.fingerprints[0];
   EXPECT_EQ(f.state, "Ready");
   EXPECT_EQ(f.warm_generation, 2);
+  EXPECT_EQ(f.job_uid, "ju");
   ASSERT_TRUE(f.ready_at.has_value());
   EXPECT_EQ(FormatTime(*f.ready_at), "2026-12-01T11:00:00Z");
   EXPECT_EQ(kc.status.conditions[0].observed_generation, 3);
