@@ -1,0 +1,99 @@
+// Metrics: a small Prometheus registry (counters, gauges, histograms with
+// labels) rendered in the text exposition format 0.0.4, and the operator's
+// metric set on top of it.
+//
+// Names follow controller-runtime where one exists, so existing dashboards
+// work: controller_runtime_reconcile_total{controller,result},
+// controller_runtime_reconcile_errors_total{controller},
+// controller_runtime_reconcile_time_seconds{controller} (histogram),
+// workqueue_depth{name}, workqueue_adds_total{name},
+// workqueue_retries_total{name}, leader_election_master_status{name}.
+// KernelCache's own: kernelcache_fingerprints{namespace,kernelcache,state},
+// kernelcache_cache_bytes{namespace,kernelcache},
+// kernelcache_cache_files{namespace,kernelcache},
+// kernelcache_warmup_duration_seconds{outcome} (histogram),
+// kernelcache_time_to_ready_seconds (histogram: a fingerprint's first
+// appearance to its cache being Ready).
+//
+// Thread-safe.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace kc::op {
+
+using MetricLabels = std::vector<std::pair<std::string, std::string>>;
+
+class MetricsRegistry {
+ public:
+  enum class Type { kCounter, kGauge, kHistogram };
+
+  // Declares a family. Histograms need ascending upper bounds (+Inf added).
+  void Declare(const std::string& name, Type type, const std::string& help,
+               std::vector<double> buckets = {});
+
+  void Add(const std::string& name, const MetricLabels& labels, double delta = 1);
+  void Set(const std::string& name, const MetricLabels& labels, double value);
+  void Observe(const std::string& name, const MetricLabels& labels, double value);
+  // Removes every series of `name` whose labels include all of `match`.
+  void Remove(const std::string& name, const MetricLabels& match);
+  // The value of a counter or gauge series (0 when absent); for tests.
+  double Value(const std::string& name, const MetricLabels& labels) const;
+  // The observation count of a histogram series; for tests.
+  uint64_t Count(const std::string& name, const MetricLabels& labels) const;
+
+  // Text exposition format (Content-Type: text/plain; version=0.0.4).
+  std::string Render() const;
+
+ private:
+  struct Series {
+    double value = 0;                     // counter / gauge
+    std::vector<uint64_t> bucket_counts;  // histogram, non-cumulative
+    double sum = 0;
+    uint64_t count = 0;
+  };
+  struct Family {
+    Type type = Type::kCounter;
+    std::string help;
+    std::vector<double> buckets;
+    std::map<MetricLabels, Series> series;
+  };
+  Family* Find(const std::string& name, Type type);
+
+  mutable std::mutex mu_;
+  std::map<std::string, Family> families_;
+};
+
+// The operator's metrics; one per process.
+class OperatorMetrics {
+ public:
+  OperatorMetrics();
+
+  MetricsRegistry& registry() { return registry_; }
+
+  // result: "success" | "error" | "requeue" | "requeue_after".
+  void ObserveReconcile(const std::string& controller, const std::string& result, double seconds);
+  void SetQueueDepth(const std::string& queue, int depth);
+  void CountQueueAdd(const std::string& queue);
+  void CountQueueRetry(const std::string& queue);
+  void SetLeader(const std::string& lease, bool leader);
+  // Replaces the per-KernelCache gauges. `by_state` counts fingerprints.
+  void SetKernelCache(const std::string& ns, const std::string& name,
+                      const std::map<std::string, int>& by_state, double bytes, double files);
+  void ForgetKernelCache(const std::string& ns, const std::string& name);
+  // outcome: "Published" | "Failed" | "Mismatch".
+  void ObserveWarmup(const std::string& outcome, double seconds);
+  void ObserveTimeToReady(double seconds);
+
+  std::string Render() const { return registry_.Render(); }
+
+ private:
+  MetricsRegistry registry_;
+};
+
+}  // namespace kc::op

@@ -1,0 +1,200 @@
+#include "operator/resolve.h"
+
+#include <algorithm>
+
+#include "core/fingerprint.h"
+
+namespace kc::op {
+namespace {
+
+using Json = nlohmann::json;
+
+ResolveResponse Error(int code, std::string msg) { return {code, Json{{"error", std::move(msg)}}}; }
+
+std::string SelectorText(const std::map<std::string, std::string>& sel) {
+  std::string s;
+  for (const auto& [k, v] : sel) {
+    if (!s.empty()) s += ",";
+    s += k + "=" + v;
+  }
+  return s;
+}
+
+bool MatchesNodeSelector(const std::map<std::string, std::string>& sel,
+                         const std::map<std::string, std::string>& labels) {
+  return std::all_of(sel.begin(), sel.end(), [&](const auto& kv) {
+    auto it = labels.find(kv.first);
+    return it != labels.end() && it->second == kv.second;
+  });
+}
+
+std::string ListSome(const std::vector<std::string>& items, size_t max = 3) {
+  std::string s;
+  for (size_t i = 0; i < items.size() && i < max; ++i) {
+    if (i) s += ", ";
+    s += items[i];
+  }
+  if (items.size() > max) s += " and " + std::to_string(items.size() - max) + " more";
+  return s;
+}
+
+// The newest pod of `job`.
+const PodView* NewestPod(const std::vector<PodView>& pods, const std::string& job) {
+  const PodView* best = nullptr;
+  for (const PodView& p : pods) {
+    if (p.job_name != job) continue;
+    if (best == nullptr || p.created > best->created) best = &p;
+  }
+  return best;
+}
+
+std::chrono::seconds Since(Time now, Time then) {
+  return std::chrono::duration_cast<std::chrono::seconds>(now - then);
+}
+
+// Why nothing warms `fp` now, from the nodes carrying it.
+std::string NoWarmupReason(const std::string& fp, const std::vector<NodeView>& nodes,
+                           const core::RuntimeFacts& runtime) {
+  std::vector<std::string> ineligible;
+  bool any_eligible = false;
+  for (const NodeView& n : nodes) {
+    auto facts = core::NodeFactsFromLabels(n.labels);
+    if (!facts.ok() || core::ComputeFingerprint(*facts, runtime).id != fp) continue;
+    const std::string why = IneligibleReason(n);
+    if (why.empty()) {
+      any_eligible = true;
+    } else {
+      ineligible.push_back(n.name + " (" + why + ")");
+    }
+  }
+  if (any_eligible) return "";
+  if (ineligible.empty()) return "no eligible node";
+  return "no eligible node: " + ListSome(ineligible);
+}
+
+std::string WarmingMessage(const core::FingerprintStatus& fs, const ResolveInputs& in, Time now) {
+  const std::string job = fs.job;
+  if (job.empty()) return "warmup for fingerprint " + fs.id + " starting";
+  const JobView* jv = nullptr;
+  for (const JobView& j : in.jobs) {
+    if (j.name == job) jv = &j;
+  }
+  const PodView* pod = NewestPod(in.pods, job);
+  if (pod != nullptr && !pod->node_name.empty()) {
+    return "warmup Job " + job + " running for " + HumanDuration(Since(now, pod->created)) +
+           " on node " + pod->node_name;
+  }
+  if (pod != nullptr) {
+    return "warmup Job " + job + " waiting " + HumanDuration(Since(now, pod->created)) +
+           " for a free GPU of this fingerprint";
+  }
+  if (jv != nullptr) {
+    return "warmup Job " + job + " created " + HumanDuration(Since(now, jv->created)) +
+           " ago, no pod yet";
+  }
+  return "warmup Job " + job + " starting";
+}
+
+}  // namespace
+
+std::string HumanDuration(std::chrono::seconds d) {
+  int64_t s = std::max<int64_t>(0, d.count());
+  const int64_t days = s / 86400, hours = (s % 86400) / 3600, mins = (s % 3600) / 60, secs = s % 60;
+  if (days > 0) return std::to_string(days) + "d" + std::to_string(hours) + "h";
+  if (hours > 0) return std::to_string(hours) + "h" + std::to_string(mins) + "m";
+  if (mins > 0) return std::to_string(mins) + "m" + std::to_string(secs) + "s";
+  return std::to_string(secs) + "s";
+}
+
+std::string IneligibleReason(const NodeView& n) {
+  if (n.unschedulable) return "cordoned";
+  if (!n.ready) return "NotReady";
+  auto it = n.labels.find(std::string(core::labels::kDriverUpgradeState));
+  if (it != n.labels.end() && !it->second.empty() && it->second != "upgrade-done") {
+    return "GPU driver upgrade: " + it->second;
+  }
+  if (n.gpu_allocatable <= 0) return "no allocatable nvidia.com/gpu";
+  return "";
+}
+
+ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now) {
+  for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"namespace", &q.ns},
+                                    {"kernelcache", &q.kernelcache},
+                                    {"node", &q.node}}) {
+    if (value->empty()) return Error(400, std::string("missing query parameter \"") + name + "\"");
+  }
+  if (!in.kc) return Error(404, "kernelcache " + q.ns + "/" + q.kernelcache + " not found");
+  if (!in.node) return Error(404, "node " + q.node + " not found");
+  const core::KernelCache& kc = *in.kc;
+
+  auto facts = core::NodeFactsFromLabels(in.node->labels);
+  if (!facts.ok()) {
+    return Error(404, "node " + q.node + " has no GPU fingerprint: " + facts.status().message());
+  }
+  const core::RuntimeFacts runtime = core::RuntimeFactsFor(kc.spec);
+  const std::string fp = core::ComputeFingerprint(*facts, runtime).id;
+
+  Json body;
+  body["fingerprint"] = fp;
+  body["directory"] = "v1/" + fp;
+  body["manifestDigest"] = "";
+  body["node"] = {{"gpuProduct", facts->gpu_product},
+                  {"computeCapability", facts->compute_capability},
+                  {"driver", facts->driver_version},
+                  {"cudaDriver", facts->cuda_driver_version},
+                  {"arch", facts->arch}};
+
+  const core::Condition* invalid =
+      core::FindCondition(kc.status.conditions, core::condition::kInvalidSpec);
+  if (!in.parse_errors.empty() || (invalid != nullptr && invalid->status == "True")) {
+    body["state"] = "Unknown";
+    body["message"] = "KernelCache " + q.ns + "/" + q.kernelcache + " has an invalid spec: " +
+                      (!in.parse_errors.empty() ? in.parse_errors.front() : invalid->message);
+    return {200, body};
+  }
+  if (!MatchesNodeSelector(kc.spec.node_selector, in.node->labels)) {
+    body["state"] = "Unknown";
+    body["message"] = "node " + q.node + " does not match the KernelCache's nodeSelector (" +
+                      SelectorText(kc.spec.node_selector) + "); no cache is kept for it";
+    return {200, body};
+  }
+
+  const core::FingerprintStatus* fs = nullptr;
+  for (const auto& f : kc.status.fingerprints) {
+    if (f.id == fp) fs = &f;
+  }
+  if (fs == nullptr) {
+    body["state"] = std::string(core::fp_state::kPending);
+    const std::string why = NoWarmupReason(fp, in.nodes, runtime);
+    body["message"] = why.empty() ? "fingerprint " + fp + " not yet recorded by the operator"
+                                  : "no warmup scheduled for fingerprint " + fp + ": " + why;
+    return {200, body};
+  }
+
+  body["state"] = fs->state;
+  body["manifestDigest"] = fs->manifest_digest;
+  std::string msg;
+  if (fs->state == core::fp_state::kReady) {
+    msg = "cache ready";
+    if (fs->ready_at) msg += " since " + core::FormatTime(*fs->ready_at);
+    msg += " (" + std::to_string(fs->files) + " files, " + core::FormatBytes(fs->bytes) + ")";
+  } else if (fs->state == core::fp_state::kWarming) {
+    msg = WarmingMessage(*fs, in, now);
+  } else if (fs->state == core::fp_state::kFailed) {
+    msg = "warmup of fingerprint " + fp + " failed " + std::to_string(fs->failures) + " time(s)";
+    if (!fs->last_failure.empty()) msg += ": " + fs->last_failure;
+    msg += "; the operator retries with backoff";
+  } else if (fs->state == core::fp_state::kStale) {
+    msg = "fingerprint " + fp + " is stale";
+    if (fs->stale_since) msg += " since " + core::FormatTime(*fs->stale_since);
+    msg += ": no eligible node carries it";
+  } else {
+    const std::string why = NoWarmupReason(fp, in.nodes, runtime);
+    msg = why.empty() ? "warmup for fingerprint " + fp + " pending"
+                      : "no warmup scheduled for fingerprint " + fp + ": " + why;
+  }
+  body["message"] = msg;
+  return {200, body};
+}
+
+}  // namespace kc::op

@@ -1,0 +1,187 @@
+#include "operator/resolve.h"
+
+#include <gtest/gtest.h>
+
+#include "core/fingerprint.h"
+
+namespace kc::op {
+namespace {
+
+using namespace std::chrono_literals;
+
+const Time kNow = Time(std::chrono::seconds(1'800'000'000));
+
+NodeView GpuNode(const std::string& name, const std::string& driver = "580.159.04") {
+  NodeView n;
+  n.name = name;
+  n.gpu_allocatable = 8;
+  n.labels = {{"nvidia.com/gpu.present", "true"},
+              {"nvidia.com/gpu.product", "NVIDIA-H200"},
+              {"nvidia.com/gpu.compute.major", "9"},
+              {"nvidia.com/gpu.compute.minor", "0"},
+              {"nvidia.com/cuda.driver-version.full", driver},
+              {"nvidia.com/cuda.runtime-version.full", "13.0"},
+              {"nvidia.com/cuda.runtime-version.major", "13"},
+              {"nvidia.com/cuda.runtime-version.minor", "0"},
+              {"kubernetes.io/arch", "amd64"}};
+  return n;
+}
+
+core::KernelCache Kc() {
+  core::KernelCache kc;
+  kc.metadata.name = "llama";
+  kc.metadata.namespace_ = "ml";
+  kc.spec.node_selector = {{"nvidia.com/gpu.present", "true"}};
+  kc.spec.image = "registry.example/llama@sha256:abc";
+  kc.spec.runtime = {{"pytorch", "2.11.0"}};
+  kc.spec.warmup.command = {"python3", "/app/warmup.py"};
+  return kc;
+}
+
+std::string FpOf(const NodeView& n, const core::KernelCache& kc) {
+  auto facts = core::NodeFactsFromLabels(n.labels);
+  EXPECT_TRUE(facts.ok()) << facts.status();
+  return core::ComputeFingerprint(*facts, core::RuntimeFactsFor(kc.spec)).id;
+}
+
+struct Case {
+  std::string name;
+  std::function<void(ResolveQuery&, ResolveInputs&)> setup;
+  int want_status;
+  std::string want_state;
+  std::string want_message;  // substring (or the error for non-200)
+};
+
+TEST(ResolveTest, Table) {
+  const NodeView gpu07 = GpuNode("gpu-07");
+  const std::string fp = FpOf(gpu07, Kc());
+  auto with_fp = [&](const std::string& state) {
+    core::FingerprintStatus fs;
+    fs.id = fp;
+    fs.state = state;
+    fs.job = "llama-warm-" + fp;
+    return fs;
+  };
+  const Case cases[] = {
+      {"missing node param", [](ResolveQuery& q, ResolveInputs&) { q.node.clear(); }, 400, "",
+       "missing query parameter \"node\""},
+      {"unknown kernelcache", [](ResolveQuery&, ResolveInputs& in) { in.kc.reset(); }, 404, "",
+       "kernelcache ml/llama not found"},
+      {"unknown node", [](ResolveQuery&, ResolveInputs& in) { in.node.reset(); }, 404, "",
+       "node gpu-07 not found"},
+      {"node without GFD labels",
+       [](ResolveQuery&, ResolveInputs& in) { in.node->labels.erase("nvidia.com/gpu.product"); },
+       404, "", "node gpu-07 has no GPU fingerprint: "},
+      {"not recorded yet", [](ResolveQuery&, ResolveInputs&) {}, 200, "Pending",
+       "not yet recorded by the operator"},
+      {"not recorded, only node cordoned",
+       [](ResolveQuery&, ResolveInputs& in) { in.nodes[0].unschedulable = true; }, 200, "Pending",
+       "no warmup scheduled for fingerprint " + fp + ": no eligible node: gpu-07 (cordoned)"},
+      {"pending, node in driver upgrade",
+       [&](ResolveQuery&, ResolveInputs& in) {
+         in.nodes[0].labels["nvidia.com/gpu-driver-upgrade-state"] = "upgrade-required";
+         in.kc->status.fingerprints.push_back(with_fp("Pending"));
+       },
+       200, "Pending", "no eligible node: gpu-07 (GPU driver upgrade: upgrade-required)"},
+      {"warming, pod running on a node",
+       [&](ResolveQuery&, ResolveInputs& in) {
+         in.kc->status.fingerprints.push_back(with_fp("Warming"));
+         JobView j;
+         j.name = "llama-warm-" + fp;
+         j.created = kNow - 150s;
+         in.jobs.push_back(j);
+         PodView p;
+         p.name = j.name + "-abcde";
+         p.job_name = j.name;
+         p.node_name = "gpu-03";
+         p.phase = "Running";
+         p.created = kNow - 130s;
+         in.pods.push_back(p);
+       },
+       200, "Warming", "warmup Job llama-warm-" + fp + " running for 2m10s on node gpu-03"},
+      {"warming, pod not scheduled",
+       [&](ResolveQuery&, ResolveInputs& in) {
+         in.kc->status.fingerprints.push_back(with_fp("Warming"));
+         PodView p;
+         p.job_name = "llama-warm-" + fp;
+         p.phase = "Pending";
+         p.created = kNow - 5s;
+         in.pods.push_back(p);
+       },
+       200, "Warming", "waiting 5s for a free GPU"},
+      {"ready",
+       [&](ResolveQuery&, ResolveInputs& in) {
+         auto fs = with_fp("Ready");
+         fs.manifest_digest = std::string(64, 'a');
+         fs.files = 12;
+         fs.bytes = 2048;
+         fs.ready_at = kNow - 60s;
+         in.kc->status.fingerprints.push_back(fs);
+       },
+       200, "Ready", "cache ready since 2027-01-15T07:59:00Z (12 files, 2Ki)"},
+      {"failed",
+       [&](ResolveQuery&, ResolveInputs& in) {
+         auto fs = with_fp("Failed");
+         fs.failures = 2;
+         fs.last_failure = "BackoffLimitExceeded: warmup: Error (exit 1)";
+         in.kc->status.fingerprints.push_back(fs);
+       },
+       200, "Failed", "failed 2 time(s): BackoffLimitExceeded: warmup: Error (exit 1)"},
+      {"stale",
+       [&](ResolveQuery&, ResolveInputs& in) {
+         auto fs = with_fp("Stale");
+         fs.stale_since = kNow;
+         in.kc->status.fingerprints.push_back(fs);
+       },
+       200, "Stale", "is stale since 2027-01-15T08:00:00Z"},
+      {"invalid spec",
+       [&](ResolveQuery&, ResolveInputs& in) {
+         core::Condition c;
+         c.type = "InvalidSpec";
+         c.status = "True";
+         c.message = "spec.storage: set exactly one of size and existingClaim";
+         in.kc->status.conditions.push_back(c);
+       },
+       200, "Unknown", "invalid spec: spec.storage: set exactly one"},
+      {"node outside nodeSelector",
+       [&](ResolveQuery&, ResolveInputs& in) { in.node->labels.erase("nvidia.com/gpu.present"); },
+       200, "Unknown",
+       "does not match the KernelCache's nodeSelector (nvidia.com/gpu.present=true)"},
+  };
+  for (const Case& c : cases) {
+    ResolveQuery q{"ml", "llama", "gpu-07"};
+    ResolveInputs in;
+    in.kc = Kc();
+    in.node = gpu07;
+    in.nodes = {gpu07};
+    c.setup(q, in);
+    ResolveResponse r = Resolve(q, in, kNow);
+    EXPECT_EQ(r.http_status, c.want_status) << c.name << ": " << r.body.dump();
+    if (c.want_status != 200) {
+      EXPECT_NE(r.body.value("error", "").find(c.want_message), std::string::npos)
+          << c.name << ": " << r.body.dump();
+      continue;
+    }
+    EXPECT_EQ(r.body["fingerprint"], fp) << c.name;
+    EXPECT_EQ(r.body["directory"], "v1/" + fp) << c.name;
+    EXPECT_EQ(r.body["state"], c.want_state) << c.name;
+    EXPECT_NE(r.body["message"].get<std::string>().find(c.want_message), std::string::npos)
+        << c.name << ": " << r.body["message"];
+    EXPECT_EQ(r.body["node"]["gpuProduct"], "NVIDIA-H200") << c.name;
+    EXPECT_EQ(r.body["node"]["computeCapability"], "9.0") << c.name;
+    EXPECT_EQ(r.body["node"]["driver"], "580.159.04") << c.name;
+    EXPECT_EQ(r.body["node"]["arch"], "amd64") << c.name;
+  }
+}
+
+TEST(ResolveTest, HumanDuration) {
+  EXPECT_EQ(HumanDuration(0s), "0s");
+  EXPECT_EQ(HumanDuration(-5s), "0s");
+  EXPECT_EQ(HumanDuration(45s), "45s");
+  EXPECT_EQ(HumanDuration(130s), "2m10s");
+  EXPECT_EQ(HumanDuration(3780s), "1h3m");
+  EXPECT_EQ(HumanDuration(2 * 86400s + 4 * 3600s), "2d4h");
+}
+
+}  // namespace
+}  // namespace kc::op
