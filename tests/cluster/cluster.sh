@@ -227,7 +227,7 @@ start_component() {  # name binary args...: in its own session/process group
 # (draining), so it gets 3s; the others exit within a second or two.
 stop_component() {
   local name="$1" pid i grace=200
-  [[ "$name" == kube-apiserver ]] && grace=30
+  [[ "$name" == kube-apiserver ]] && grace="${APISERVER_GRACE:-30}"
   pid="$(pid_of "$name")" || {
     rm -f "$PIDS/$name.pid"
     return 0
@@ -404,11 +404,16 @@ start_watchdog() {  # stops the cluster when process $1 exits
   echo $! >"$PIDS/watchdog.pid"
 }
 
-stop_all() {  # clients of the API server first (in parallel), then it, then etcd
-  local c rc=0
-  for c in kwok kube-scheduler kube-controller-manager; do stop_component "$c" & done
-  wait || rc=1
-  stop_component kube-apiserver || rc=1
+# Everything but etcd in parallel (the API server gets 1s before SIGKILL:
+# nothing needs its drain when all stops), then etcd, which always gets a
+# clean SIGTERM because it runs with --unsafe-no-fsync.
+stop_all() {
+  local c rc=0 pids=()
+  for c in kwok kube-scheduler kube-controller-manager kube-apiserver; do
+    APISERVER_GRACE=10 stop_component "$c" &
+    pids+=($!)
+  done
+  for c in "${pids[@]}"; do wait "$c" || rc=1; done
   stop_component etcd || rc=1
   return $rc
 }
@@ -476,7 +481,7 @@ EOF
     done
     if [[ $from_watchdog == 0 && -f "$PIDS/watchdog.pid" ]]; then
       wd="$(cat "$PIDS/watchdog.pid")"
-      kill -TERM "$wd" 2>/dev/null || true
+      kill -TERM -- "-$wd" 2>/dev/null || kill -TERM "$wd" 2>/dev/null || true
       rm -f "$PIDS/watchdog.pid"
     fi
     [[ $from_watchdog == 1 ]] && say "owner process exited; stopping the cluster"
