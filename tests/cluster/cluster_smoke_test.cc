@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -113,6 +114,34 @@ TEST(ClusterSmokeTest, RestartsAgainstTheSameEtcdData) {
     ASSERT_TRUE((*c)->Kubectl({"get", "namespace", "persisted", "-o", "name"}, &out).ok());
     EXPECT_EQ(out, "namespace/persisted\n");
   }
+  std::filesystem::remove_all(dir);
+}
+
+// leave_running: the cluster outlives the object; the next Start attaches.
+TEST(ClusterSmokeTest, LeaveRunningKeepsTheClusterForTheNextStart) {
+  std::string dir = std::filesystem::temp_directory_path() / "kc-smoke-leave-XXXXXX";
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  LocalClusterOptions options;
+  options.dir = dir;
+  options.leave_running = true;
+  std::vector<pid_t> pids;
+  {
+    auto c = LocalCluster::Start(options);
+    ASSERT_TRUE(c.ok()) << c.status();
+    ASSERT_TRUE((*c)->Kubectl({"create", "namespace", "kept"}).ok());
+    pids = (*c)->RecordedPids();
+  }
+  ASSERT_GE(pids.size(), 4u);
+  for (pid_t pid : pids) EXPECT_TRUE(Alive(pid)) << pid;
+  auto c = LocalCluster::Start(options);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ((*c)->RecordedPids().size(), pids.size());
+  for (pid_t pid : (*c)->RecordedPids()) {
+    EXPECT_NE(std::find(pids.begin(), pids.end(), pid), pids.end()) << "restarted " << pid;
+  }
+  EXPECT_TRUE((*c)->Kubectl({"get", "namespace", "kept"}).ok());
+  ASSERT_TRUE((*c)->Stop().ok());
+  for (pid_t pid : pids) EXPECT_FALSE(Alive(pid)) << "stray process " << pid;
   std::filesystem::remove_all(dir);
 }
 

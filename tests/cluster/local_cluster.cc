@@ -221,8 +221,12 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const Options& optio
     return bins;
   }
 
-  std::vector<std::string> up = {"up", "--owner-pid", std::to_string(getpid()), "--timeout",
-                                 std::to_string(options.ready_timeout.count())};
+  c->leave_running_ = options.leave_running;
+  std::vector<std::string> up = {"up", "--timeout", std::to_string(options.ready_timeout.count())};
+  if (!options.leave_running) {
+    up.emplace_back("--owner-pid");
+    up.push_back(std::to_string(getpid()));
+  }
   if (options.with_kwok) up.emplace_back("--with-kwok");
   for (const auto& f : options.kwok_stage_files) {
     up.emplace_back("--kwok-stage");
@@ -254,6 +258,7 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const Options& optio
 }
 
 LocalCluster::~LocalCluster() {
+  if (leave_running_) return;
   Status s = Stop();
   if (!s.ok()) std::cerr << "[LocalCluster] stop failed: " << s << "\n";
 }
@@ -337,7 +342,13 @@ StatusOr<LocalCluster*> SharedLocalCluster(const LocalClusterOptions& options) {
   std::lock_guard<std::mutex> lock(mu);
   if (!tried) {
     tried = true;
-    auto started = LocalCluster::Start(options);
+    LocalClusterOptions effective = options;
+    const char* shared_dir = std::getenv("KC_TEST_CLUSTER_DIR");
+    if (shared_dir != nullptr && *shared_dir != '\0') {
+      effective.dir = shared_dir;
+      effective.leave_running = true;
+    }
+    auto started = LocalCluster::Start(effective);
     if (started.ok()) {
       cluster = std::move(started).value();
     } else {
