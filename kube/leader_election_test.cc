@@ -1,0 +1,296 @@
+#include "kube/leader_election.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "kube/fake_client.h"
+
+namespace kc::kube {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+constexpr char kNs[] = "kube-system";
+constexpr char kName[] = "kernelcache-operator";
+
+// Advances the fake clock in `step`s until `pred` holds (bounded by 10 s of
+// real time); returns the fake time it took, or nullopt.
+std::optional<Clock::Duration> AdvanceUntil(FakeClock& clock, Clock::Duration step,
+                                            const std::function<bool()>& pred) {
+  const auto real_deadline = std::chrono::steady_clock::now() + seconds(10);
+  const Clock::TimePoint start = clock.Now();
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > real_deadline) return std::nullopt;
+    clock.Advance(step);
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  return clock.Now() - start;
+}
+
+bool Eventually(const std::function<bool()>& pred) {
+  const auto deadline = std::chrono::steady_clock::now() + seconds(10);
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  return true;
+}
+
+struct Candidate {
+  std::unique_ptr<LeaderElector> elector;
+  std::atomic<int> started{0};
+  std::atomic<int> stopped{0};
+  std::atomic<bool> work_stopped{false};
+  std::mutex mu;
+  std::vector<std::string> new_leaders;
+  std::stop_source stop;
+  std::jthread thread;
+
+  Candidate(Client& client, FakeClock& clock, const std::string& id, bool release = true) {
+    LeaderElectionConfig c;
+    c.lease_namespace = kNs;
+    c.lease_name = kName;
+    c.identity = id;
+    c.lease_duration = seconds(15);
+    c.renew_deadline = seconds(10);
+    c.retry_period = seconds(2);
+    c.release_on_cancel = release;
+    c.clock = &clock;
+    c.on_error = [](const Status&) {};
+    c.callbacks.on_started_leading = [this](std::stop_token token) {
+      ++started;
+      std::mutex m;
+      std::condition_variable_any cv;
+      std::unique_lock<std::mutex> l(m);
+      cv.wait(l, token, [] { return false; });
+      work_stopped = true;
+    };
+    c.callbacks.on_stopped_leading = [this] { ++stopped; };
+    c.callbacks.on_new_leader = [this](const std::string& who) {
+      std::lock_guard<std::mutex> l(mu);
+      new_leaders.push_back(who);
+    };
+    auto e = LeaderElector::Create(client, c);
+    EXPECT_TRUE(e.ok()) << e.status();
+    elector = std::move(e).value();
+  }
+  void Start() {
+    thread = std::jthread([this] { elector->Run(stop.get_token()); });
+  }
+  void Stop() {
+    stop.request_stop();
+    if (thread.joinable()) thread.join();
+  }
+  std::vector<std::string> Leaders() {
+    std::lock_guard<std::mutex> l(mu);
+    return new_leaders;
+  }
+};
+
+LeaseRecord Lease(FakeClient& client) {
+  auto l = client.Get(resources::kLeases, kNs, kName);
+  EXPECT_TRUE(l.ok()) << l.status();
+  return l.ok() ? LeaseRecordFromJson(*l) : LeaseRecord{};
+}
+
+TEST(DecideLeaseActionTest, Table) {
+  const WallTime now = WallTime(seconds(1'800'000'000));
+  struct Case {
+    std::string holder;
+    std::optional<WallTime> renew;
+    int64_t duration;
+    LeaseAction want;
+  };
+  const std::vector<Case> cases = {
+      {"me", now - seconds(100), 15, LeaseAction::kRenew},  // ours, even if expired
+      {"", now, 15, LeaseAction::kTakeOver},                // released
+      {"other", std::nullopt, 15, LeaseAction::kTakeOver},  // never renewed
+      {"other", now - seconds(5), 15, LeaseAction::kHeldByOther},
+      {"other", now - seconds(15), 15, LeaseAction::kHeldByOther},  // expires exactly now
+      {"other", now - seconds(16), 15, LeaseAction::kTakeOver},
+      {"other", now - seconds(2), 1, LeaseAction::kTakeOver},
+  };
+  for (const auto& c : cases) {
+    LeaseRecord r;
+    r.holder = c.holder;
+    r.renew_time = c.renew;
+    r.lease_duration_seconds = c.duration;
+    EXPECT_EQ(DecideLeaseAction(r, "me", now), c.want) << c.holder;
+  }
+}
+
+TEST(LeaseRecordTest, JsonRoundTrip) {
+  LeaseRecord r;
+  r.holder = "a";
+  r.lease_duration_seconds = 15;
+  r.acquire_time = WallTime(seconds(1'800'000'000));
+  r.renew_time = WallTime(seconds(1'800'000'010)) + std::chrono::microseconds(5);
+  r.lease_transitions = 3;
+  Json lease = {{"metadata", {{"name", "x"}}}};
+  LeaseRecordToJson(r, &lease);
+  EXPECT_EQ(lease["spec"]["renewTime"], "2027-01-15T08:00:10.000005Z");
+  LeaseRecord back = LeaseRecordFromJson(lease);
+  EXPECT_EQ(back.holder, "a");
+  EXPECT_EQ(back.lease_duration_seconds, 15);
+  EXPECT_EQ(back.renew_time, r.renew_time);
+  EXPECT_EQ(back.lease_transitions, 3);
+  r.holder.clear();
+  LeaseRecordToJson(r, &lease);
+  EXPECT_FALSE(lease["spec"].contains("holderIdentity"));
+}
+
+TEST(LeaderElectionConfigTest, Validation) {
+  LeaderElectionConfig c;
+  c.lease_namespace = "ns";
+  c.lease_name = "l";
+  c.identity = "me";
+  EXPECT_TRUE(ValidateLeaderElectionConfig(c).ok());
+  auto bad = c;
+  bad.identity.clear();
+  EXPECT_NE(ValidateLeaderElectionConfig(bad).message().find("identity"), std::string::npos);
+  bad = c;
+  bad.renew_deadline = bad.lease_duration;
+  EXPECT_NE(ValidateLeaderElectionConfig(bad).message().find("renew_deadline"), std::string::npos);
+  bad = c;
+  bad.retry_period = bad.renew_deadline;
+  EXPECT_FALSE(ValidateLeaderElectionConfig(bad).ok());
+  FakeClient client;
+  EXPECT_FALSE(LeaderElector::Create(client, bad).ok());
+}
+
+TEST(LeaderElectorTest, AcquiresByCreatingTheLeaseAndRenews) {
+  FakeClient client;
+  FakeClock clock;
+  Candidate a(client, clock, "a");
+  a.Start();
+  ASSERT_TRUE(Eventually([&] { return a.elector->IsLeader() && a.started == 1; }));
+  LeaseRecord l = Lease(client);
+  EXPECT_EQ(l.holder, "a");
+  EXPECT_EQ(l.lease_duration_seconds, 15);
+  EXPECT_EQ(l.lease_transitions, 0);
+  EXPECT_EQ(a.Leaders(), std::vector<std::string>{"a"});
+  const WallTime first_renew = *l.renew_time;
+  ASSERT_TRUE(AdvanceUntil(clock, milliseconds(500),
+                           [&] { return *Lease(client).renew_time > first_renew; }));
+  EXPECT_EQ(Lease(client).acquire_time, l.acquire_time);  // a renewal keeps acquireTime
+  a.Stop();
+  EXPECT_EQ(a.stopped, 1);
+  EXPECT_TRUE(a.work_stopped);
+}
+
+TEST(LeaderElectorTest, ExactlyOneOfTwoLeadsAndTheOtherTakesOverAfterExpiry) {
+  FakeClient client;
+  FakeClock clock;
+  Candidate a(client, clock, "a", /*release=*/false);
+  a.Start();
+  ASSERT_TRUE(Eventually([&] { return a.elector->IsLeader(); }));
+  Candidate b(client, clock, "b");
+  b.Start();
+  // b keeps trying for several lease renewals and never leads.
+  ASSERT_TRUE(AdvanceUntil(clock, milliseconds(500), [&] {
+    return b.Leaders() == std::vector<std::string>{"a"} &&
+           clock.Now() > Clock::TimePoint() + std::chrono::hours(1000) + seconds(30);
+  }));
+  EXPECT_TRUE(a.elector->IsLeader());
+  EXPECT_FALSE(b.elector->IsLeader());
+  EXPECT_EQ(b.started, 0);
+
+  // a dies without releasing: b takes over once the lease expires.
+  a.Stop();
+  EXPECT_EQ(Lease(client).holder, "a");
+  auto took = AdvanceUntil(clock, milliseconds(250), [&] { return b.elector->IsLeader(); });
+  ASSERT_TRUE(took);
+  EXPECT_LE(*took, seconds(15) + seconds(2) + seconds(1));  // lease + retry period (+ step)
+  LeaseRecord l = Lease(client);
+  EXPECT_EQ(l.holder, "b");
+  EXPECT_EQ(l.lease_transitions, 1);
+  ASSERT_TRUE(Eventually([&] { return b.started == 1; }));
+  EXPECT_EQ(b.Leaders(), (std::vector<std::string>{"a", "b"}));
+  b.Stop();
+}
+
+TEST(LeaderElectorTest, GracefulReleaseHandsOverAtTheNextRetry) {
+  FakeClient client;
+  FakeClock clock;
+  Candidate a(client, clock, "a");
+  a.Start();
+  ASSERT_TRUE(Eventually([&] { return a.elector->IsLeader(); }));
+  Candidate b(client, clock, "b");
+  b.Start();
+  ASSERT_TRUE(Eventually([&] { return b.Leaders() == std::vector<std::string>{"a"}; }));
+  a.Stop();
+  LeaseRecord released = Lease(client);
+  EXPECT_EQ(released.holder, "");
+  EXPECT_EQ(released.lease_duration_seconds, 1);
+  auto took = AdvanceUntil(clock, milliseconds(250), [&] { return b.elector->IsLeader(); });
+  ASSERT_TRUE(took);
+  EXPECT_LE(*took, seconds(2) + seconds(1));  // one retry period, not a lease duration
+  EXPECT_EQ(Lease(client).holder, "b");
+  b.Stop();
+}
+
+TEST(LeaderElectorTest, LosesLeadershipWhenRenewalsFailPastTheDeadline) {
+  FakeClient client;
+  FakeClock clock;
+  Candidate a(client, clock, "a");
+  a.Start();
+  ASSERT_TRUE(Eventually([&] { return a.elector->IsLeader() && a.started == 1; }));
+  client.SetReactor([](const FakeAction& act) {
+    return act.verb == "update" ? UnavailableError("apiserver down") : OkStatus();
+  });
+  const Clock::TimePoint failing_since = clock.Now();
+  auto lost = AdvanceUntil(clock, milliseconds(250), [&] { return a.stopped == 1; });
+  ASSERT_TRUE(lost);
+  EXPECT_GE(clock.Now() - failing_since, seconds(10));  // kept leading until the deadline
+  EXPECT_LT(*lost, seconds(15));                        // and stopped before the lease expired
+  EXPECT_FALSE(a.elector->IsLeader());
+  EXPECT_TRUE(a.work_stopped);
+  a.thread.join();  // Run returned on its own
+}
+
+TEST(LeaderElectorTest, LosesAtOnceWhenAnotherHolderIsSeen) {
+  FakeClient client;
+  FakeClock clock;
+  Candidate a(client, clock, "a");
+  a.Start();
+  ASSERT_TRUE(Eventually([&] { return a.elector->IsLeader(); }));
+  ASSERT_TRUE(client
+                  .Patch(resources::kLeases, kNs, kName, PatchType::kMerge,
+                         {{"spec", {{"holderIdentity", "intruder"}}}})
+                  .ok());
+  ASSERT_TRUE(AdvanceUntil(clock, milliseconds(250), [&] { return a.stopped == 1; }));
+  EXPECT_EQ(a.elector->GetLeader(), "intruder");
+  a.thread.join();
+}
+
+TEST(LeaderElectorTest, ConflictIsRetriedNextPeriod) {
+  FakeClient client;
+  FakeClock clock;
+  std::atomic<int> conflicts{0};
+  client.SetReactor([&](const FakeAction& act) {
+    if (act.verb == "update" && conflicts.fetch_add(1) < 2) return ConflictError("modified");
+    return OkStatus();
+  });
+  // Pre-existing, expired lease of someone else: taking it needs an Update.
+  Json lease = {{"metadata", {{"name", kName}, {"namespace", kNs}}}};
+  LeaseRecord old;
+  old.holder = "gone";
+  old.lease_duration_seconds = 15;
+  old.renew_time = clock.WallNow() - seconds(60);
+  old.lease_transitions = 4;
+  LeaseRecordToJson(old, &lease);
+  ASSERT_TRUE(client.Create(resources::kLeases, kNs, lease).ok());
+  Candidate a(client, clock, "a");
+  a.Start();
+  ASSERT_TRUE(AdvanceUntil(clock, milliseconds(500), [&] { return a.elector->IsLeader(); }));
+  EXPECT_GE(conflicts, 3);
+  EXPECT_EQ(Lease(client).lease_transitions, 5);
+  a.Stop();
+}
+
+}  // namespace
+}  // namespace kc::kube
