@@ -1,0 +1,156 @@
+// Structure checks of crds/kernelcache.kernelcache.io.yaml without a
+// cluster: names, printer columns, a description on every field, and that
+// every field core/api_types writes exists in the schema (the API server
+// prunes unknown fields of a structural schema, so a field missing here
+// would be silently dropped from status). tests/operator runs the CRD
+// against the real API server.
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/api_types.h"
+
+namespace kc::op {
+namespace {
+
+using Json = nlohmann::json;
+
+Json ToJson(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Map: {
+      Json j = Json::object();
+      for (const auto& kv : n) j[kv.first.as<std::string>()] = ToJson(kv.second);
+      return j;
+    }
+    case YAML::NodeType::Sequence: {
+      Json j = Json::array();
+      for (const auto& v : n) j.push_back(ToJson(v));
+      return j;
+    }
+    case YAML::NodeType::Scalar:
+      return n.as<std::string>();
+    default:
+      return nullptr;
+  }
+}
+
+Json Crd() {
+  return ToJson(
+      YAML::LoadFile(std::string(KC_SOURCE_DIR) + "/crds/kernelcache.kernelcache.io.yaml"));
+}
+
+const Json& Schema(const Json& crd) {
+  return crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+}
+
+TEST(Crd, Names) {
+  Json crd = Crd();
+  EXPECT_EQ(crd["metadata"]["name"], "kernelcaches.kernelcache.io");
+  EXPECT_EQ(crd["spec"]["group"], "kernelcache.io");
+  EXPECT_EQ(crd["spec"]["scope"], "Namespaced");
+  EXPECT_EQ(crd["spec"]["names"]["kind"], "KernelCache");
+  EXPECT_EQ(crd["spec"]["names"]["shortNames"], Json::array({"kcache"}));
+  EXPECT_EQ(crd["spec"]["names"]["categories"], Json::array({"all"}));
+  const Json& v = crd["spec"]["versions"][0];
+  EXPECT_EQ(v["name"], "v1alpha1");
+  EXPECT_TRUE(v["subresources"].contains("status"));
+  std::vector<std::string> columns;
+  for (const auto& c : v["additionalPrinterColumns"]) columns.push_back(c["name"]);
+  EXPECT_EQ(columns, (std::vector<std::string>{"Ready", "Phase", "Size", "Age"}));
+}
+
+TEST(Crd, EveryFieldHasADescription) {
+  Json crd = Crd();
+  std::vector<std::string> missing;
+  std::function<void(const Json&, const std::string&)> walk = [&](const Json& s,
+                                                                  const std::string& path) {
+    if (!s.contains("description") && path != ".metadata") missing.push_back(path);
+    if (s.contains("properties")) {
+      for (const auto& [k, v] : s["properties"].items()) walk(v, path + "." + k);
+    }
+    if (s.contains("items")) walk(s["items"], path + "[]");
+  };
+  walk(Schema(crd), "");
+  EXPECT_TRUE(missing.empty()) << missing[0];
+}
+
+TEST(Crd, CelRulesNameTheField) {
+  Json crd = Crd();
+  int rules = 0;
+  std::function<void(const Json&)> walk = [&](const Json& s) {
+    if (s.contains("x-kubernetes-validations")) {
+      for (const auto& r : s["x-kubernetes-validations"]) {
+        ++rules;
+        EXPECT_EQ(r["message"].get<std::string>().rfind("spec.", 0), 0u) << r["message"];
+      }
+    }
+    if (s.contains("properties")) {
+      for (const auto& [k, v] : s["properties"].items()) walk(v);
+    }
+    if (s.contains("items")) walk(s["items"]);
+  };
+  walk(Schema(crd));
+  EXPECT_GE(rules, 5);
+}
+
+// Every key in `value` must be declared in `schema` (unless the schema
+// preserves unknown fields there).
+void ExpectDeclared(const Json& schema, const Json& value, const std::string& path) {
+  if (schema.contains("x-kubernetes-preserve-unknown-fields")) return;
+  if (value.is_object()) {
+    if (schema.contains("additionalProperties")) return;
+    ASSERT_TRUE(schema.contains("properties")) << path << " has no properties in the schema";
+    for (const auto& [k, v] : value.items()) {
+      ASSERT_TRUE(schema["properties"].contains(k)) << path << "." << k << " is not in the CRD";
+      ExpectDeclared(schema["properties"][k], v, path + "." + k);
+    }
+  } else if (value.is_array()) {
+    for (const auto& v : value) ExpectDeclared(schema["items"], v, path + "[]");
+  }
+}
+
+TEST(Crd, EveryFieldWeWriteIsDeclared) {
+  core::KernelCache kc;
+  kc.metadata.name = "llama";
+  kc.spec.pod_selector.match_labels = {{"app", "llama"}};
+  kc.spec.pod_selector.match_expressions = {{"tier", "In", {"gpu"}}};
+  kc.spec.node_selector = {{"a", "b"}};
+  kc.spec.tolerations = {{{"key", "k"}, {"operator", "Exists"}}};
+  kc.spec.image = "i";
+  kc.spec.runtime = {{"pytorch", "2.11.0"}};
+  kc.spec.warmup.command = {"x"};
+  kc.spec.warmup.args = {"y"};
+  kc.spec.warmup.env = {{{"name", "A"}, {"value", "b"}}};
+  kc.spec.warmup.shapes = {{{"batch", 1}}};
+  kc.spec.warmup.resources = {{"limits", {{"cpu", "1"}}}};
+  kc.spec.storage = {"nfs", "20Gi", "c"};
+  kc.spec.retention = {"24h", "10Gi", "168h"};
+  core::Condition c{"Ready", "True", "R", "m", 1, {}};
+  kc.status.conditions = {c};
+  kc.status.phase = "Ready";
+  kc.status.ready = "1/1";
+  kc.status.size = "1Gi";
+  kc.status.claim_name = "c";
+  core::FingerprintStatus f;
+  f.id = "0123456789abcdef";
+  f.job = "j";
+  f.manifest_digest = "d";
+  f.ready_at = f.stale_since = f.last_failure_time = f.last_transition_time =
+      std::chrono::system_clock::now();
+  f.last_failure = "x";
+  f.warm_generation = 1;
+  f.job_uid = "u";
+  kc.status.fingerprints = {f};
+  Json j = core::KernelCacheToJson(kc);
+  j.erase("metadata");
+  j.erase("apiVersion");
+  j.erase("kind");
+  ExpectDeclared(Schema(Crd()), j, "");
+}
+
+}  // namespace
+}  // namespace kc::op
