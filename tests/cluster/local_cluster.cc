@@ -164,7 +164,7 @@ Status EnsureBinaries(bool with_kwok) {
   if (!EnvIsSet("KC_BUILD_IF_MISSING")) {
     return FailedPreconditionError(
         "the local control plane binaries are not built (" + r.out +
-        "). Run tests/cluster/build.sh once (first build: 30-60 minutes on 2 cores; "
+        "). Run tests/cluster/build.sh once (first build: ~20-25 minutes on 2 cores; "
         "later runs: seconds), or set KC_BUILD_IF_MISSING=1 to build them here.");
   }
   std::cerr << "[LocalCluster] binaries missing; running " << BuildScriptPath()

@@ -9,7 +9,7 @@
 // - The binaries come from the cache that tests/cluster/build.sh fills
 //   (${KC_CACHE_DIR:-$HOME/.cache/kernelcache}/bin/<component>-<version>/).
 //   When they are missing, Start() fails with FailedPrecondition telling you
-//   to run tests/cluster/build.sh (the first build takes 30-60 minutes on two
+//   to run tests/cluster/build.sh (the first build takes ~20-25 minutes on two
 //   cores); set KC_BUILD_IF_MISSING=1 to have Start() run it instead.
 // - The components are tied to this process: if the test process dies
 //   without calling the destructor, a watchdog started by cluster.sh stops
