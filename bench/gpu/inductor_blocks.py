@@ -49,6 +49,10 @@ def main():
                                    "eager_steady_ms": eager, "rel_err_vs_eager": err})
     res["all_buckets_first_pass_ms"] = (time.perf_counter() - t_ready) * 1000.0
     res["first_batch_ms"] = res["buckets"][0]["first_ms"]
+    try:
+        res["compile_times"] = torch._dynamo.utils.compile_times(repr="str", aggregate=True)
+    except Exception as e:  # the signature moved between releases
+        res["compile_times"] = repr(e)
     res["counters"] = {k: dict(v) for k, v in counters.items()
                        if k in ("inductor", "aot_autograd", "stats")}
     ind = counters["inductor"]

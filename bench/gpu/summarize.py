@@ -91,7 +91,7 @@ def main():
         for m in ("shared", "copy"):
             if m in i:
                 i[m]["first_batch_overhead_cut"] = 1 - i[m]["first_batch_overhead_ms"] / c
-    runs = [res[k] for k in res if k.startswith("aoti-run-") and res[k].get("ok")]
+    runs = [res[k] for k in sorted(res) if k.startswith("aoti-run-") and res[k].get("ok")]
     if runs:
         S["aoti"] = {"load_ms": [r["load_ms"] for r in runs],
                      "first_run_ms": [r["first_run_ms"] for r in runs],
@@ -100,9 +100,54 @@ def main():
         if "aoti-build" in res:
             S["aoti"]["build"] = {k: res["aoti-build"].get(k) for k in
                                   ("export_ms", "compile_ms", "bytes", "rel_err_vs_eager")}
-    for k in res:
-        if k.startswith(("initwarm-", "ladder-", "probe")):
-            S.setdefault("initwarm", {})[k] = res[k]
+    iw = {}
+    for k in sorted(res):
+        if not k.startswith("initwarm-"):
+            continue
+        r = res[k]
+        j = r.get("json") or {}
+        e = {"rc": r.get("rc"), "wall_ms": round(r.get("wall_ms", 0), 1)}
+        if isinstance(j, dict):
+            for key in ("ok", "passed", "finding", "bytes", "files", "cubins_loaded", "kernels",
+                        "level", "error", "load_ms", "first_run_ms", "steady_run_ms",
+                        "fingerprint", "durations", "notes"):
+                if key in j:
+                    e[key] = j[key]
+        if r.get("rc") and not j:
+            e["stderr"] = (r.get("stderr_tail") or "").strip().splitlines()[-1:] or ""
+        if "quarantined_to" in r:
+            e["quarantined_to"] = r["quarantined_to"]
+            e["reason"] = (r.get("reason_file") or "").splitlines()[:1]
+        iw[k[len("initwarm-"):]] = e
+    S["initwarm"] = iw
+    if "probe-compare" in res:
+        S["probe_vs_nvidia_smi"] = res["probe-compare"]
+    # Goal: wait's validation time <= 5% of the compile time it saves.
+    g = S.setdefault("goals", {})
+    for w, key in (("triton", "first_pass_ms"), ("inductor", "all_buckets_first_pass_ms")):
+        ws = S.get(w, {})
+        if "cold" in ws and "shared" in ws:
+            saved = ws["cold"]["process_wall_ms"] - ws["shared"]["process_wall_ms"]
+            for mode in ("shared", "copy"):
+                wt = iw.get(f"wait-{mode}-{w}", {}).get("wall_ms")
+                if wt is not None and saved > 0:
+                    g[f"{w}_wait_{mode}_over_saved"] = wt / saved
+            g[f"{w}_saved_per_process_ms"] = saved
+    t = S.get("triton", {})
+    for m in ("shared", "copy"):
+        if "new_shape_overhead_cut" in t.get(m, {}):
+            g[f"triton_new_shape_overhead_cut_{m}"] = t[m]["new_shape_overhead_cut"]
+    i = S.get("inductor", {})
+    for m in ("shared", "copy"):
+        if "first_batch_overhead_cut" in i.get(m, {}):
+            g[f"inductor_first_batch_overhead_cut_{m}"] = i[m]["first_batch_overhead_cut"]
+    for name in ("aoti-run-1", "aoti-run-2", "aoti-prime", "aoti-eager"):
+        r = res.get(name)
+        if r and r.get("ok"):
+            g[f"{name}_first_over_steady"] = r["first_run_ms"] / r["steady_run_ms"]
+            S.setdefault("aoti_runs", {})[name] = {
+                k: r.get(k) for k in ("load_ms", "prime_ms", "first_run_ms", "second_run_ms",
+                                      "steady_run_ms")}
     if "--table" in sys.argv:
         print(json.dumps(S, indent=1, sort_keys=True, default=str)[:12000])
     else:
