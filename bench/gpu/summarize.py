@@ -70,7 +70,7 @@ def main():
     for w, fn, key in (("triton", triton_metrics, "new_shape_overhead_ms_total"),
                        ("inductor", inductor_metrics, "first_batch_overhead_ms")):
         S[w] = {}
-        for mode in ("warmup", "cold", "shared", "copy"):
+        for mode in ("warmup", "cold", "shared", "copy", "copy-ct1"):
             r = res.get(f"{w}-{mode}")
             if r and fn(r):
                 S[w][mode] = fn(r)
@@ -88,7 +88,7 @@ def main():
     i = S.get("inductor", {})
     if "cold" in i:
         c = i["cold"]["first_batch_overhead_ms"]
-        for m in ("shared", "copy"):
+        for m in ("shared", "copy", "copy-ct1"):
             if m in i:
                 i[m]["first_batch_overhead_cut"] = 1 - i[m]["first_batch_overhead_ms"] / c
     runs = [res[k] for k in sorted(res) if k.startswith("aoti-run-") and res[k].get("ok")]
@@ -138,7 +138,7 @@ def main():
         if "new_shape_overhead_cut" in t.get(m, {}):
             g[f"triton_new_shape_overhead_cut_{m}"] = t[m]["new_shape_overhead_cut"]
     i = S.get("inductor", {})
-    for m in ("shared", "copy"):
+    for m in ("shared", "copy", "copy-ct1"):
         if "first_batch_overhead_cut" in i.get(m, {}):
             g[f"inductor_first_batch_overhead_cut_{m}"] = i[m]["first_batch_overhead_cut"]
     for name in ("aoti-run-1", "aoti-run-2", "aoti-prime", "aoti-eager"):
