@@ -165,7 +165,8 @@ TEST(CrdIntegration, BuiltObjectsAreAccepted) {
   kc.spec.storage.size = "20Gi";
   Settings s;
   const std::vector<Json> objects = {
-      BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", 2,
+      BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"},
+                     2,
                      {{{"nvidia.com/gpu.product", "NVIDIA-H200"}, {"kubernetes.io/arch", "amd64"}},
                       {{"nvidia.com/gpu.product", "NVIDIA-H200-SHARED"}}},
                      s),

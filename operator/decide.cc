@@ -514,7 +514,7 @@ class Decider {
     Action a;
     a.kind = Action::Kind::kCreateJob;
     a.name = name;
-    a.object = BuildWarmupJob(kc_, f.id, f.warm_generation, g.label_sets, obs_.settings);
+    a.object = BuildWarmupJob(kc_, f.id, g.facts, f.warm_generation, g.label_sets, obs_.settings);
     plan_.actions.push_back(std::move(a));
     f.job = name;
     if (f.state != st::kReady) SetState(f, st::kWarming);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/fingerprint.h"
+#include "core/manifest.h"
 #include "operator/names.h"
 
 namespace kc::op {
@@ -128,18 +129,20 @@ Json OwnerReference(const core::KernelCache& kc) {
           {"uid", kc.metadata.uid},          {"controller", true},  {"blockOwnerDeletion", true}};
 }
 
-Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id, int32_t warm_generation,
+Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
+                    const core::NodeFacts& node, int32_t warm_generation,
                     const std::vector<std::map<std::string, std::string>>& label_sets,
                     const Settings& settings) {
   const auto& spec = kc.spec;
-  std::vector<std::string> base_args = {std::string("--root=") + kCacheMountPath,
-                                        std::string("--view=") + kViewPath,
-                                        "--fingerprint=" + fp_id, "--staging-id=$(KC_JOB_UID)"};
-  std::vector<std::string> prepare_args = {"prepare"};
-  prepare_args.insert(prepare_args.end(), base_args.begin(), base_args.end());
-  std::vector<std::string> seal_args = {"seal"};
-  seal_args.insert(seal_args.end(), base_args.begin(), base_args.end());
-  seal_args.emplace_back("--termination-log=/dev/termination-log");
+  const std::string root = std::string("--root=") + kCacheMountPath;
+  std::vector<std::string> prepare_args = {"prepare", root, std::string("--view=") + kViewPath,
+                                           "--fingerprint=" + fp_id, "--staging-id=$(KC_JOB_UID)"};
+  std::vector<std::string> seal_args = {"seal",
+                                        root,
+                                        "--fingerprint=" + fp_id,
+                                        "--staging-id=$(KC_JOB_UID)",
+                                        "--termination-log=/dev/termination-log",
+                                        "--replace"};
 
   // The user's warmup container.
   std::set<std::string> reserved;
@@ -168,6 +171,9 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id, int32
   if (!spec.warmup.args.empty()) warmup["args"] = spec.warmup.args;
 
   Json seal = InitwarmContainer("seal", settings, seal_args);
+  seal["env"].push_back({{"name", "KC_NODE_FACTS"}, {"value", core::NodeFactsToJson(node)}});
+  seal["env"].push_back({{"name", "KC_RUNTIME_FACTS"},
+                         {"value", core::RuntimeFactsToJson(core::RuntimeFactsFor(spec))}});
   seal["resources"]["limits"]["nvidia.com/gpu"] = "1";
 
   Json pod = {{"restartPolicy", "Never"},

@@ -8,8 +8,12 @@
 //        (minus the cache-view names) + the cache-view environment + KC_WARMUP_SHAPES
 //        (JSON array of spec.warmup.shapes) + KC_FINGERPRINT + KC_NODE_NAME;
 //        resources = spec.warmup.resources with nvidia.com/gpu limited to 1.
-//   main "seal":    <initwarm image> initwarm seal --root=... --view=... --fingerprint=<id>
-//        --staging-id=$(KC_JOB_UID) --termination-log=/dev/termination-log;
+//   main "seal":    <initwarm image> initwarm seal --root=... --fingerprint=<id>
+//        --staging-id=$(KC_JOB_UID) --termination-log=/dev/termination-log --replace,
+//        env KC_NODE_FACTS / KC_RUNTIME_FACTS (core/manifest.h JSON) so seal recomputes
+//        the fingerprint, refuses a mismatch and records the inputs in the manifest;
+//        --replace: a purge re-warm or a retry after a lost result replaces (and
+//        quarantines) a READY cache of the same fingerprint;
 //        nvidia.com/gpu: 1 as well (the kubelet hands it the init container's
 //        device, so seal can cross-check the node with the probe; the pod
 //        still asks for one GPU: max(init, sum(main))).
@@ -47,10 +51,11 @@ const std::vector<std::pair<std::string, std::string>>& CacheViewEnv();
 // metadata.ownerReferences entry pointing at the KernelCache (controller).
 Json OwnerReference(const core::KernelCache& kc);
 
-// The warmup Job for fingerprint `fp_id`. `label_sets`: the
-// core::FingerprintLabels of the fingerprint's eligible nodes (deduplicated
-// by the caller; must not be empty).
-Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id, int32_t warm_generation,
+// The warmup Job for fingerprint `fp_id` of node part `node`. `label_sets`:
+// the core::FingerprintLabels of the fingerprint's eligible nodes
+// (deduplicated by the caller; must not be empty).
+Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
+                    const core::NodeFacts& node, int32_t warm_generation,
                     const std::vector<std::map<std::string, std::string>>& label_sets,
                     const Settings& settings);
 

@@ -28,6 +28,8 @@ core::KernelCache Kc() {
   return kc;
 }
 
+core::NodeFacts H200() { return {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"}; }
+
 const Json* FindByName(const Json& list, const std::string& name) {
   for (const auto& e : list) {
     if (e.value("name", "") == name) return &e;
@@ -40,7 +42,7 @@ TEST(WarmupJob, Shape) {
   settings.initwarm_image = "ghcr.io/kc/initwarm:1";
   std::vector<std::map<std::string, std::string>> sets = {
       {{"nvidia.com/gpu.product", "NVIDIA-H200"}, {"nvidia.com/gpu.compute.major", "9"}}};
-  Json job = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", 0, sets, settings);
+  Json job = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", H200(), 0, sets, settings);
   EXPECT_EQ(job["metadata"]["name"], "llama-warm-3f9a1c2b7d4e5f60");
   EXPECT_EQ(job["metadata"]["namespace"], "ml");
   EXPECT_EQ(job["metadata"]["labels"][kLabelName], "llama");
@@ -87,6 +89,18 @@ TEST(WarmupJob, Shape) {
   EXPECT_EQ(seal["name"], kSealContainer);
   EXPECT_EQ(seal["args"][0], "seal");
   EXPECT_EQ(seal["terminationMessagePath"], "/dev/termination-log");
+  EXPECT_NE(std::find(seal["args"].begin(), seal["args"].end(), Json("--replace")),
+            seal["args"].end());
+  // seal recomputes the fingerprint from these and refuses a mismatch.
+  const Json node =
+      Json::parse((*FindByName(seal["env"], "KC_NODE_FACTS"))["value"].get<std::string>());
+  EXPECT_EQ(node["gpuProduct"], "NVIDIA-H200");
+  EXPECT_EQ(node["driver"], "580.159.04");
+  const Json runtime =
+      Json::parse((*FindByName(seal["env"], "KC_RUNTIME_FACTS"))["value"].get<std::string>());
+  EXPECT_EQ(runtime["image"], "registry.example/llama@sha256:abc");
+  EXPECT_EQ((*FindByName(seal["env"], "KC_JOB_UID"))["valueFrom"]["fieldRef"]["fieldPath"],
+            "metadata.labels['batch.kubernetes.io/controller-uid']");
 
   EXPECT_EQ((*FindByName(pod["volumes"], "cache"))["persistentVolumeClaim"]["claimName"],
             "llama-cache");
@@ -97,7 +111,7 @@ TEST(WarmupJob, AffinityOrsLabelSetsAndExcludesDriverUpgrades) {
   std::vector<std::map<std::string, std::string>> sets = {
       {{"nvidia.com/gpu.product", "NVIDIA-H200"}},
       {{"nvidia.com/gpu.product", "NVIDIA-H200-SHARED"}}};
-  Json job = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", 1, sets, Settings{});
+  Json job = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", H200(), 1, sets, Settings{});
   EXPECT_EQ(job["metadata"]["name"], "llama-warm-3f9a1c2b7d4e5f60-g1");
   const Json& terms = job["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]
                          ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"];
