@@ -240,11 +240,18 @@ StatusOr<core::NodeFacts> NodeFactsFromDevices(const std::vector<GpuDevice>& dev
     std::string product = core::GfdProductName(d.nvml_name, d.mig_profile);
     std::string cc = std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
     if (product != f.gpu_product || cc != f.compute_capability) {
-      return FailedPreconditionError(
-          "this node has GPUs of different kinds (" + f.gpu_product + " sm " +
-          f.compute_capability + " and " + product + " sm " + cc +
+      std::string msg = "this node has GPUs of different kinds (";
+      msg += f.gpu_product;
+      msg += " sm ";
+      msg += f.compute_capability;
+      msg += " and ";
+      msg += product;
+      msg += " sm ";
+      msg += cc;
+      msg +=
           "); a node must have one GPU kind to have one fingerprint: give the container "
-          "GPUs of one kind (or, with MIG, use the single strategy)");
+          "GPUs of one kind (or, with MIG, use the single strategy)";
+      return FailedPreconditionError(msg);
     }
   }
   f.driver_version = std::string(driver_version);
