@@ -34,6 +34,7 @@ def triton_metrics(r):
             "autotuned_first_pass_ms": r["autotuned_first_pass_ms"],
             "first_pass_ms": r["first_pass_ms"],
             "process_wall_ms": r["process_wall_ms"],
+            "ttfb_ms": r.get("ttfb_ms"),
             "compiled_files_new": r["compiled_files_new"]}
 
 
@@ -47,6 +48,9 @@ def inductor_metrics(r):
             "bucket_steady_ms": [x["steady_ms"] for x in b],
             "all_buckets_first_pass_ms": r["all_buckets_first_pass_ms"],
             "process_wall_ms": r["process_wall_ms"],
+            "ttfb_ms": r.get("ttfb_ms"),
+            "setup_before_first_call_ms": r.get("setup_before_first_call_ms"),
+            "compile_times": r.get("compile_times"),
             "fxgraph_cache_hit": r["fxgraph_cache_hit"],
             "fxgraph_cache_miss": r["fxgraph_cache_miss"],
             "compiled_files_new": r["compiled_files_new"]}

@@ -197,6 +197,7 @@ def main():
                 ms, _ = common.timed(fn, sync)
                 if first_launch_ms is None:
                     first_launch_ms = ms
+                    result["ttfb_ms"] = (time.perf_counter() - common.T_PROCESS_START) * 1000.0
                     steady = common.steady_ms(fn, sync, n=5)
                     calls.append({"kernel": name, "shape": [B, T, H, K], "dtype": str(dtype),
                                   "first_ms": ms, "steady_ms": steady, "first_in_process": True})
