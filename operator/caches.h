@@ -1,0 +1,33 @@
+// Caches: read access to the informer stores the reconciler and the resolve
+// endpoint work from (never the API server). With a namespace list there is
+// one store per namespace for each namespaced kind; lookups search them all.
+// Tests fill kube::Store objects directly.
+// Thread-safe (the stores are).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kube/store.h"
+
+namespace kc::op {
+
+struct Caches {
+  std::vector<const kube::Store*> kernelcaches;
+  std::vector<const kube::Store*> nodes;
+  std::vector<const kube::Store*> jobs;
+  std::vector<const kube::Store*> pods;
+  std::vector<const kube::Store*> pvcs;
+
+  // By "<ns>/<name>" (or "<name>" for nodes).
+  static std::optional<kube::Json> Get(const std::vector<const kube::Store*>& stores,
+                                       const std::string& key);
+  static std::vector<kube::Json> All(const std::vector<const kube::Store*>& stores);
+  // Objects in namespace `ns` carrying label key=value (kube::kLabelIndex).
+  static std::vector<kube::Json> ByLabel(const std::vector<const kube::Store*>& stores,
+                                         const std::string& ns, const std::string& key,
+                                         const std::string& value);
+};
+
+}  // namespace kc::op

@@ -1,0 +1,243 @@
+#include "operator/controller.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+
+#include "core/api_types.h"
+#include "operator/views.h"
+
+namespace kc::op {
+namespace {
+
+using Json = kube::Json;
+
+std::map<std::string, std::string> StringMap(const Json& j) {
+  std::map<std::string, std::string> out;
+  if (!j.is_object()) return out;
+  for (const auto& [k, v] : j.items()) {
+    if (v.is_string()) out[k] = v.get<std::string>();
+  }
+  return out;
+}
+
+bool NodeRelevantChange(const Json& a, const Json& b) {
+  NodeView x = NodeViewFromJson(a), y = NodeViewFromJson(b);
+  return x.labels != y.labels || x.unschedulable != y.unschedulable || x.ready != y.ready ||
+         x.gpu_allocatable != y.gpu_allocatable;
+}
+
+}  // namespace
+
+Controller::Controller(kube::Client& client, ControllerOptions options, OperatorMetrics* metrics,
+                       Logger logger)
+    : client_(client), options_(std::move(options)), metrics_(metrics), logger_(std::move(logger)) {
+  kube::WorkQueue::Options qo;
+  qo.name = options_.queue_name;
+  queue_ = std::make_unique<kube::WorkQueue>(std::move(qo));
+
+  std::vector<std::string> namespaces = options_.namespaces;
+  if (namespaces.empty()) namespaces.push_back("");  // all
+  const std::string owned = kLabelName;              // "exists" selector
+  for (const std::string& ns : namespaces) {
+    auto& kcs = AddInformer(resources::KernelCaches(), ns, "", &caches_.kernelcaches);
+    kcs.AddEventHandler({
+        [this](const Json& o) { Enqueue(kube::ObjectKey(o)); },
+        [this](const Json&, const Json& o) { Enqueue(kube::ObjectKey(o)); },
+        [this](const Json& o, bool) { Enqueue(kube::ObjectKey(o)); },
+    });
+    auto& jobs = AddInformer(kube::resources::kJobs, ns, owned, &caches_.jobs);
+    jobs.AddEventHandler({
+        [this](const Json& o) { EnqueueByLabel(o); },
+        [this](const Json&, const Json& o) { EnqueueByLabel(o); },
+        [this](const Json& o, bool) { EnqueueByLabel(o); },
+    });
+    auto& pods = AddInformer(kube::resources::kPods, ns, owned, &caches_.pods);
+    pods.AddEventHandler({
+        [this](const Json& o) { EnqueueByLabel(o); },
+        [this](const Json&, const Json& o) { EnqueueByLabel(o); },
+        [this](const Json& o, bool) { EnqueueByLabel(o); },
+    });
+    auto& pvcs = AddInformer(kube::resources::kPersistentVolumeClaims, ns, "", &caches_.pvcs);
+    pvcs.AddEventHandler({
+        [this](const Json& o) { EnqueueForPvc(o); },
+        [this](const Json&, const Json& o) { EnqueueForPvc(o); },
+        [this](const Json& o, bool) { EnqueueForPvc(o); },
+    });
+  }
+  auto& nodes = AddInformer(kube::resources::kNodes, "", "", &caches_.nodes);
+  nodes.AddEventHandler({
+      [this](const Json& o) { EnqueueForNode(o); },
+      [this](const Json& old_node, const Json& new_node) {
+        if (!NodeRelevantChange(old_node, new_node)) return;
+        EnqueueForNode(old_node);
+        EnqueueForNode(new_node);
+      },
+      [this](const Json& o, bool) { EnqueueForNode(o); },
+  });
+
+  events_ = std::make_unique<ClientEventSink>(client_, logger_,
+                                              [] { return std::chrono::system_clock::now(); });
+  reconciler_ = std::make_unique<Reconciler>(client_, caches_, options_.settings, events_.get(),
+                                             metrics_, logger_);
+}
+
+Controller::~Controller() { Stop(); }
+
+kube::Informer& Controller::AddInformer(const kube::Resource& r, const std::string& ns,
+                                        const std::string& label_selector,
+                                        std::vector<const kube::Store*>* stores) {
+  kube::ListOptions sel;
+  sel.label_selector = label_selector;
+  kube::InformerOptions io;
+  io.resync_period = r.kind == core::kKind
+                         ? std::chrono::duration_cast<kube::Clock::Duration>(options_.resync_period)
+                         : kube::Clock::Duration::zero();
+  Logger log = logger_.With({{"informer", r.resource}, {"namespace", ns.empty() ? "*" : ns}});
+  io.on_error = [log](const Status& s) { log.Warn("informer error", {{"error", s.ToString()}}); };
+  informers_.push_back(std::make_unique<kube::Informer>(client_, r, ns, sel, io));
+  stores->push_back(&informers_.back()->store());
+  return *informers_.back();
+}
+
+void Controller::StartInformers() {
+  for (auto& inf : informers_) {
+    informer_threads_.emplace_back([inf = inf.get()](std::stop_token stop) { inf->Run(stop); });
+  }
+}
+
+bool Controller::HasSynced() const {
+  return std::all_of(informers_.begin(), informers_.end(),
+                     [](const auto& i) { return i->HasSynced(); });
+}
+
+bool Controller::WaitForSync(std::stop_token stop, std::chrono::milliseconds timeout) const {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (const auto& inf : informers_) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || !inf->WaitForSync(stop, left)) return false;
+  }
+  return true;
+}
+
+void Controller::Stop() {
+  for (auto& t : informer_threads_) t.request_stop();
+  informer_threads_.clear();  // joins
+}
+
+void Controller::Enqueue(const std::string& key) {
+  if (key.empty()) return;
+  queue_->Add(key);
+  if (metrics_ != nullptr) {
+    metrics_->CountQueueAdd(options_.queue_name);
+    metrics_->SetQueueDepth(options_.queue_name, static_cast<int>(queue_->Len()));
+  }
+}
+
+void Controller::EnqueueByLabel(const Json& obj) {
+  const Json& meta = obj["metadata"];
+  auto labels = StringMap(meta.value("labels", Json::object()));
+  auto it = labels.find(kLabelName);
+  if (it == labels.end()) return;
+  Enqueue(meta.value("namespace", "") + "/" + it->second);
+}
+
+void Controller::EnqueueForNode(const Json& node) {
+  auto labels = StringMap(node["metadata"].value("labels", Json::object()));
+  for (const Json& kc : Caches::All(caches_.kernelcaches)) {
+    auto selector =
+        StringMap(kc.value("spec", Json::object()).value("nodeSelector", Json::object()));
+    const bool match = std::all_of(selector.begin(), selector.end(), [&](const auto& kv) {
+      auto l = labels.find(kv.first);
+      return l != labels.end() && l->second == kv.second;
+    });
+    if (match) Enqueue(kube::ObjectKey(kc));
+  }
+}
+
+void Controller::EnqueueForPvc(const Json& pvc) {
+  const Json& meta = pvc["metadata"];
+  const std::string ns = meta.value("namespace", "");
+  const std::string name = meta.value("name", "");
+  for (const Json& ref : meta.value("ownerReferences", Json::array())) {
+    if (ref.value("kind", "") == core::kKind && ref.value("apiVersion", "") == core::kApiVersion) {
+      Enqueue(ns + "/" + ref.value("name", ""));
+    }
+  }
+  for (const Json& kc : Caches::All(caches_.kernelcaches)) {
+    if (kc["metadata"].value("namespace", "") != ns) continue;
+    const Json spec = kc.value("spec", Json::object());
+    if (spec.value("storage", Json::object()).value("existingClaim", "") == name) {
+      Enqueue(kube::ObjectKey(kc));
+    }
+  }
+}
+
+void Controller::Worker() {
+  const std::string& qn = options_.queue_name;
+  while (auto key = queue_->Get()) {
+    if (metrics_ != nullptr) metrics_->SetQueueDepth(qn, static_cast<int>(queue_->Len()));
+    const auto start = std::chrono::steady_clock::now();
+    ReconcileResult r = reconciler_->Reconcile(*key);
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::string result = "success";
+    if (!r.status.ok()) {
+      result = "error";
+      const int retries = queue_->NumRequeues(*key);
+      Json fields = {{"kernelcache", *key}, {"error", r.status.ToString()}, {"retries", retries}};
+      if (IsConflict(r.status)) {
+        logger_.Info("reconcile conflict, retrying with a fresher cache", fields);
+      } else {
+        logger_.Error("reconcile failed", fields);
+      }
+      queue_->AddRateLimited(*key);
+      if (metrics_ != nullptr) metrics_->CountQueueRetry(qn);
+    } else if (r.requeue_after) {
+      result = "requeue_after";
+      queue_->Forget(*key);
+      queue_->AddAfter(*key, std::chrono::duration_cast<kube::Clock::Duration>(
+                                 std::max(*r.requeue_after, std::chrono::seconds(1))));
+    } else {
+      queue_->Forget(*key);
+    }
+    if (metrics_ != nullptr) metrics_->ObserveReconcile(qn, result, secs);
+    queue_->Done(*key);
+  }
+}
+
+void Controller::RunWorkers(std::stop_token stop) {
+  logger_.Info("waiting for informer caches to sync");
+  if (!WaitForSync(stop, std::chrono::hours(24))) return;
+  logger_.Info("caches synced; starting workers", {{"workers", options_.workers}});
+  for (const Json& kc : Caches::All(caches_.kernelcaches)) Enqueue(kube::ObjectKey(kc));
+  std::vector<std::thread> workers;
+  for (int i = 0; i < options_.workers; ++i) workers.emplace_back([this] { Worker(); });
+  {
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, stop, [] { return false; });
+  }
+  logger_.Info("stopping workers: draining the queue");
+  queue_->ShutDownWithDrain();
+  for (auto& w : workers) w.join();
+  logger_.Info("workers stopped");
+}
+
+ResolveResponse Controller::Resolve(const ResolveQuery& q) const {
+  ResolveInputs in;
+  if (auto kc_json = Caches::Get(caches_.kernelcaches, q.ns + "/" + q.kernelcache)) {
+    Observed o = reconciler_->Observe(*kc_json);
+    in.kc = o.kc;
+    in.parse_errors = o.parse_errors;
+    in.nodes = o.nodes;
+    in.jobs = o.jobs;
+    in.pods = o.pods;
+  }
+  if (auto node = Caches::Get(caches_.nodes, q.node)) in.node = NodeViewFromJson(*node);
+  return op::Resolve(q, in, std::chrono::system_clock::now());
+}
+
+}  // namespace kc::op

@@ -1,0 +1,91 @@
+// Controller: informers on KernelCache, Node, Job, Pod and PVC; event
+// handlers that map every object back to the KernelCache key(s) it affects;
+// a rate-limited work queue; N workers running the Reconciler.
+//
+// Mapping (level-triggered: a key means "look at this KernelCache again"):
+//   KernelCache          -> itself
+//   Node                 -> every KernelCache whose spec.nodeSelector matches
+//                           the node's old or new labels (updates only when
+//                           labels, cordon, Ready, or GPU allocatable changed)
+//   Job, Pod             -> label kernelcache.io/name in the object's namespace
+//   PersistentVolumeClaim -> its KernelCache ownerReference, and every
+//                           KernelCache whose spec.storage.existingClaim names it
+//
+// Lifecycle: StartInformers() (every replica: the caches also serve
+// /v1/resolve and /readyz), then RunWorkers(stop) while leading; it waits
+// for the caches to sync, enqueues every KernelCache, runs the workers until
+// `stop`, then drains the queue (in-flight reconciles finish). Stop()
+// stops the informers and joins their threads.
+// Worker outcome: error -> AddRateLimited (backoff per key); requeue_after
+// -> Forget + AddAfter; success -> Forget.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kube/client.h"
+#include "kube/informer.h"
+#include "kube/workqueue.h"
+#include "operator/caches.h"
+#include "operator/decide.h"
+#include "operator/logging.h"
+#include "operator/metrics.h"
+#include "operator/reconciler.h"
+#include "operator/resolve.h"
+
+namespace kc::op {
+
+struct ControllerOptions {
+  std::vector<std::string> namespaces;  // empty: all namespaces
+  int workers = 2;
+  Settings settings;
+  std::chrono::seconds resync_period{600};
+  std::string queue_name = "kernelcache";
+};
+
+class Controller {
+ public:
+  Controller(kube::Client& client, ControllerOptions options, OperatorMetrics* metrics,
+             Logger logger);
+  ~Controller();
+  Controller(const Controller&) = delete;
+  Controller& operator=(const Controller&) = delete;
+
+  void StartInformers();
+  bool HasSynced() const;
+  bool WaitForSync(std::stop_token stop, std::chrono::milliseconds timeout) const;
+  void RunWorkers(std::stop_token stop);
+  void Stop();
+
+  // The /v1/resolve answer from the caches.
+  ResolveResponse Resolve(const ResolveQuery& query) const;
+
+  kube::WorkQueue& queue() { return *queue_; }
+
+ private:
+  kube::Informer& AddInformer(const kube::Resource& r, const std::string& ns,
+                              const std::string& label_selector,
+                              std::vector<const kube::Store*>* stores);
+  void Enqueue(const std::string& key);
+  void EnqueueForNode(const kube::Json& node);
+  void EnqueueByLabel(const kube::Json& obj);
+  void EnqueueForPvc(const kube::Json& pvc);
+  void Worker();
+
+  kube::Client& client_;
+  ControllerOptions options_;
+  OperatorMetrics* metrics_;
+  Logger logger_;
+  Caches caches_;
+  std::vector<std::unique_ptr<kube::Informer>> informers_;
+  std::vector<std::jthread> informer_threads_;
+  std::unique_ptr<kube::WorkQueue> queue_;
+  std::unique_ptr<ClientEventSink> events_;
+  std::unique_ptr<Reconciler> reconciler_;
+};
+
+}  // namespace kc::op

@@ -1,0 +1,125 @@
+// The controller's wiring on the in-memory FakeClient (kube/fake_client.h):
+// informers -> handlers -> queue -> workers -> Reconciler -> Decide -> client.
+// No cluster; the integration suite under tests/operator/ covers the real one.
+#include "operator/controller.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <thread>
+
+#include "kube/fake_client.h"
+
+namespace kc::op {
+namespace {
+
+using Json = kube::Json;
+using namespace std::chrono_literals;
+
+Json GpuNode(const std::string& name, const std::string& driver) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata",
+           {{"name", name},
+            {"labels",
+             {{"nvidia.com/gpu.present", "true"},
+              {"nvidia.com/gpu.product", "NVIDIA-H200"},
+              {"nvidia.com/gpu.compute.major", "9"},
+              {"nvidia.com/gpu.compute.minor", "0"},
+              {"nvidia.com/cuda.driver-version.full", driver},
+              {"nvidia.com/cuda.runtime-version.full", "13.0"},
+              {"nvidia.com/cuda.runtime-version.major", "13"},
+              {"nvidia.com/cuda.runtime-version.minor", "0"},
+              {"kubernetes.io/arch", "amd64"}}}}},
+          {"status",
+           {{"allocatable", {{"nvidia.com/gpu", "8"}}},
+            {"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+}
+
+Json KernelCacheObj() {
+  return {{"apiVersion", "kernelcache.io/v1alpha1"},
+          {"kind", "KernelCache"},
+          {"metadata", {{"name", "llama"}, {"namespace", "ml"}}},
+          {"spec",
+           {{"podSelector", {{"matchLabels", {{"app", "llama"}}}}},
+            {"nodeSelector", {{"nvidia.com/gpu.present", "true"}}},
+            {"image", "registry.example/llama@sha256:" + std::string(64, 'a')},
+            {"warmup", {{"command", {"python3", "/app/warmup.py"}}}},
+            {"storage", {{"size", "10Gi"}}}}}};
+}
+
+// Polls `pred` until it holds or `timeout` passes (real time; the fake's
+// work happens on other threads).
+template <typename Pred>
+bool Eventually(Pred pred, std::chrono::milliseconds timeout = 10s) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return pred();
+}
+
+std::vector<Json> Jobs(kube::FakeClient& fake) {
+  auto list = fake.List(kube::resources::kJobs, "ml", {});
+  return list.ok() ? list->items : std::vector<Json>{};
+}
+
+TEST(ControllerTest, WarmsOneJobPerFingerprintAndFollowsNodeChanges) {
+  kube::FakeClient fake;
+  ASSERT_TRUE(fake.Create(kube::resources::kNodes, "", GpuNode("gpu-1", "580.159.04")).ok());
+  ASSERT_TRUE(fake.Create(kube::resources::kNodes, "", GpuNode("gpu-2", "580.159.04")).ok());
+  ASSERT_TRUE(fake.Create(resources::KernelCaches(), "ml", KernelCacheObj()).ok());
+
+  std::ostringstream logs;
+  OperatorMetrics metrics;
+  ControllerOptions opts;
+  opts.workers = 2;
+  Controller controller(fake, opts, &metrics, Logger(&logs, true, LogLevel::kDebug));
+  controller.StartInformers();
+  std::jthread workers([&](std::stop_token stop) { controller.RunWorkers(stop); });
+
+  // One fingerprint (both nodes alike): one Job, a claim, a finalizer, status.
+  ASSERT_TRUE(Eventually([&] { return Jobs(fake).size() == 1; })) << logs.str();
+  ASSERT_TRUE(Eventually([&] {
+    auto kc = fake.Get(resources::KernelCaches(), "ml", "llama");
+    return kc.ok() && kc->contains("status") &&
+           (*kc)["status"].value("fingerprints", Json::array()).size() == 1 &&
+           !(*kc)["metadata"].value("finalizers", Json::array()).empty();
+  })) << logs.str();
+  EXPECT_TRUE(fake.Get(kube::resources::kPersistentVolumeClaims, "ml", "llama-cache").ok());
+
+  // A driver upgrade on one node: a second fingerprint, a second Job.
+  auto node = fake.Get(kube::resources::kNodes, "", "gpu-2");
+  ASSERT_TRUE(node.ok());
+  (*node)["metadata"]["labels"]["nvidia.com/cuda.driver-version.full"] = "580.200.01";
+  ASSERT_TRUE(fake.Update(kube::resources::kNodes, "", *node).ok());
+  ASSERT_TRUE(Eventually([&] { return Jobs(fake).size() == 2; })) << logs.str();
+
+  // Reconciles happened and were counted; the logs are JSON with the key.
+  EXPECT_GT(
+      metrics.registry().Value("controller_runtime_reconcile_total",
+                               {{"controller", "kernelcache"}, {"result", "success"}}) +
+          metrics.registry().Value("controller_runtime_reconcile_total",
+                                   {{"controller", "kernelcache"}, {"result", "requeue_after"}}),
+      0);
+  EXPECT_NE(logs.str().find("\"kernelcache\":\"ml/llama\""), std::string::npos);
+
+  // Resolve answers from the caches.
+  ResolveResponse r = controller.Resolve({"ml", "llama", "gpu-2"});
+  EXPECT_EQ(r.http_status, 200) << r.body.dump();
+  EXPECT_EQ(r.body["node"]["driver"], "580.200.01");
+  EXPECT_EQ(controller.Resolve({"ml", "nope", "gpu-2"}).http_status, 404);
+
+  // No duplicate Jobs after more passes: a resync of everything.
+  controller.queue().Add("ml/llama");
+  ASSERT_TRUE(Eventually([&] { return controller.queue().Len() == 0; }));
+  EXPECT_EQ(Jobs(fake).size(), 2u);
+
+  workers.request_stop();
+  workers.join();
+  controller.Stop();
+}
+
+}  // namespace
+}  // namespace kc::op

@@ -1,0 +1,191 @@
+// kernelcache-operator: the program. Parses flags (operator/config.h), sets
+// up logging, the API client, the controller, the HTTP endpoints and leader
+// election, and shuts down gracefully on SIGTERM/SIGINT: stop the workers
+// (draining the queue), release the Lease, stop the informers and the HTTP
+// listeners, exit 0. Losing leadership (not asked to stop) exits 1 so the
+// pod restarts as a follower, as controller-runtime does.
+// Exit codes: 0 ok, 1 runtime failure, 2 bad configuration.
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <stop_token>
+#include <thread>
+
+#include "kube/config.h"
+#include "kube/leader_election.h"
+#include "kube/rest_client.h"
+#include "operator/config.h"
+#include "operator/controller.h"
+#include "operator/http_server.h"
+#include "operator/logging.h"
+#include "operator/metrics.h"
+
+namespace kc::op {
+namespace {
+
+StatusOr<kube::ClusterConfig> LoadCluster(const Config& c) {
+  if (c.in_cluster) return kube::LoadInClusterConfig();
+  return kube::LoadDefault(c.kubeconfig);
+}
+
+void RegisterHandlers(HttpServer& server, const std::set<std::string>& groups,
+                      Controller& controller, OperatorMetrics& metrics) {
+  if (groups.count("health")) {
+    server.Handle("/healthz", [](const HttpRequest&) {
+      return HttpResponse{200, "text/plain", "ok"};
+    });
+    server.Handle("/readyz", [&controller](const HttpRequest&) {
+      if (controller.HasSynced()) return HttpResponse{200, "text/plain", "ok"};
+      return HttpResponse{503, "text/plain", "informer caches not synced"};
+    });
+  }
+  if (groups.count("metrics")) {
+    server.Handle("/metrics", [&metrics](const HttpRequest&) {
+      return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics.Render()};
+    });
+  }
+  if (groups.count("resolve")) {
+    server.Handle("/v1/resolve", [&controller](const HttpRequest& req) {
+      auto get = [&](const char* k) {
+        auto it = req.query.find(k);
+        return it == req.query.end() ? std::string() : it->second;
+      };
+      ResolveResponse r = controller.Resolve({get("namespace"), get("kernelcache"), get("node")});
+      return HttpResponse{r.http_status, "application/json", r.body.dump()};
+    });
+  }
+}
+
+int Run(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto config = ParseConfig(args, ReadWholeFile, ProcessEnv);
+  if (!config.ok()) {
+    if (config.status().code() == StatusCode::kNotFound) {
+      std::cout << config.status().message();
+      return 0;
+    }
+    std::cerr << "kernelcache-operator: " << config.status().message() << "\n";
+    return 2;
+  }
+  const Config& c = *config;
+  SetDefaultLogger(Logger(&std::cerr, c.log_format == "json", ParseLogLevel(c.log_level)));
+  const Logger& log = DefaultLogger();
+
+  // Signals: blocked in every thread, taken by one waiter thread.
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  std::stop_source stop;
+
+  auto cluster = LoadCluster(c);
+  if (!cluster.ok()) {
+    log.Error("cannot load cluster config", {{"error", cluster.status().ToString()}});
+    return 2;
+  }
+  auto client = kube::NewClient(*cluster);
+  if (!client.ok()) {
+    log.Error("cannot create API client", {{"error", client.status().ToString()}});
+    return 1;
+  }
+
+  OperatorMetrics metrics;
+  ControllerOptions co;
+  co.namespaces = c.namespaces;
+  co.workers = c.workers;
+  co.resync_period = c.resync_period;
+  co.settings.initwarm_image = c.initwarm_image;
+  co.settings.image_pull_policy = c.image_pull_policy;
+  co.settings.service_account = c.warmup_service_account;
+  co.settings.pvc_binding_grace = c.pvc_binding_grace;
+  co.settings.retry_base = c.retry_base;
+  co.settings.retry_cap = c.retry_cap;
+  Controller controller(**client, co, &metrics, log.With("logger", "controller"));
+
+  std::vector<std::unique_ptr<HttpServer>> servers;
+  for (const auto& [port, groups] : c.Listeners()) {
+    auto server = HttpServer::Listen(c.bind_address, port);
+    if (!server.ok()) {
+      log.Error("cannot start HTTP listener", {{"error", server.status().ToString()}});
+      return 1;
+    }
+    RegisterHandlers(**server, groups, controller, metrics);
+    (*server)->Start();
+    log.Info("listening", {{"address", c.bind_address},
+                           {"port", (*server)->port()},
+                           {"endpoints", std::vector<std::string>(groups.begin(), groups.end())}});
+    servers.push_back(std::move(*server));
+  }
+
+  std::jthread signal_thread([&stop, sigs, &log](std::stop_token) {
+    int sig = 0;
+    sigwait(&sigs, &sig);
+    log.Info("signal received; shutting down", {{"signal", sig}});
+    stop.request_stop();
+  });
+
+  log.Info("starting",
+           {{"identity", c.identity},
+            {"namespaces", c.namespaces.empty() ? std::vector<std::string>{"*"} : c.namespaces},
+            {"workers", c.workers},
+            {"leaderElect", c.leader_elect},
+            {"server", cluster->server}});
+  controller.StartInformers();
+
+  int exit_code = 0;
+  if (c.leader_elect) {
+    kube::LeaderElectionConfig le;
+    le.lease_namespace = c.lease_namespace;
+    le.lease_name = c.lease_name;
+    le.identity = c.identity;
+    le.lease_duration = c.lease_duration;
+    le.renew_deadline = c.renew_deadline;
+    le.retry_period = c.retry_period;
+    le.release_on_cancel = true;
+    const Logger lelog = log.With("logger", "leader-election");
+    le.on_error = [lelog](const Status& s) { lelog.Warn("lease", {{"error", s.ToString()}}); };
+    le.callbacks.on_started_leading = [&](std::stop_token token) {
+      lelog.Info("became leader", {{"identity", c.identity}});
+      metrics.SetLeader(c.lease_name, true);
+      std::stop_source both;
+      std::stop_callback a(token, [&] { both.request_stop(); });
+      std::stop_callback b(stop.get_token(), [&] { both.request_stop(); });
+      controller.RunWorkers(both.get_token());
+    };
+    le.callbacks.on_stopped_leading = [&] {
+      metrics.SetLeader(c.lease_name, false);
+      lelog.Info("stopped leading", {{"identity", c.identity}});
+    };
+    le.callbacks.on_new_leader = [&](const std::string& id) {
+      lelog.Info("leader observed", {{"leader", id}});
+    };
+    metrics.SetLeader(c.lease_name, false);
+    auto elector = kube::LeaderElector::Create(**client, le);
+    if (!elector.ok()) {
+      log.Error("bad leader election config", {{"error", elector.status().ToString()}});
+      return 2;
+    }
+    (*elector)->Run(stop.get_token());
+    if (!stop.stop_requested()) {
+      log.Error("leadership lost; exiting so a restart rejoins as a follower");
+      exit_code = 1;
+    }
+  } else {
+    controller.RunWorkers(stop.get_token());
+  }
+
+  controller.Stop();
+  for (auto& s : servers) s->Stop();
+  log.Info("stopped", {{"exitCode", exit_code}});
+  // The signal thread may still wait in sigwait: wake it.
+  if (!stop.stop_requested()) stop.request_stop();
+  pthread_kill(signal_thread.native_handle(), SIGTERM);
+  return exit_code;
+}
+
+}  // namespace
+}  // namespace kc::op
+
+int main(int argc, char** argv) { return kc::op::Run(argc, argv); }

@@ -1,0 +1,283 @@
+#include "operator/reconciler.h"
+
+#include <algorithm>
+#include <random>
+
+#include "core/api_types.h"
+#include "operator/views.h"
+
+namespace kc::op {
+
+namespace resources {
+const kube::Resource& KernelCaches() {
+  static const kube::Resource r{std::string(core::kGroup), std::string(core::kVersion),
+                                std::string(core::kPlural), std::string(core::kKind), true};
+  return r;
+}
+}  // namespace resources
+
+namespace {
+
+using Json = kube::Json;
+
+bool NodeSelectorMatches(const std::map<std::string, std::string>& selector,
+                         const std::map<std::string, std::string>& labels) {
+  return std::all_of(selector.begin(), selector.end(), [&](const auto& kv) {
+    auto it = labels.find(kv.first);
+    return it != labels.end() && it->second == kv.second;
+  });
+}
+
+std::string RandomHex(int digits) {
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  static const char* kHex = "0123456789abcdef";
+  std::string s;
+  for (int i = 0; i < digits; ++i) s += kHex[rng() % 16];
+  return s;
+}
+
+double Seconds(Time a, Time b) { return std::chrono::duration<double>(b - a).count(); }
+
+}  // namespace
+
+ClientEventSink::ClientEventSink(kube::Client& client, Logger logger, std::function<Time()> now)
+    : client_(client), logger_(std::move(logger)), now_(std::move(now)) {}
+
+void ClientEventSink::Emit(const Json& involved, const std::string& type, const std::string& reason,
+                           const std::string& message) {
+  const Json& meta = involved["metadata"];
+  const std::string ns = meta.value("namespace", "default");
+  const std::string ts = core::FormatTime(now_());
+  Json event = {
+      {"apiVersion", "v1"},
+      {"kind", "Event"},
+      {"metadata",
+       {{"name", meta.value("name", "kernelcache") + "." + RandomHex(16)}, {"namespace", ns}}},
+      {"involvedObject",
+       {{"apiVersion", involved.value("apiVersion", std::string(core::kApiVersion))},
+        {"kind", involved.value("kind", std::string(core::kKind))},
+        {"name", meta.value("name", "")},
+        {"namespace", ns},
+        {"uid", meta.value("uid", "")},
+        {"resourceVersion", meta.value("resourceVersion", "")}}},
+      {"type", type},
+      {"reason", reason},
+      {"message", message.substr(0, 1024)},
+      {"source", {{"component", "kernelcache-operator"}}},
+      {"reportingComponent", "kernelcache-operator"},
+      {"firstTimestamp", ts},
+      {"lastTimestamp", ts},
+      {"count", 1},
+  };
+  auto created = client_.Create(kube::resources::kEvents, ns, event);
+  if (!created.ok()) {
+    logger_.Warn("cannot record Event",
+                 {{"reason", reason}, {"error", created.status().ToString()}});
+  }
+}
+
+Reconciler::Reconciler(kube::Client& client, Caches caches, Settings settings, EventSink* events,
+                       OperatorMetrics* metrics, Logger logger, std::function<Time()> now)
+    : client_(client),
+      caches_(std::move(caches)),
+      settings_(std::move(settings)),
+      events_(events),
+      metrics_(metrics),
+      logger_(std::move(logger)),
+      now_(std::move(now)) {}
+
+Observed Reconciler::Observe(const Json& kc_json) const {
+  Observed o;
+  o.kc = core::KernelCacheFromJson(kc_json, &o.parse_errors);
+  o.settings = settings_;
+  const std::string& ns = o.kc.metadata.namespace_;
+  const std::string& name = o.kc.metadata.name;
+  for (const Json& n : Caches::All(caches_.nodes)) {
+    NodeView v = NodeViewFromJson(n);
+    if (NodeSelectorMatches(o.kc.spec.node_selector, v.labels)) o.nodes.push_back(std::move(v));
+  }
+  std::sort(o.nodes.begin(), o.nodes.end(),
+            [](const NodeView& a, const NodeView& b) { return a.name < b.name; });
+  for (const Json& j : Caches::ByLabel(caches_.jobs, ns, kLabelName, name)) {
+    o.jobs.push_back(JobViewFromJson(j));
+  }
+  for (const Json& p : Caches::ByLabel(caches_.pods, ns, kLabelName, name)) {
+    o.pods.push_back(PodViewFromJson(p));
+  }
+  if (auto pvc = Caches::Get(caches_.pvcs, ns + "/" + core::ClaimName(o.kc))) {
+    o.pvc = PvcViewFromJson(*pvc, o.kc.metadata.uid);
+  }
+  return o;
+}
+
+Status Reconciler::Execute(const Action& a, const core::KernelCache& kc,
+                           std::string* resource_version, std::vector<std::string>* finalizers,
+                           const Logger& log) {
+  const std::string& ns = kc.metadata.namespace_;
+  switch (a.kind) {
+    case Action::Kind::kAddFinalizer:
+    case Action::Kind::kRemoveFinalizer: {
+      std::vector<std::string> next = *finalizers;
+      next.erase(std::remove(next.begin(), next.end(), a.name), next.end());
+      if (a.kind == Action::Kind::kAddFinalizer) next.push_back(a.name);
+      if (next == *finalizers) return OkStatus();
+      Json patch = {{"metadata", {{"finalizers", next}, {"resourceVersion", *resource_version}}}};
+      auto r = client_.Patch(resources::KernelCaches(), ns, kc.metadata.name,
+                             kube::PatchType::kMerge, patch);
+      if (!r.ok()) {
+        if (a.kind == Action::Kind::kRemoveFinalizer && IsNotFound(r.status())) return OkStatus();
+        return r.status();
+      }
+      *finalizers = next;
+      *resource_version = (*r)["metadata"].value("resourceVersion", *resource_version);
+      log.Info(a.kind == Action::Kind::kAddFinalizer ? "finalizer added" : "finalizer removed",
+               {{"finalizer", a.name}});
+      return OkStatus();
+    }
+    case Action::Kind::kCreatePvc:
+    case Action::Kind::kCreateJob: {
+      const kube::Resource& r = a.kind == Action::Kind::kCreateJob
+                                    ? kube::resources::kJobs
+                                    : kube::resources::kPersistentVolumeClaims;
+      auto created = client_.Create(r, ns, a.object);
+      if (!created.ok() && !IsAlreadyExists(created.status())) return created.status();
+      Json fields = {{"object", r.resource + "/" + a.object["metadata"].value("name", a.name)}};
+      if (auto fp = a.object["metadata"]["labels"].find(kLabelFingerprint);
+          fp != a.object["metadata"]["labels"].end()) {
+        fields["fingerprint"] = *fp;
+      }
+      log.Info(created.ok() ? "created" : "already exists", fields);
+      return OkStatus();
+    }
+    case Action::Kind::kDeleteJob:
+    case Action::Kind::kDeletePvc: {
+      const kube::Resource& r = a.kind == Action::Kind::kDeleteJob
+                                    ? kube::resources::kJobs
+                                    : kube::resources::kPersistentVolumeClaims;
+      kube::DeleteOptions opts;
+      opts.propagation = kube::PropagationPolicy::kBackground;
+      if (!a.uid.empty()) opts.precondition_uid = a.uid;
+      Status s = client_.Delete(r, ns, a.name, opts);
+      if (!s.ok() && !IsNotFound(s) && !IsConflict(s)) return s;
+      log.Info(s.ok() ? "deleted" : "already gone", {{"object", r.resource + "/" + a.name}});
+      return OkStatus();
+    }
+    case Action::Kind::kEmitEvent:
+      return OkStatus();  // after the status write
+  }
+  return OkStatus();
+}
+
+ReconcileResult Reconciler::Reconcile(const std::string& key) {
+  ReconcileResult result;
+  auto kc_json = Caches::Get(caches_.kernelcaches, key);
+  const auto slash = key.find('/');
+  const std::string key_ns = key.substr(0, slash);
+  const std::string key_name = slash == std::string::npos ? key : key.substr(slash + 1);
+  if (!kc_json) {
+    if (metrics_ != nullptr) metrics_->ForgetKernelCache(key_ns, key_name);
+    std::lock_guard<std::mutex> l(mu_);
+    for (auto it = first_seen_.lower_bound(key + "/");
+         it != first_seen_.end() && it->first.rfind(key + "/", 0) == 0;) {
+      it = first_seen_.erase(it);
+    }
+    return result;
+  }
+  const Time now = now_();
+  Observed observed = Observe(*kc_json);
+  const core::KernelCache& kc = observed.kc;
+  Logger log = logger_.With({{"kernelcache", key}, {"reconcileID", NewReconcileId()}});
+  Plan plan = Decide(observed, now);
+
+  std::string rv = kc.metadata.resource_version;
+  std::vector<std::string> finalizers = kc.metadata.finalizers;
+  for (const Action& a : plan.actions) {
+    Status s = Execute(a, kc, &rv, &finalizers, log);
+    if (!s.ok()) {
+      result.status = s.WithContext(std::string(ActionKindName(a.kind)) + " " + a.name);
+      return result;
+    }
+  }
+
+  const bool gone = kc.metadata.deletion_timestamp.has_value() &&
+                    std::find(finalizers.begin(), finalizers.end(),
+                              std::string(core::kFinalizer)) == finalizers.end();
+  if (!gone && !(plan.status == kc.status)) {
+    Json new_status = core::StatusToJson(plan.status);
+    if (auto old = kc_json->find("status"); old != kc_json->end() && old->is_object()) {
+      for (const auto& [k, v] : old->items()) {
+        if (!new_status.contains(k)) new_status[k] = nullptr;  // merge patch: remove
+      }
+    }
+    Json patch = {{"metadata", {{"resourceVersion", rv}}}, {"status", new_status}};
+    kube::PatchOptions opts;
+    opts.subresource = "status";
+    auto r = client_.Patch(resources::KernelCaches(), kc.metadata.namespace_, kc.metadata.name,
+                           kube::PatchType::kMerge, patch, opts);
+    if (!r.ok()) {
+      result.status = r.status().WithContext("status update");
+      return result;
+    }
+    log.Info("status updated", {{"phase", plan.status.phase}, {"ready", plan.status.ready}});
+  }
+
+  for (const Action& a : plan.actions) {
+    if (a.kind != Action::Kind::kEmitEvent || events_ == nullptr) continue;
+    events_->Emit(*kc_json, a.event_type, a.event_reason, a.event_message);
+    log.Info("event",
+             {{"type", a.event_type}, {"reason", a.event_reason}, {"message", a.event_message}});
+  }
+  RecordMetrics(key, kc, plan.status, observed);
+  result.requeue_after = plan.requeue_after;
+  return result;
+}
+
+void Reconciler::RecordMetrics(const std::string& key, const core::KernelCache& kc,
+                               const core::KernelCacheStatus& status, const Observed& observed) {
+  if (metrics_ == nullptr) return;
+  std::map<std::string, int> by_state;
+  double bytes = 0, files = 0;
+  for (const auto& fs : status.fingerprints) {
+    ++by_state[fs.state];
+    if (fs.state == core::fp_state::kReady) {
+      bytes += static_cast<double>(fs.bytes);
+      files += static_cast<double>(fs.files);
+    }
+  }
+  metrics_->SetKernelCache(kc.metadata.namespace_, kc.metadata.name, by_state, bytes, files);
+
+  std::lock_guard<std::mutex> l(mu_);
+  const Time now = now_();
+  for (const auto& fs : status.fingerprints) {
+    const core::FingerprintStatus* old = nullptr;
+    for (const auto& o : kc.status.fingerprints) {
+      if (o.id == fs.id) old = &o;
+    }
+    const std::string seen_key = key + "/" + fs.id;
+    if (fs.state != core::fp_state::kReady && first_seen_.count(seen_key) == 0) {
+      first_seen_[seen_key] = now;
+    }
+    const JobView* job = nullptr;
+    for (const auto& j : observed.jobs) {
+      if (j.name == fs.job) job = &j;
+    }
+    const bool became_ready =
+        fs.state == core::fp_state::kReady && (old == nullptr || old->state != fs.state);
+    const bool failed_again = fs.failures > 0 && (old == nullptr || fs.failures > old->failures);
+    if (became_ready) {
+      if (auto it = first_seen_.find(seen_key); it != first_seen_.end()) {
+        metrics_->ObserveTimeToReady(Seconds(it->second, fs.ready_at.value_or(now)));
+        first_seen_.erase(it);
+      }
+      if (job != nullptr && job->finished) {
+        metrics_->ObserveWarmup("Published", Seconds(job->created, *job->finished));
+      }
+    } else if (failed_again && job != nullptr) {
+      const bool mismatch = fs.last_failure.find("Mismatch") != std::string::npos;
+      metrics_->ObserveWarmup(mismatch ? "Mismatch" : "Failed",
+                              Seconds(job->created, job->finished.value_or(now)));
+    }
+  }
+}
+
+}  // namespace kc::op

@@ -1,0 +1,109 @@
+// Reconciler: one level-triggered pass for one KernelCache, by key.
+//
+//   Result Reconcile("<namespace>/<name>")
+//
+// 1. Reads the KernelCache and what belongs to it from the informer caches
+//    (never from the API server): matching Nodes, its Jobs and their Pods
+//    (label kernelcache.io/name), its claim; builds an Observed.
+// 2. Calls the pure Decide(observed, now) (operator/decide.h).
+// 3. Carries out plan.actions in order through the client: creates treat
+//    AlreadyExists as success, deletes treat NotFound (and a uid
+//    precondition conflict: the object is already another one) as success;
+//    finalizers are a JSON merge patch of metadata.finalizers carrying the
+//    resourceVersion read (optimistic concurrency).
+// 4. Writes plan.status once, as a merge patch of the status subresource
+//    with the resourceVersion precondition, only when it differs from the
+//    status read. A Conflict (the cache was behind) is an error: the key is
+//    retried with backoff and the next pass reads the newer object.
+// 5. Emits the plan's Events only after the status write succeeded, so a
+//    retried pass does not repeat them (a refinement of decide.h's "in
+//    order": Events change no state).
+// A failing step stops the pass; Result.status carries the error (logged
+// once, by the caller). Metrics: per-KernelCache gauges from the status
+// written, warmup durations and time-to-ready on state transitions.
+//
+// Thread-safe: the controller's workers call Reconcile concurrently, never
+// for the same key at once (the work queue guarantees it).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "kube/client.h"
+#include "operator/caches.h"
+#include "operator/decide.h"
+#include "operator/logging.h"
+#include "operator/metrics.h"
+
+namespace kc::op {
+
+namespace resources {
+// kernelcache.io/v1alpha1 kernelcaches.
+const kube::Resource& KernelCaches();
+}  // namespace resources
+
+// Where Events go. Production: Events written through the client.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  // `involved`: the KernelCache object (apiVersion, kind, metadata).
+  virtual void Emit(const kube::Json& involved, const std::string& type, const std::string& reason,
+                    const std::string& message) = 0;
+};
+
+// Creates core/v1 Events (source component "kernelcache-operator"); a
+// failure is logged, never retried.
+class ClientEventSink : public EventSink {
+ public:
+  ClientEventSink(kube::Client& client, Logger logger, std::function<Time()> now);
+  void Emit(const kube::Json& involved, const std::string& type, const std::string& reason,
+            const std::string& message) override;
+
+ private:
+  kube::Client& client_;
+  Logger logger_;
+  std::function<Time()> now_;
+};
+
+struct ReconcileResult {
+  Status status;
+  std::optional<std::chrono::seconds> requeue_after;
+};
+
+class Reconciler {
+ public:
+  Reconciler(
+      kube::Client& client, Caches caches, Settings settings, EventSink* events,
+      OperatorMetrics* metrics, Logger logger,
+      std::function<Time()> now = [] { return std::chrono::system_clock::now(); });
+
+  ReconcileResult Reconcile(const std::string& key);
+
+  // Builds the Observed for `kc_json` from the caches (exposed for tests).
+  Observed Observe(const kube::Json& kc_json) const;
+
+ private:
+  Status Execute(const Action& a, const core::KernelCache& kc, std::string* resource_version,
+                 std::vector<std::string>* finalizers, const Logger& log);
+  void RecordMetrics(const std::string& key, const core::KernelCache& kc,
+                     const core::KernelCacheStatus& status, const Observed& observed);
+
+  kube::Client& client_;
+  Caches caches_;
+  Settings settings_;
+  EventSink* events_;
+  OperatorMetrics* metrics_;
+  Logger logger_;
+  std::function<Time()> now_;
+  std::mutex mu_;
+  // "<key>/<fp>" -> when this process first saw the fingerprint in a status
+  // that was not Ready (for kernelcache_time_to_ready_seconds).
+  std::map<std::string, Time> first_seen_;
+};
+
+}  // namespace kc::op
