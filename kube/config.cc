@@ -87,14 +87,20 @@ class KubeconfigReader {
       if (n == name) {
         YAML::Node body = seq[i][inner];
         if (!body.IsDefined() || body.IsNull()) body = YAML::Node(YAML::NodeType::Map);
-        if (!body.IsMap()) return Error(field + "." + inner, "must be a map", "");
+        if (!body.IsMap())
+          return Error(std::string(field).append(".").append(inner), "must be a map", "");
         *entry = body;
         return static_cast<int>(i);
       }
       names.push_back(n);
     }
     std::string have;
-    for (const auto& n : names) have += (have.empty() ? "" : ", ") + ("\"" + n + "\"");
+    for (const auto& n : names) {
+      if (!have.empty()) have += ", ";
+      have += '"';
+      have += n;
+      have += '"';
+    }
     return Error(referenced_by, "no entry named \"" + name + "\" in " + list,
                  "use one of: " + (have.empty() ? std::string("(none)") : have));
   }

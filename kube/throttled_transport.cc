@@ -56,7 +56,9 @@ ThrottledTransport::ThrottledTransport(std::shared_ptr<Transport> inner, Throttl
       sleep_(std::move(sleeper)),
       bucket_(options.qps, options.burst, clock) {
   if (!sleep_) {
-    sleep_ = [&clock](Clock::Duration d, std::stop_token stop) { return clock.SleepFor(d, stop); };
+    sleep_ = [&clock](Clock::Duration d, std::stop_token stop) {
+      return clock.SleepFor(d, std::move(stop));
+    };
   }
 }
 
@@ -78,7 +80,7 @@ Status ThrottledTransport::Stream(const HttpRequest& request, std::stop_token st
   if (wait > Clock::Duration::zero() && !sleep_(wait, stop)) {
     return CancelledError("stream cancelled while rate limited");
   }
-  return inner_->Stream(request, stop, on_line, response);
+  return inner_->Stream(request, std::move(stop), on_line, response);
 }
 
 }  // namespace kc::kube
