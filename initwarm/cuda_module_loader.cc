@@ -1,8 +1,17 @@
 #include "initwarm/cuda_module_loader.h"
 
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "initwarm/dl_library.h"
@@ -224,6 +233,176 @@ Status CheckCudaElfImage(std::string_view b) {
   return OkStatus();
 }
 
-StatusOr<std::unique_ptr<ModuleLoader>> NewCudaModuleLoader() { return CudaModuleLoader::Create(); }
+namespace {
+
+// --- crash isolation: the loads run in a child process -------------------
+// Protocol over a socketpair. Request: u32 name length, u64 image length,
+// name, image. Reply (also sent once after start-up): i32 StatusCode, u32
+// message length, message.
+
+bool WriteAll(int fd, const void* p, size_t n) {
+  const char* c = static_cast<const char*>(p);
+  while (n > 0) {
+    ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    c += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+bool ReadAll(int fd, void* p, size_t n) {
+  char* c = static_cast<char*>(p);
+  while (n > 0) {
+    ssize_t r = read(fd, c, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    c += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+bool SendStatus(int fd, const Status& s) {
+  auto code = static_cast<int32_t>(s.code());
+  auto len = static_cast<uint32_t>(s.message().size());
+  return WriteAll(fd, &code, sizeof(code)) && WriteAll(fd, &len, sizeof(len)) &&
+         WriteAll(fd, s.message().data(), len);
+}
+
+std::optional<Status> ReadStatus(int fd) {
+  int32_t code = 0;
+  uint32_t len = 0;
+  if (!ReadAll(fd, &code, sizeof(code)) || !ReadAll(fd, &len, sizeof(len))) return std::nullopt;
+  std::string msg(len, '\0');
+  if (!ReadAll(fd, msg.data(), len)) return std::nullopt;
+  if (code == 0) return OkStatus();
+  return Status(static_cast<StatusCode>(code), std::move(msg));
+}
+
+[[noreturn]] void ServeLoads(int fd) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  auto loader = CudaModuleLoader::Create();
+  if (!SendStatus(fd, loader.status())) _exit(1);
+  if (!loader.ok()) _exit(0);
+  // Test hook: KC_LOADER_CRASH_AT=<n> makes this process die of SIGSEGV at
+  // its n-th load (0-based), standing in for a driver crash. Unset in
+  // production.
+  const char* crash_env = std::getenv("KC_LOADER_CRASH_AT");
+  const long crash_at = crash_env != nullptr ? std::strtol(crash_env, nullptr, 10) : -1;
+  for (long served = 0;; ++served) {
+    if (served == crash_at) raise(SIGSEGV);
+    uint32_t name_len = 0;
+    uint64_t image_len = 0;
+    if (!ReadAll(fd, &name_len, sizeof(name_len)) || !ReadAll(fd, &image_len, sizeof(image_len))) {
+      _exit(0);  // parent closed: done
+    }
+    std::string name(name_len, '\0');
+    std::string image(image_len, '\0');
+    if (!ReadAll(fd, name.data(), name_len) || !ReadAll(fd, image.data(), image_len)) _exit(1);
+    if (!SendStatus(fd, (*loader)->LoadCubin(image, name))) _exit(1);
+  }
+}
+
+std::string DescribeExit(int wstatus) {
+  if (WIFSIGNALED(wstatus)) {
+    return "killed by signal " + std::to_string(WTERMSIG(wstatus)) + " (" +
+           strsignal(WTERMSIG(wstatus)) + ")";
+  }
+  if (WIFEXITED(wstatus)) return "exited with status " + std::to_string(WEXITSTATUS(wstatus));
+  return "ended";
+}
+
+// A ModuleLoader whose CUDA work happens in a forked child, so a driver
+// crash on a bad image fails that image instead of the whole process. The
+// parent never initialises CUDA itself (so forking is safe); a crashed
+// child is replaced on the next load.
+class IsolatedModuleLoader : public ModuleLoader {
+ public:
+  static StatusOr<std::unique_ptr<ModuleLoader>> Create() {
+    std::unique_ptr<IsolatedModuleLoader> l(new IsolatedModuleLoader());
+    KC_RETURN_IF_ERROR(l->Start());
+    return std::unique_ptr<ModuleLoader>(std::move(l));
+  }
+  ~IsolatedModuleLoader() override { Stop(); }
+
+  Status LoadCubin(std::string_view image, std::string_view name) override {
+    if (pid_ <= 0) KC_RETURN_IF_ERROR(Start());
+    auto name_len = static_cast<uint32_t>(name.size());
+    auto image_len = static_cast<uint64_t>(image.size());
+    bool sent = WriteAll(fd_, &name_len, sizeof(name_len)) &&
+                WriteAll(fd_, &image_len, sizeof(image_len)) &&
+                WriteAll(fd_, name.data(), name.size()) &&
+                WriteAll(fd_, image.data(), image.size());
+    std::optional<Status> reply;
+    if (sent) reply = ReadStatus(fd_);
+    if (reply) return *reply;
+    std::string how = Stop();
+    return FailedPreconditionError(std::string(name) +
+                                   ": CUDA driver crashed loading this image (loader process " +
+                                   how + "); the file is corrupt or not a CUDA image");
+  }
+
+ private:
+  IsolatedModuleLoader() = default;
+
+  Status Start() {
+    std::array<int, 2> sv{};
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv.data()) != 0) {
+      return InternalError(std::string("socketpair: ") + strerror(errno));
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+      close(sv[0]);
+      close(sv[1]);
+      return InternalError(std::string("fork: ") + strerror(errno));
+    }
+    if (pid == 0) {
+      close(sv[0]);
+      ServeLoads(sv[1]);
+    }
+    close(sv[1]);
+    fd_ = sv[0];
+    pid_ = pid;
+    std::optional<Status> hello = ReadStatus(fd_);
+    if (!hello) {
+      std::string how = Stop();
+      return UnavailableError("CUDA module loader process " + how + " while starting");
+    }
+    if (!hello->ok()) {
+      Stop();
+      return *hello;
+    }
+    return OkStatus();
+  }
+
+  // Closes the channel and reaps the child; says how it ended.
+  std::string Stop() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+    std::string how = "ended";
+    if (pid_ > 0) {
+      int wstatus = 0;
+      while (waitpid(pid_, &wstatus, 0) < 0 && errno == EINTR) {
+      }
+      how = DescribeExit(wstatus);
+    }
+    pid_ = -1;
+    return how;
+  }
+
+  int fd_ = -1;
+  pid_t pid_ = -1;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<ModuleLoader>> NewCudaModuleLoader() {
+  return IsolatedModuleLoader::Create();
+}
+StatusOr<std::unique_ptr<ModuleLoader>> NewInProcessCudaModuleLoader() {
+  return CudaModuleLoader::Create();
+}
 
 }  // namespace kc::initwarm

@@ -34,7 +34,15 @@ class ModuleLoader {
   virtual Status LoadCubin(std::string_view image, std::string_view name) = 0;
 };
 
+//
+// The production loader (NewCudaModuleLoader) does the driver work in a
+// forked child process, so that a driver crash on a bad image (a corrupt
+// section the structural check cannot see) fails that image, named, with
+// the signal, instead of killing initwarm before it can quarantine the
+// cache. Create it before starting other threads (fork copies only the
+// calling thread). NewInProcessCudaModuleLoader skips the child.
 StatusOr<std::unique_ptr<ModuleLoader>> NewCudaModuleLoader();
+StatusOr<std::unique_ptr<ModuleLoader>> NewInProcessCudaModuleLoader();
 
 // Structural check of a CUDA ELF image (cubin): 64-bit little-endian ELF for
 // EM_CUDA whose program and section header tables, every section's bytes

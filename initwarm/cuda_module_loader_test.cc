@@ -126,6 +126,24 @@ TEST_F(CudaModuleLoaderTest, GarbageIsRefusedWithTheCudaErrorName) {
   EXPECT_NE(s.message().find("CUDA_ERROR_"), std::string::npos) << s;
 }
 
+// A driver crash in the loader process fails that image, named, and the
+// next load gets a fresh loader process.
+TEST_F(CudaModuleLoaderTest, DriverCrashFailsOneImageNotTheProcess) {
+  loader_.reset();
+  setenv("KC_LOADER_CRASH_AT", "1", 1);  // the child's second load crashes
+  auto l = NewCudaModuleLoader();
+  unsetenv("KC_LOADER_CRASH_AT");
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_TRUE((*l)->LoadCubin(Ptx("sm_80"), "a.ptx").ok());
+  Status crashed = (*l)->LoadCubin(Ptx("sm_80"), "triton/xx/b.cubin");
+  ASSERT_FALSE(crashed.ok());
+  EXPECT_EQ(crashed.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(crashed.message().find("triton/xx/b.cubin"), std::string::npos) << crashed;
+  EXPECT_NE(crashed.message().find("signal 11"), std::string::npos) << crashed;
+  Status after = (*l)->LoadCubin(Ptx("sm_80"), "c.ptx");  // a new child, crash hook not set
+  EXPECT_TRUE(after.ok()) << after;
+}
+
 TEST_F(CudaModuleLoaderTest, EmptyImageIsRefused) {
   EXPECT_EQ(loader_->LoadCubin("", "x.cubin").code(), StatusCode::kFailedPrecondition);
 }
