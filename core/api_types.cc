@@ -61,7 +61,10 @@ void ReadStringMap(const Json& j, std::string_view key, const std::string& path,
   out->clear();
   for (const auto& [k, v] : it->items()) {
     if (!v.is_string()) {
-      Err(errors, p + "." + k, "expected a string (quote numbers and booleans)");
+      std::string field = p;
+      field += ".";
+      field += k;
+      Err(errors, field, "expected a string (quote numbers and booleans)");
       continue;
     }
     (*out)[k] = v.get<std::string>();

@@ -50,47 +50,54 @@ bool ValidEnvName(std::string_view s) {
                      [](char c) { return IsAlnum(c) || c == '_' || c == '-' || c == '.'; });
 }
 
+// Concatenation without temporaries.
+std::string Cat(std::initializer_list<std::string_view> parts) {
+  std::string out;
+  for (auto p : parts) out += p;
+  return out;
+}
+
 std::string Idx(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
 void CheckSelector(const LabelSelector& s, std::vector<std::string>* errors) {
   if (s.empty()) {
-    errors->push_back(
+    errors->emplace_back(
         "spec.podSelector: empty; it would gate every pod in the namespace. Set matchLabels, "
         "e.g. {app: llama}");
   }
   for (const auto& [k, v] : s.match_labels) {
     if (!ValidLabelKey(k)) {
-      errors->push_back("spec.podSelector.matchLabels: \"" + k +
-                        "\" is not a valid label key ([prefix/]name, name <= 63 characters of "
-                        "letters, digits, '-', '_', '.')");
+      errors->emplace_back("spec.podSelector.matchLabels: \"" + k +
+                           "\" is not a valid label key ([prefix/]name, name <= 63 characters of "
+                           "letters, digits, '-', '_', '.')");
     }
     if (!ValidLabelValue(v)) {
-      errors->push_back("spec.podSelector.matchLabels." + k + ": \"" + v +
-                        "\" is not a valid label value (<= 63 characters of letters, digits, "
-                        "'-', '_', '.', beginning and ending with a letter or digit)");
+      errors->emplace_back(Cat({"spec.podSelector.matchLabels.", k, ": \"", v}) +
+                           "\" is not a valid label value (<= 63 characters of letters, digits, "
+                           "'-', '_', '.', beginning and ending with a letter or digit)");
     }
   }
   for (size_t i = 0; i < s.match_expressions.size(); ++i) {
     const auto& r = s.match_expressions[i];
     const std::string p = Idx("spec.podSelector.matchExpressions", i);
     if (!ValidLabelKey(r.key)) {
-      errors->push_back(p + ".key: \"" + r.key + "\" is not a valid label key");
+      errors->emplace_back(p + ".key: \"" + r.key + "\" is not a valid label key");
     }
     if (r.op == "In" || r.op == "NotIn") {
       if (r.values.empty()) {
-        errors->push_back(p + ".values: operator " + r.op + " needs at least one value");
+        errors->emplace_back(p + ".values: operator " + r.op + " needs at least one value");
       }
     } else if (r.op == "Exists" || r.op == "DoesNotExist") {
       if (!r.values.empty()) {
-        errors->push_back(p + ".values: operator " + r.op + " takes no values; remove them");
+        errors->emplace_back(p + ".values: operator " + r.op + " takes no values; remove them");
       }
     } else {
-      errors->push_back(p + ".operator: \"" + r.op +
-                        "\" is not one of In, NotIn, Exists, DoesNotExist");
+      errors->emplace_back(p + ".operator: \"" + r.op +
+                           "\" is not one of In, NotIn, Exists, DoesNotExist");
     }
     for (const auto& v : r.values) {
       if (!ValidLabelValue(v)) {
-        errors->push_back(p + ".values: \"" + v + "\" is not a valid label value");
+        errors->emplace_back(Cat({p, ".values: \"", v, "\" is not a valid label value"}));
       }
     }
   }
@@ -99,8 +106,8 @@ void CheckSelector(const LabelSelector& s, std::vector<std::string>* errors) {
 template <typename T>
 void CheckRange(const std::string& path, T v, T lo, T hi, std::vector<std::string>* errors) {
   if (v < lo || v > hi) {
-    errors->push_back(path + ": " + std::to_string(v) + " is out of range; use " +
-                      std::to_string(lo) + " to " + std::to_string(hi));
+    errors->emplace_back(path + ": " + std::to_string(v) + " is out of range; use " +
+                         std::to_string(lo) + " to " + std::to_string(hi));
   }
 }
 
@@ -109,7 +116,7 @@ void CheckEnum(const std::string& path, const std::string& v,
   if (std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return;
   std::string list;
   for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-  errors->push_back(path + ": \"" + v + "\" is not one of " + list);
+  errors->emplace_back(path + ": \"" + v + "\" is not one of " + list);
 }
 
 }  // namespace
@@ -139,54 +146,55 @@ SpecReport ValidateSpec(const KernelCacheSpec& spec) {
   CheckSelector(spec.pod_selector, &errors);
 
   if (spec.node_selector.empty()) {
-    errors.push_back(
+    errors.emplace_back(
         "spec.nodeSelector: empty; it must select the GPU nodes, e.g. "
         "{nvidia.com/gpu.present: \"true\"}");
   }
   for (const auto& [k, v] : spec.node_selector) {
     if (!ValidLabelKey(k) || !ValidLabelValue(v)) {
-      errors.push_back("spec.nodeSelector." + k + ": not a valid label key/value pair");
+      errors.emplace_back("spec.nodeSelector." + k + ": not a valid label key/value pair");
     }
   }
   for (size_t i = 0; i < spec.tolerations.size(); ++i) {
     const Json& t = spec.tolerations[i];
     const std::string op = t.value("operator", "Equal");
     if (op != "Equal" && op != "Exists") {
-      errors.push_back(Idx("spec.tolerations", i) + ".operator: \"" + op +
-                       "\" is not one of Exists, Equal");
+      errors.emplace_back(Idx("spec.tolerations", i) + ".operator: \"" + op +
+                          "\" is not one of Exists, Equal");
     }
     if (op == "Exists" && !t.value("value", "").empty()) {
-      errors.push_back(Idx("spec.tolerations", i) +
-                       ".value: must be empty with operator Exists; remove it");
+      errors.emplace_back(Idx("spec.tolerations", i) +
+                          ".value: must be empty with operator Exists; remove it");
     }
   }
 
   if (spec.image.empty()) {
-    errors.push_back("spec.image: required; the model image the warmup runs in");
+    errors.emplace_back("spec.image: required; the model image the warmup runs in");
   } else if (std::any_of(spec.image.begin(), spec.image.end(),
                          [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
-    errors.push_back("spec.image: \"" + spec.image + "\" contains whitespace");
+    errors.emplace_back("spec.image: \"" + spec.image + "\" contains whitespace");
   } else if (!ImagePinned(spec.image)) {
-    r.warnings.push_back("spec.image: \"" + spec.image +
-                         "\" is not pinned by digest; a moved tag silently changes the compiled "
-                         "kernels. Use name@sha256:<digest>");
+    r.warnings.emplace_back("spec.image: \"" + spec.image +
+                            "\" is not pinned by digest; a moved tag silently changes the compiled "
+                            "kernels. Use name@sha256:<digest>");
   }
   for (const auto& [k, v] : spec.runtime) {
     const bool key_ok = !k.empty() && k.size() <= 63 && std::all_of(k.begin(), k.end(), [](char c) {
       return IsLower(c) || IsDigit(c) || c == '-' || c == '_' || c == '.';
     });
     if (!key_ok) {
-      errors.push_back("spec.runtime: key \"" + k +
-                       "\" must be a lower-case framework name such as pytorch, triton, vllm");
+      errors.emplace_back("spec.runtime: key \"" + k +
+                          "\" must be a lower-case framework name such as pytorch, triton, vllm");
     }
     if (v.empty()) {
-      errors.push_back("spec.runtime." + k + ": empty version; give the version, e.g. \"2.11.0\"");
+      errors.emplace_back("spec.runtime." + k +
+                          ": empty version; give the version, e.g. \"2.11.0\"");
     }
   }
 
   const auto& w = spec.warmup;
   if (w.command.empty() || w.command[0].empty()) {
-    errors.push_back(
+    errors.emplace_back(
         "spec.warmup.command: required; the warmup program in the model image, e.g. "
         "[python3, /app/warmup.py]");
   }
@@ -195,40 +203,41 @@ SpecReport ValidateSpec(const KernelCacheSpec& spec) {
     const std::string p = Idx("spec.warmup.env", i);
     const Json& e = w.env[i];
     if (!e.contains("name") || !e["name"].is_string()) {
-      errors.push_back(p + ".name: required");
+      errors.emplace_back(p + ".name: required");
       continue;
     }
     const std::string name = e["name"].get<std::string>();
     if (!ValidEnvName(name)) {
-      errors.push_back(p + ".name: \"" + name + "\" is not a valid environment variable name");
+      errors.emplace_back(
+          Cat({p, ".name: \"", name, "\" is not a valid environment variable name"}));
     } else if (std::find(reserved.begin(), reserved.end(), name) != reserved.end()) {
-      errors.push_back(p + ".name: " + name +
-                       " is set by the operator (the cache view at /var/run/kernelcache/view); "
-                       "remove it");
+      errors.emplace_back(Cat({p, ".name: ", name}) +
+                          " is set by the operator (the cache view at /var/run/kernelcache/view); "
+                          "remove it");
     }
     if (e.contains("value") && e.contains("valueFrom")) {
-      errors.push_back(p + ": set value or valueFrom, not both");
+      errors.emplace_back(p + ": set value or valueFrom, not both");
     }
   }
   if (Json(w.shapes).dump().size() > 32768) {
-    errors.push_back(
+    errors.emplace_back(
         "spec.warmup.shapes: more than 32 KiB as JSON; pass a file in the image and its path "
         "in args instead");
   }
   if (!w.resources.is_object()) {
-    errors.push_back("spec.warmup.resources: must be an object with limits/requests");
+    errors.emplace_back("spec.warmup.resources: must be an object with limits/requests");
   } else {
     for (const auto& [k, v] : w.resources.items()) {
       if (k != "limits" && k != "requests" && k != "claims") {
-        errors.push_back("spec.warmup.resources." + k +
-                         ": unknown; use limits, requests or claims");
+        errors.emplace_back("spec.warmup.resources." + k +
+                            ": unknown; use limits, requests or claims");
       }
     }
     for (const char* part : {"limits", "requests"}) {
       if (!w.resources.contains(part)) continue;
       const Json& m = w.resources[part];
       if (!m.is_object()) {
-        errors.push_back(std::string("spec.warmup.resources.") + part + ": must be a map");
+        errors.emplace_back(std::string("spec.warmup.resources.") + part + ": must be a map");
         continue;
       }
       if (m.contains("nvidia.com/gpu")) {
@@ -236,9 +245,9 @@ SpecReport ValidateSpec(const KernelCacheSpec& spec) {
         const bool one = (g.is_string() && g.get<std::string>() == "1") ||
                          (g.is_number_integer() && g.get<int64_t>() == 1);
         if (!one) {
-          r.warnings.push_back(std::string("spec.warmup.resources.") + part +
-                               ".nvidia.com/gpu: a warmup always uses exactly one GPU; the "
-                               "value is replaced by 1");
+          r.warnings.emplace_back(std::string("spec.warmup.resources.") + part +
+                                  ".nvidia.com/gpu: a warmup always uses exactly one GPU; the "
+                                  "value is replaced by 1");
         }
       }
     }
@@ -249,25 +258,25 @@ SpecReport ValidateSpec(const KernelCacheSpec& spec) {
 
   const auto& st = spec.storage;
   if (st.size.empty() == st.existing_claim.empty()) {
-    errors.push_back(
+    errors.emplace_back(
         "spec.storage: set exactly one of size (the operator creates a ReadWriteMany claim) and "
         "existingClaim (a ReadWriteMany claim you made)");
   }
   if (!st.size.empty()) {
     auto bytes = ParseQuantityBytes(st.size);
     if (!bytes.ok()) {
-      errors.push_back("spec.storage.size: " + bytes.status().message());
+      errors.emplace_back("spec.storage.size: " + bytes.status().message());
     } else if (*bytes < 1048576) {
-      errors.push_back("spec.storage.size: \"" + st.size +
-                       "\" is below 1Mi; kernel caches need at least a few hundred Mi");
+      errors.emplace_back("spec.storage.size: \"" + st.size +
+                          "\" is below 1Mi; kernel caches need at least a few hundred Mi");
     }
   }
   if (!st.existing_claim.empty() && !ValidDnsSubdomain(st.existing_claim)) {
-    errors.push_back("spec.storage.existingClaim: \"" + st.existing_claim +
-                     "\" is not a valid claim name (lower-case letters, digits, '-', '.')");
+    errors.emplace_back("spec.storage.existingClaim: \"" + st.existing_claim +
+                        "\" is not a valid claim name (lower-case letters, digits, '-', '.')");
   }
   if (!st.existing_claim.empty() && !st.storage_class_name.empty()) {
-    errors.push_back(
+    errors.emplace_back(
         "spec.storage.storageClassName: applies only with size; an existing claim already has "
         "its class. Remove it");
   }
@@ -281,21 +290,21 @@ SpecReport ValidateSpec(const KernelCacheSpec& spec) {
 
   const auto& ret = spec.retention;
   if (auto d = ParseDuration(ret.stale_after); !d.ok()) {
-    errors.push_back("spec.retention.staleAfter: " + d.status().message());
+    errors.emplace_back("spec.retention.staleAfter: " + d.status().message());
   }
   if (!ret.max_bytes.empty()) {
     if (auto b = ParseQuantityBytes(ret.max_bytes); !b.ok()) {
-      errors.push_back("spec.retention.maxBytes: " + b.status().message());
+      errors.emplace_back("spec.retention.maxBytes: " + b.status().message());
     }
   }
   if (!ret.purge_schedule.empty()) {
     auto d = ParseDuration(ret.purge_schedule);
     if (!d.ok()) {
-      errors.push_back("spec.retention.purgeSchedule: " + d.status().message());
+      errors.emplace_back("spec.retention.purgeSchedule: " + d.status().message());
     } else if (*d < std::chrono::hours(1)) {
-      errors.push_back("spec.retention.purgeSchedule: \"" + ret.purge_schedule +
-                       "\" is shorter than 1h; every purge re-runs the warmup on a GPU. Use "
-                       "e.g. 168h");
+      errors.emplace_back("spec.retention.purgeSchedule: \"" + ret.purge_schedule +
+                          "\" is shorter than 1h; every purge re-runs the warmup on a GPU. Use "
+                          "e.g. 168h");
     }
   }
   return r;
