@@ -29,9 +29,11 @@ void AddOwnerFlag(Flags* f) {
             "owner id of this warmup: the Job uid (names the staging directory and owns the "
             "lock; falls back to $POD_UID)",
             "KC_JOB_UID");
+  f->String("staging-id", "", "alias of --job-uid");
 }
 
 std::string ResolveOwner(const Flags& f, bool allow_random) {
+  if (f.IsSet("staging-id") && !f.Get("staging-id").empty()) return f.Get("staging-id");
   std::string v = f.Get("job-uid");
   if (!v.empty()) return v;
   if (const char* p = std::getenv("POD_UID"); p != nullptr && *p != '\0') return p;

@@ -154,7 +154,8 @@ Status ReplaceSymlink(const fs::path& target, const fs::path& link) {
   fs::path tmp = link;
   tmp += ".tmp." + std::to_string(::getpid());
   ::unlink(tmp.c_str());
-  if (::symlink(target.c_str(), tmp.c_str()) != 0) {
+  const fs::path abs = fs::absolute(target).lexically_normal();
+  if (::symlink(abs.c_str(), tmp.c_str()) != 0) {
     return ErrnoStatus(errno, "symlink " + tmp.string() + " -> " + target.string());
   }
   if (::rename(tmp.c_str(), link.c_str()) != 0) {

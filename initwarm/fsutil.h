@@ -30,7 +30,8 @@ Status MkdirAll(const std::filesystem::path& path);
 // rename(2); the error names both paths.
 Status Rename(const std::filesystem::path& from, const std::filesystem::path& to);
 Status RemoveTree(const std::filesystem::path& path);
-// Points `link` at `target` atomically (symlink to a temp name, rename over).
+// Points `link` at absolute(`target`) atomically (symlink to a temp name,
+// rename over).
 // Refuses when `link` is a real, non-empty directory.
 Status ReplaceSymlink(const std::filesystem::path& target, const std::filesystem::path& link);
 

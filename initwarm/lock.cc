@@ -51,7 +51,7 @@ LockJudgement JudgeLock(const LockRecord& holder, std::int64_t lock_mtime, const
     if (!holder.boot_id.empty() && !me.boot_id.empty() && holder.boot_id != me.boot_id) {
       return {LockVerdict::kStale, "holder's host has rebooted since (boot id changed)"};
     }
-    if (!holder_pid_alive) {
+    if (holder.pid > 0 && !holder_pid_alive) {
       return {LockVerdict::kStale,
               "holder process " + std::to_string(holder.pid) + " no longer runs on this host"};
     }
@@ -91,7 +91,9 @@ Status AcquireLock(const fs::path& path, const LockRecord& me, const LockOptions
   KC_RETURN_IF_ERROR(MkdirAll(path.parent_path()));
   fs::path tmp = path;
   tmp += ".new." + me.owner + "." + std::to_string(::getpid());
-  KC_RETURN_IF_ERROR(WriteNewFile(tmp, LockToJson(me)));
+  LockRecord rec = me;
+  if (!opts.record_pid) rec.pid = 0;
+  KC_RETURN_IF_ERROR(WriteNewFile(tmp, LockToJson(rec)));
   auto cleanup_tmp = [&] { ::unlink(tmp.c_str()); };
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (::link(tmp.c_str(), path.c_str()) == 0) {
@@ -113,6 +115,15 @@ Status AcquireLock(const fs::path& path, const LockRecord& me, const LockOptions
     LockJudgement j = JudgeLock(h, MtimeSeconds(path), me, NowSeconds(), opts.stale_after_s,
                                 h.host == me.host ? PidAlive(h.pid) : true);
     if (j.verdict == LockVerdict::kMine) {
+      if (opts.record_pid && h.pid != rec.pid) {
+        // Adopt: our record (with our pid) replaces the one prepare wrote.
+        if (::rename(tmp.c_str(), path.c_str()) != 0) {
+          int e = errno;
+          cleanup_tmp();
+          return ErrnoStatus(e, "adopt lock " + path.string());
+        }
+        return FsyncPath(path.parent_path());
+      }
       cleanup_tmp();
       return OkStatus();
     }

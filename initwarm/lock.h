@@ -10,7 +10,7 @@
 // (also on NFS, where O_EXCL historically was not), so of two writers
 // exactly one wins. When a lock exists, JudgeLock (pure) decides:
 //   - owner equals ours                           -> mine (adopted, no write)
-//   - same host and boot, the holder pid is gone   -> stale
+//   - same host and boot, the holder pid (when not 0) is gone -> stale
 //   - same host, different boot id (rebooted)      -> stale
 //   - lock older than stale_after (mtime)          -> stale
 //   - otherwise                                    -> held (Conflict naming the holder)
@@ -58,6 +58,12 @@ LockJudgement JudgeLock(const LockRecord& holder, std::int64_t lock_mtime, const
 
 struct LockOptions {
   std::int64_t stale_after_s = 2 * 3600;
+  // Record this process's pid as the holder. `prepare` exits right after
+  // taking the lock for its Job, so it records pid 0 (no process to watch:
+  // only age and boot id can make the lock stale); `seal` records its pid,
+  // rewriting an adopted record, so a crashed sealer's lock is recognised
+  // as dead on the same host.
+  bool record_pid = true;
 };
 
 // Takes (or adopts) the lock at `path` for `me`. Conflict when another live

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "initwarm/fsutil.h"
 #include "initwarm/test_util.h"
@@ -36,6 +37,8 @@ TEST(JudgeLock, Table) {
        LockVerdict::kStale},
       {"other owner, same host, rebooted", Rec("job-a", "h1", "boot0", 100, 9990), 9990, true,
        LockVerdict::kStale},
+      {"job-owned lock (prepare exited, pid 0), same host", Rec("job-a", "h1", "boot1", 0, 9990),
+       9990, false, LockVerdict::kHeld},
       {"other host, fresh", Rec("job-a", "h2", "boot7", 100, 9990), 9990, false,
        LockVerdict::kHeld},
       {"other host, old", Rec("job-a", "h2", "boot7", 100, 1000), 1000, true, LockVerdict::kStale},
@@ -79,6 +82,20 @@ TEST(Lock, AcquireReleaseAndConflict) {
     ++entries;
   }
   EXPECT_EQ(entries, 0);
+}
+
+TEST(Lock, JobOwnedLockIsAdoptedWithThePidOfTheSealer) {
+  testing::ScratchDir d;
+  auto path = d.path() / "fp.lock";
+  LockOptions prep;
+  prep.record_pid = false;
+  ASSERT_TRUE(AcquireLock(path, SelfLockRecord("job-a", ""), prep).ok());
+  EXPECT_EQ((*ReadLock(path))->pid, 0);
+  // Another job is refused although no process holds the lock.
+  EXPECT_TRUE(IsConflict(AcquireLock(path, SelfLockRecord("job-b", ""), {})));
+  // The same job's sealer adopts it and records its pid.
+  ASSERT_TRUE(AcquireLock(path, SelfLockRecord("job-a", ""), {}).ok());
+  EXPECT_EQ((*ReadLock(path))->pid, ::getpid());
 }
 
 TEST(Lock, BreaksStaleLockOfDeadWriter) {

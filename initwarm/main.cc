@@ -21,20 +21,14 @@ const Command kCommands[] = {
     {"prepare", kc::initwarm::RunPrepare,
      "warmup init: staging directory, view symlink, single-writer lock"},
     {"seal", kc::initwarm::RunSeal, "warmup main: hash, manifest, atomic publish, READY"},
-#ifdef KC_INITWARM_HAVE_WAIT
     {"wait", kc::initwarm::RunWait,
      "model pod init: resolve fingerprint, wait for READY, validate, build the view"},
-#endif
-#ifdef KC_INITWARM_HAVE_VERIFY
     {"verify", kc::initwarm::RunVerify, "the validation ladder; quarantines a bad cache"},
-#endif
 #ifdef KC_INITWARM_HAVE_PROBE
     {"probe", kc::initwarm::RunProbe, "this node's fingerprint facts from NVML and libcuda"},
 #endif
-#ifdef KC_INITWARM_HAVE_GC
     {"gc", kc::initwarm::RunGc, "remove unkept fingerprints, old staging and quarantine"},
     {"inspect", kc::initwarm::RunInspect, "human summary of a cache volume"},
-#endif
 };
 
 void Usage(std::ostream& os) {

@@ -23,6 +23,7 @@ StatusOr<PrepareResult> Prepare(const PrepareOptions& o) {
   KC_RETURN_IF_ERROR(MkdirAll(layout.StagingRoot()));
   LockOptions lo;
   lo.stale_after_s = o.lock_stale_after_s;
+  lo.record_pid = false;  // the lock belongs to the Job; prepare exits now
   KC_RETURN_IF_ERROR(AcquireLock(r.lock, SelfLockRecord(o.owner, r.staging.string()), lo));
   r.reused = IsRealDirectory(r.staging);
   for (auto dir : core::kFrameworkDirs) KC_RETURN_IF_ERROR(MkdirAll(r.staging / dir));

@@ -56,7 +56,7 @@ class SealTest : public ::testing::Test {
 
 TEST_F(SealTest, PrepareThenSealPublishes) {
   fs::path staging = PrepareStaging("job-1");
-  EXPECT_EQ(fs::read_symlink(view_), staging);
+  EXPECT_EQ(fs::read_symlink(view_), fs::absolute(staging));
   auto written = testing::WriteTritonCache(view_, 3);  // through the view, like a warmup
   auto r = Seal(Opts("job-1"));
   ASSERT_TRUE(r.ok()) << r.status();

@@ -1,0 +1,109 @@
+// `initwarm verify`: the validation ladder on one cache directory.
+#include <iostream>
+#include <memory>
+
+#include "core/layout.h"
+#include "initwarm/cmd_common.h"
+#include "initwarm/commands.h"
+#include "initwarm/cuda_module_loader.h"
+#include "initwarm/exit_codes.h"
+#include "initwarm/fsutil.h"
+#include "initwarm/verify.h"
+
+namespace kc::initwarm {
+
+int RunVerify(const std::vector<std::string>& args) {
+  Flags f("verify",
+          "Runs the validation ladder on v1/<fingerprint> level by level: 1 Manifest (READY, "
+          "digest, schema), 2 Fingerprint, 3 Checksums (sizes, sha256, no leftovers, Triton "
+          "__grp__ children), 4 TargetArch (Triton target.arch vs the node), 5 LoadTest (every "
+          "cubin through cuModuleLoadData; skipped without a GPU). On failure the directory is "
+          "moved to v1/.quarantine/<fingerprint>-<time>/ with a REASON file.\n\n"
+          "exit codes: 0 valid; 9 invalid (the output names the first bad file and why); 2 bad "
+          "flags; 1 other error.");
+  AddRootFlag(&f);
+  f.String("fingerprint", "", "fingerprint id of the cache (and the one it must carry)",
+           "KC_FINGERPRINT");
+  f.String("dir", "", "verify this directory instead of v1/<fingerprint> (never quarantined)");
+  f.String("level", "LoadTest",
+           "highest level: Manifest|Fingerprint|Checksums|TargetArch|LoadTest");
+  f.String("node-facts", "", "this node's facts (inline JSON or file) for levels 2 and 4",
+           "KC_NODE_FACTS");
+  f.String("compute-capability", "", "this node's compute capability (e.g. 9.0) for level 4");
+  f.String("view", std::string(core::kDefaultView),
+           "the fixed cache view path Triton group files point under");
+  f.Bool("no-quarantine", "report only; leave a bad cache where it is");
+  f.Bool("json", "print the report as one JSON object");
+  f.String("threads", "0", "hashing threads (0: twice the cores)");
+  if (int rc = ParseOrExit(&f, args); rc >= 0) return rc;
+
+  auto level = core::ParseLevel(f.Get("level"));
+  if (!level.ok()) {
+    PrintError("verify", level.status());
+    return kExitUsage;
+  }
+  auto node = NodeFactsArg(f.Get("node-facts"));
+  if (!node.ok()) {
+    PrintError("verify", node.status());
+    return kExitUsage;
+  }
+  const std::string fp = f.Get("fingerprint");
+  core::Layout layout(f.Get("root"));
+  VerifyOptions o;
+  if (!f.Get("dir").empty()) {
+    o.dir = f.Get("dir");
+  } else if (core::IsFingerprintId(fp)) {
+    o.dir = layout.Published(fp);
+  } else {
+    PrintError("verify", InvalidArgumentError("--fingerprint \"" + fp +
+                                              "\" is not a fingerprint id; or pass --dir"));
+    return kExitUsage;
+  }
+  o.level = *level;
+  o.expected_fingerprint = fp;
+  o.node = *node;
+  o.compute_capability = f.Get("compute-capability");
+  o.view_prefix = f.Get("view");
+  o.threads = std::atoi(f.Get("threads").c_str());
+  std::unique_ptr<ModuleLoader> loader;
+  if (o.level == core::Level::kLoadTest) {
+    auto l = NewCudaModuleLoader();
+    if (l.ok()) {
+      loader = std::move(*l);
+      o.load_cubin = [&loader](std::string_view image, std::string_view name) {
+        return loader->LoadCubin(image, name);
+      };
+    } else {
+      std::cerr << "initwarm verify: LoadTest unavailable: " << l.status().message() << "\n";
+    }
+  }
+  VerifyReport r = VerifyCache(o);
+  std::string quarantined;
+  // A directory without READY may still be publishing: never quarantine it.
+  bool ready_missing = r.finding.file == core::kReadyFileName && !Exists(o.dir / "READY");
+  if (!r.ok && f.Get("dir").empty() && !f.GetBool("no-quarantine") && !ready_missing) {
+    auto q = Quarantine(layout, fp, o.dir, r.finding);
+    if (q.ok()) {
+      quarantined = q->string();
+    } else {
+      std::cerr << "initwarm verify: could not quarantine " << o.dir << ": " << q.status() << "\n";
+    }
+  }
+  if (f.GetBool("json")) {
+    std::cout << VerifyReportJson(r) << "\n";
+  } else {
+    for (const auto& n : r.notes) std::cout << "note: " << n << "\n";
+    if (r.ok) {
+      std::cout << "OK " << o.dir.string() << ": passed up to "
+                << core::LevelName(static_cast<core::Level>(r.passed)) << " ("
+                << r.manifest.total_files << " files, " << r.manifest.total_bytes << " bytes, "
+                << r.kernels << " Triton kernels, " << r.cubins_loaded << " cubins loaded)\n";
+    } else {
+      std::cout << "FAIL " << o.dir.string() << ": " << r.finding.ToString() << "\n";
+    }
+  }
+  if (!quarantined.empty()) std::cerr << "initwarm verify: quarantined to " << quarantined << "\n";
+  return r.ok ? kExitOk : kExitInvalid;
+}
+
+}  // namespace kc::initwarm

@@ -1,0 +1,227 @@
+// The validation ladder on real sealed caches, with the fault cases.
+#include "initwarm/verify.h"
+
+#include <gtest/gtest.h>
+
+#include "core/manifest.h"
+#include "initwarm/fsutil.h"
+#include "initwarm/prepare.h"
+#include "initwarm/seal.h"
+#include "initwarm/test_util.h"
+
+namespace kc::initwarm {
+namespace {
+
+namespace fs = std::filesystem;
+using core::Level;
+using testing::ReadFile;
+using testing::WriteFile;
+
+class VerifyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = dir_.path() / "vol";
+    fp_ = core::ComputeFingerprint(testing::H200Facts(), testing::TestRuntime()).id;
+  }
+
+  // Prepares, fills (by `fill`) and seals a cache; returns its directory.
+  fs::path Publish(const std::function<void(const fs::path&)>& fill) {
+    PrepareOptions p;
+    p.root = root_;
+    p.fingerprint = fp_;
+    p.owner = "job-1";
+    auto pr = Prepare(p);
+    EXPECT_TRUE(pr.ok()) << pr.status();
+    fill(pr->staging);
+    SealOptions s;
+    s.root = root_;
+    s.owner = "job-1";
+    s.node = testing::H200Facts();
+    s.runtime = testing::TestRuntime();
+    auto r = Seal(s);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return core::Layout(root_).Published(fp_);
+  }
+  fs::path PublishTriton(int arch = 90) {
+    return Publish([arch](const fs::path& d) { testing::WriteTritonCache(d, 3, arch); });
+  }
+
+  VerifyOptions Opts(const fs::path& dir, Level level = Level::kTargetArch) {
+    VerifyOptions o;
+    o.dir = dir;
+    o.level = level;
+    o.expected_fingerprint = fp_;
+    o.node = testing::H200Facts();
+    return o;
+  }
+
+  static void ExpectFail(const VerifyReport& r, Level level, const std::string& file,
+                         const std::string& reason) {
+    ASSERT_FALSE(r.ok);
+    EXPECT_EQ(r.finding.level, level) << r.finding.ToString();
+    EXPECT_EQ(r.finding.file, file) << r.finding.ToString();
+    EXPECT_NE(r.finding.reason.find(reason), std::string::npos) << r.finding.ToString();
+  }
+
+  // Rewrites manifest.json with `edit` applied and READY matching it.
+  static void RewriteManifest(const fs::path& dir, const std::function<void(std::string*)>& edit) {
+    std::string text = ReadFile(dir / "manifest.json");
+    edit(&text);
+    WriteFile(dir / "manifest.json", text);
+    WriteFile(dir / "READY", core::Sha256Hex(text) + "\n");
+  }
+
+  testing::ScratchDir dir_;
+  fs::path root_;
+  std::string fp_;
+};
+
+TEST_F(VerifyTest, GoodCachePassesEveryLevel) {
+  fs::path d = PublishTriton();
+  VerifyReport r = VerifyCache(Opts(d));
+  ASSERT_TRUE(r.ok) << r.finding.ToString();
+  EXPECT_EQ(r.passed, 4);
+  EXPECT_EQ(r.kernels, 3u);
+  std::vector<std::string> loaded;
+  auto o = Opts(d, Level::kLoadTest);
+  o.load_cubin = [&](std::string_view image, std::string_view name) {
+    loaded.emplace_back(name);
+    return OkStatus();
+  };
+  r = VerifyCache(o);
+  ASSERT_TRUE(r.ok) << r.finding.ToString();
+  EXPECT_EQ(r.passed, 5);
+  EXPECT_EQ(loaded.size(), 3u);
+  // Without a loader LoadTest is skipped and says so.
+  r = VerifyCache(Opts(d, Level::kLoadTest));
+  ASSERT_TRUE(r.ok);
+  EXPECT_NE(r.notes.back().find("no GPU"), std::string::npos);
+}
+
+TEST_F(VerifyTest, CubinThatDoesNotLoad) {
+  fs::path d = PublishTriton();
+  auto o = Opts(d, Level::kLoadTest);
+  o.load_cubin = [](std::string_view, std::string_view name) -> Status {
+    if (name.find("kernel_1") != std::string_view::npos) {
+      return FailedPreconditionError(std::string(name) + ": CUDA_ERROR_NO_BINARY_FOR_GPU");
+    }
+    return OkStatus();
+  };
+  VerifyReport r = VerifyCache(o);
+  ExpectFail(r, Level::kLoadTest, "triton/H1001ABCDEFGHIJKLMNOPQRSTUVWXYZ234567/kernel_1.cubin",
+             "NO_BINARY_FOR_GPU");
+}
+
+TEST_F(VerifyTest, TruncatedFile) {
+  fs::path d = PublishTriton();
+  const std::string f = "triton/H1000ABCDEFGHIJKLMNOPQRSTUVWXYZ234567/kernel_0.cubin";
+  fs::resize_file(d / f, 100);
+  ExpectFail(VerifyCache(Opts(d)), Level::kChecksums, f, "truncated");
+}
+
+TEST_F(VerifyTest, OneFlippedByte) {
+  fs::path d = PublishTriton();
+  const std::string f = "triton/H1002ABCDEFGHIJKLMNOPQRSTUVWXYZ234567/kernel_2.cubin";
+  std::string content = ReadFile(d / f);
+  content[content.size() / 2] ^= 0x01;
+  WriteFile(d / f, content);
+  ExpectFail(VerifyCache(Opts(d)), Level::kChecksums, f, "sha256 mismatch");
+  // Manifest level alone does not read file contents.
+  EXPECT_TRUE(VerifyCache(Opts(d, Level::kFingerprint)).ok);
+}
+
+TEST_F(VerifyTest, MissingReady) {
+  fs::path d = PublishTriton();
+  fs::remove(d / "READY");
+  ExpectFail(VerifyCache(Opts(d, Level::kManifest)), Level::kManifest, "READY", "missing");
+}
+
+TEST_F(VerifyTest, ReadyDigestMismatch) {
+  fs::path d = PublishTriton();
+  WriteFile(d / "READY", std::string(64, '0') + "\n");
+  ExpectFail(VerifyCache(Opts(d, Level::kManifest)), Level::kManifest, "READY", "hashes to");
+}
+
+TEST_F(VerifyTest, StagingLeftovers) {
+  fs::path d = PublishTriton();
+  WriteFile(d / "triton/tmp.pid_123_456/kernel.cubin", "partial");
+  ExpectFail(VerifyCache(Opts(d)), Level::kChecksums, "triton/tmp.pid_123_456/kernel.cubin",
+             "staging leftover");
+}
+
+TEST_F(VerifyTest, MissingGroupChild) {
+  fs::path d = Publish([](const fs::path& s) {
+    testing::WriteTritonCache(s, 2);
+    // A group whose child was never written (a cache copied without it).
+    WriteFile(
+        s / "triton/GONE/__grp__gone.json",
+        R"({"child_paths":{"gone.cubin":"/var/run/kernelcache/view/triton/GONE/gone.cubin"}})");
+  });
+  ExpectFail(VerifyCache(Opts(d)), Level::kChecksums, "triton/GONE/__grp__gone.json",
+             "does not exist in this cache");
+}
+
+TEST_F(VerifyTest, GroupWrittenAtAnotherPath) {
+  fs::path d = Publish(
+      [](const fs::path& s) { testing::WriteTritonCache(s, 1, 90, "/root/.triton/cache/.."); });
+  auto r = VerifyCache(Opts(d));
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.finding.reason.find("outside the cache view"), std::string::npos)
+      << r.finding.ToString();
+}
+
+TEST_F(VerifyTest, ForeignTargetArch) {
+  fs::path d = PublishTriton(/*arch=*/80);
+  auto r = VerifyCache(Opts(d));
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.finding.level, Level::kTargetArch);
+  EXPECT_NE(r.finding.reason.find("target.arch 80"), std::string::npos) << r.finding.ToString();
+  EXPECT_TRUE(VerifyCache(Opts(d, Level::kChecksums)).ok);
+}
+
+TEST_F(VerifyTest, ManifestFromAnotherFingerprint) {
+  fs::path d = PublishTriton();
+  auto o = Opts(d);
+  o.expected_fingerprint = "fedcba9876543210";
+  ExpectFail(VerifyCache(o), Level::kFingerprint, "manifest.json", "fedcba9876543210");
+  // And a node whose driver differs from the cache's inputs.
+  auto o2 = Opts(d);
+  o2.node->driver_version = "570.86.15";
+  ExpectFail(VerifyCache(o2), Level::kFingerprint, "manifest.json", "570.86.15");
+}
+
+TEST_F(VerifyTest, PathTraversalInManifestIsRefused) {
+  fs::path d = PublishTriton();
+  RewriteManifest(d, [](std::string* t) {
+    auto pos = t->find("\"inductor/fxgraph/ab/fabc\"");
+    ASSERT_NE(pos, std::string::npos);
+    t->replace(pos, 26, "\"../../../../etc/passwdxx\"");
+  });
+  auto r = VerifyCache(Opts(d, Level::kManifest));
+  ExpectFail(r, Level::kManifest, "manifest.json", "path traversal");
+}
+
+TEST_F(VerifyTest, SymlinkOutsideTheCacheIsRefused) {
+  fs::path d = PublishTriton();
+  fs::create_symlink("/etc/passwd", d / "nv" / "escape");
+  auto r = VerifyCache(Opts(d));
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.finding.level, Level::kChecksums);
+  EXPECT_NE(r.finding.reason.find("nv/escape"), std::string::npos) << r.finding.ToString();
+}
+
+TEST_F(VerifyTest, QuarantineMovesAndExplains) {
+  fs::path d = PublishTriton();
+  core::Finding why{Level::kChecksums, "triton/x", "sha256 mismatch"};
+  core::Layout l(root_);
+  auto q = Quarantine(l, fp_, d, why);
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_FALSE(Exists(d));
+  EXPECT_TRUE(core::IsWithin(l.QuarantineRoot(), *q));
+  EXPECT_TRUE(q->filename().string().starts_with(fp_ + "-"));
+  std::string reason = ReadFile(*q / "REASON");
+  EXPECT_NE(reason.find("Checksums: triton/x: sha256 mismatch"), std::string::npos) << reason;
+}
+
+}  // namespace
+}  // namespace kc::initwarm

@@ -1,0 +1,88 @@
+// Wait: the model pod's init container. Resolve the pod's fingerprint, wait
+// for its cache to be READY, validate it, and build the cache view.
+//
+// Each round: ask the Resolver (operator endpoint) for this node's
+// fingerprint and state; once, where a GPU is visible (Prober), compare the
+// probed node facts with the resolver's and refuse on disagreement
+// (FailedPrecondition naming both). When v1/<fp>/READY exists, validate up
+// to `verify` (Copy mode: copy the listed files into the local emptyDir
+// first and validate the copy) and point the view at the cache (Shared,
+// SharedReadWrite: a symlink into the volume; Copy: a symlink to the local
+// copy; either way Triton's absolute paths under the view resolve). A cache
+// that fails validation is quarantined (when the volume is writable) and
+// waiting goes on. Polls back off exponentially (NextPollDelayMs), because
+// network filesystems give no inotify. A resolver state "Failed" ends the
+// wait at once. On timeout: StartCold points the view at an empty local
+// directory and succeeds ("Cold"); Fail returns DeadlineExceeded. Every
+// `log_every_s` one human line says why it is waiting.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "base/status.h"
+#include "core/layout.h"
+#include "core/validate.h"
+#include "initwarm/probe.h"
+#include "initwarm/resolve_client.h"
+#include "initwarm/verify.h"
+
+namespace kc::initwarm {
+
+enum class ConsumeMode { kShared, kSharedReadWrite, kCopy };
+StatusOr<ConsumeMode> ParseConsumeMode(std::string_view s);
+
+struct WaitOptions {
+  std::filesystem::path root = std::string(core::kDefaultRoot);
+  std::filesystem::path view = std::string(core::kDefaultView);
+  // Local (emptyDir) directory for Copy mode copies and the cold view;
+  // default: <view's parent>/local.
+  std::filesystem::path local_dir;
+  // The fixed view path caches were written under (Triton __grp__ checks).
+  std::string view_prefix = std::string(core::kDefaultView);
+  std::string ns, kernelcache, node;
+  std::string fingerprint;  // when set, the resolver is not needed
+  ConsumeMode mode = ConsumeMode::kShared;
+  core::Level verify = core::Level::kManifest;
+  std::int64_t timeout_s = 900;
+  bool start_cold_on_timeout = false;
+  std::int64_t poll_initial_ms = 1000;
+  std::int64_t poll_max_ms = 15000;
+  std::int64_t log_every_s = 10;
+  bool quarantine = true;
+  int threads = 0;
+};
+
+struct WaitDeps {
+  Resolver* resolver = nullptr;                 // null: opts.fingerprint must be set
+  Prober* prober = nullptr;                     // null: no local cross-check
+  CubinLoadFn load_cubin;                       // LoadTest
+  std::function<std::int64_t()> now_ms;         // monotonic; default steady clock
+  std::function<void(std::int64_t)> sleep_ms;   // default: real sleep
+  std::function<void(const std::string&)> log;  // default: stderr
+};
+
+struct WaitResult {
+  std::string outcome;  // "Warm" or "Cold"
+  std::string fingerprint;
+  std::string reason;            // why cold, or the validation summary
+  std::filesystem::path target;  // what the view points at
+  std::int64_t waited_ms = 0;
+};
+
+StatusOr<WaitResult> Wait(const WaitOptions& opts, const WaitDeps& deps);
+
+// Capped exponential backoff: initial * 2^attempt, at most max. Pure.
+std::int64_t NextPollDelayMs(int attempt, std::int64_t initial_ms, std::int64_t max_ms);
+
+// "2m10s", "45s", "1h02m". Pure.
+std::string HumanDuration(std::int64_t ms);
+
+// Copies the files and symlinks `m` lists (plus manifest.json and READY)
+// from `src` to a new directory `dst`.
+Status CopyCache(const std::filesystem::path& src, const std::filesystem::path& dst,
+                 const core::Manifest& m);
+
+}  // namespace kc::initwarm

@@ -1,0 +1,239 @@
+// Wait against in-memory fakes of Resolver and Prober and a fake clock.
+#include "initwarm/wait.h"
+
+#include <gtest/gtest.h>
+
+#include "initwarm/fsutil.h"
+#include "initwarm/prepare.h"
+#include "initwarm/seal.h"
+#include "initwarm/test_util.h"
+
+namespace kc::initwarm {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ReadFile;
+
+class FakeResolver : public Resolver {
+ public:
+  StatusOr<ResolveAnswer> Resolve(const std::string& ns, const std::string& kc,
+                                  const std::string& node) override {
+    ++calls;
+    last_query = ns + "/" + kc + "/" + node;
+    if (!error.ok()) return error;
+    return answer;
+  }
+  ResolveAnswer answer;
+  Status error;
+  int calls = 0;
+  std::string last_query;
+};
+
+class FakeProber : public Prober {
+ public:
+  StatusOr<ProbeResult> Probe() override {
+    if (!error.ok()) return error;
+    return ProbeResult{facts, "fake"};
+  }
+  core::NodeFacts facts;
+  Status error;
+};
+
+class WaitTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = dir_.path() / "vol";
+    view_ = dir_.path() / "run" / "view";
+    fp_ = core::ComputeFingerprint(testing::H200Facts(), testing::TestRuntime()).id;
+    resolver_.answer = {fp_,
+                        "Warming",
+                        "v1/" + fp_,
+                        "",
+                        "warmup Job kc-warm-1 running for 2m",
+                        testing::H200Facts()};
+    prober_.facts = testing::H200Facts();
+    deps_.resolver = &resolver_;
+    deps_.prober = &prober_;
+    deps_.now_ms = [this] { return now_ms_; };
+    deps_.sleep_ms = [this](std::int64_t ms) {
+      sleeps_.push_back(ms);
+      now_ms_ += ms;
+      if (on_sleep_) on_sleep_(static_cast<int>(sleeps_.size()));
+    };
+    deps_.log = [this](const std::string& l) { logs_.push_back(l); };
+    opts_.root = root_;
+    opts_.view = view_;
+    opts_.ns = "ml";
+    opts_.kernelcache = "llama";
+    opts_.node = "gpu-1";
+    opts_.timeout_s = 60;
+  }
+
+  void Publish(int arch = 90) {
+    PrepareOptions p;
+    p.root = root_;
+    p.fingerprint = fp_;
+    p.owner = "job-1";
+    auto pr = Prepare(p);
+    ASSERT_TRUE(pr.ok()) << pr.status();
+    testing::WriteTritonCache(pr->staging, 2, arch);
+    SealOptions s;
+    s.root = root_;
+    s.owner = "job-1";
+    s.node = testing::H200Facts();
+    s.runtime = testing::TestRuntime();
+    auto r = Seal(s);
+    ASSERT_TRUE(r.ok()) << r.status();
+  }
+
+  testing::ScratchDir dir_;
+  fs::path root_, view_;
+  std::string fp_;
+  FakeResolver resolver_;
+  FakeProber prober_;
+  WaitDeps deps_;
+  WaitOptions opts_;
+  std::int64_t now_ms_ = 0;
+  std::vector<std::int64_t> sleeps_;
+  std::vector<std::string> logs_;
+  std::function<void(int)> on_sleep_;
+};
+
+TEST(WaitPure, Backoff) {
+  std::vector<std::int64_t> got;
+  for (int i = 0; i < 7; ++i) got.push_back(NextPollDelayMs(i, 1000, 15000));
+  EXPECT_EQ(got, (std::vector<std::int64_t>{1000, 2000, 4000, 8000, 15000, 15000, 15000}));
+  EXPECT_EQ(HumanDuration(130000), "2m10s");
+  EXPECT_EQ(HumanDuration(45000), "45s");
+  EXPECT_EQ(HumanDuration(3720000), "1h02m");
+}
+
+TEST_F(WaitTest, ReadyAtOnceBuildsSharedView) {
+  Publish();
+  auto r = Wait(opts_, deps_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->outcome, "Warm");
+  EXPECT_EQ(fs::read_symlink(view_), fs::absolute(core::Layout(root_).Published(fp_)));
+  EXPECT_TRUE(sleeps_.empty());
+  EXPECT_EQ(resolver_.last_query, "ml/llama/gpu-1");
+}
+
+TEST_F(WaitTest, PollsWithBackoffUntilReadyAndLogsWhy) {
+  on_sleep_ = [this](int n) {
+    if (n == 5) Publish();
+  };
+  opts_.log_every_s = 5;
+  auto r = Wait(opts_, deps_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->outcome, "Warm");
+  EXPECT_EQ(sleeps_, (std::vector<std::int64_t>{1000, 2000, 4000, 8000, 15000}));
+  ASSERT_FALSE(logs_.empty());
+  EXPECT_NE(logs_[0].find("warmup Job kc-warm-1 running for 2m"), std::string::npos) << logs_[0];
+  EXPECT_NE(logs_[0].find(fp_), std::string::npos);
+  EXPECT_LT(logs_.size(), sleeps_.size() + 1);  // not one line per poll
+}
+
+TEST_F(WaitTest, TimeoutFails) {
+  resolver_.answer.message = "no warmup scheduled for fingerprint: no eligible node";
+  auto r = Wait(opts_, deps_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kDeadlineExceeded);
+  EXPECT_NE(r.status().message().find("no eligible node"), std::string::npos) << r.status();
+  EXPECT_GE(now_ms_, 60000);
+  EXPECT_LE(now_ms_, 60000 + 1);
+  EXPECT_FALSE(Exists(view_));
+}
+
+TEST_F(WaitTest, TimeoutStartsColdWithEmptyView) {
+  opts_.start_cold_on_timeout = true;
+  auto r = Wait(opts_, deps_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->outcome, "Cold");
+  fs::path target = fs::read_symlink(view_);
+  EXPECT_TRUE(fs::is_directory(target / "triton"));
+  EXPECT_TRUE(fs::is_empty(target / "triton"));
+}
+
+TEST_F(WaitTest, WarmupFailedEndsTheWait) {
+  resolver_.answer.state = "Failed";
+  resolver_.answer.message = "warmup Job kc-warm-1 failed: BackoffLimitExceeded";
+  auto r = Wait(opts_, deps_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("BackoffLimitExceeded"), std::string::npos);
+  EXPECT_TRUE(sleeps_.empty());
+}
+
+TEST_F(WaitTest, ProbeDisagreementIsRefused) {
+  Publish();
+  prober_.facts.driver_version = "570.86.15";
+  auto r = Wait(opts_, deps_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(r.status().message().find("570.86.15"), std::string::npos) << r.status();
+  EXPECT_FALSE(Exists(view_));
+}
+
+TEST_F(WaitTest, NoGpuSkipsTheCrossCheck) {
+  Publish();
+  prober_.error = UnavailableError("no NVIDIA GPU visible: test");
+  auto r = Wait(opts_, deps_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_FALSE(logs_.empty());
+  EXPECT_NE(logs_[0].find("no NVIDIA GPU visible"), std::string::npos);
+}
+
+TEST_F(WaitTest, ResolverDownKeepsWaiting) {
+  resolver_.error = UnavailableError("connect: refused");
+  opts_.timeout_s = 10;
+  auto r = Wait(opts_, deps_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("connect: refused"), std::string::npos);
+  EXPECT_GT(resolver_.calls, 2);
+}
+
+TEST_F(WaitTest, CopyModeValidatesALocalCopy) {
+  Publish();
+  opts_.mode = ConsumeMode::kCopy;
+  opts_.verify = core::Level::kChecksums;
+  opts_.view_prefix = std::string(core::kDefaultView);
+  auto r = Wait(opts_, deps_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  fs::path target = fs::read_symlink(view_);
+  EXPECT_TRUE(core::IsWithin(view_.parent_path() / "local", target));
+  fs::path published = core::Layout(root_).Published(fp_);
+  EXPECT_EQ(ReadFile(target / "manifest.json"), ReadFile(published / "manifest.json"));
+  // Writes into the copy do not touch the volume.
+  testing::WriteFile(view_ / "triton" / "new", "x");
+  EXPECT_FALSE(Exists(published / "triton" / "new"));
+}
+
+TEST_F(WaitTest, CorruptCacheIsQuarantinedAndWaitingGoesOn) {
+  Publish();
+  fs::path published = core::Layout(root_).Published(fp_);
+  fs::path cubin = published / "triton/H1000ABCDEFGHIJKLMNOPQRSTUVWXYZ234567/kernel_0.cubin";
+  std::string c = ReadFile(cubin);
+  c[10] ^= 0x40;
+  testing::WriteFile(cubin, c);
+  opts_.verify = core::Level::kChecksums;
+  opts_.view_prefix = std::string(core::kDefaultView);
+  opts_.timeout_s = 5;
+  auto r = Wait(opts_, deps_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("sha256 mismatch"), std::string::npos) << r.status();
+  EXPECT_FALSE(Exists(published));
+  EXPECT_TRUE(fs::exists(core::Layout(root_).QuarantineRoot()));
+}
+
+TEST_F(WaitTest, FixedFingerprintWithoutResolver) {
+  Publish();
+  deps_.resolver = nullptr;
+  opts_.fingerprint = fp_;
+  auto r = Wait(opts_, deps_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  deps_.resolver = nullptr;
+  opts_.fingerprint = "";
+  EXPECT_EQ(Wait(opts_, deps_).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace kc::initwarm
