@@ -355,8 +355,11 @@ class Decider {
       auto facts = core::NodeFactsFromLabels(n.labels);
       if (!facts.ok()) {
         missing.push_back(n.name + " (" + facts.status().message() + ")");
-        if (prev_missing == nullptr || prev_missing->status != "True" ||
-            prev_missing->message.find(n.name + " (") == std::string::npos) {
+        // One Event per node the condition names (the first kMaxListed; the
+        // rest are counted there), once: not when the last status named it.
+        if (missing.size() <= kMaxListed &&
+            (prev_missing == nullptr || prev_missing->status != "True" ||
+             prev_missing->message.find(n.name + " (") == std::string::npos)) {
           Event("Warning", "NodeMissingLabels",
                 "node " + n.name + " is not warmed: " + facts.status().message() +
                     "; is GPU Feature Discovery running on it?");

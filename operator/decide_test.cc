@@ -411,6 +411,21 @@ TEST(Decide, MissingLabelsGiveConditionAndEventNeverAGuess) {
   EXPECT_EQ(Cond(p.status, "NodesMissingLabels").status, "False");
 }
 
+TEST(Decide, ManyNodesMissingLabelsDoNotFloodEvents) {
+  World w;
+  Labels l = Gpu();
+  l.erase("kubernetes.io/arch");
+  for (int i = 0; i < 7; ++i) w.obs.nodes.push_back(Node("gpu-" + std::to_string(i), l));
+  Plan p = w.Step(kT0);
+  size_t events = 0;
+  for (const auto& a : p.actions) events += a.event_reason == "NodeMissingLabels";
+  EXPECT_EQ(events, 5u);
+  EXPECT_NE(Cond(p.status, "NodesMissingLabels").message.find("7 node(s)"), std::string::npos);
+  EXPECT_NE(Cond(p.status, "NodesMissingLabels").message.find("and 2 more"), std::string::npos);
+  p = w.Step(kT0 + seconds(5));
+  EXPECT_EQ(FindEvent(p, "NodeMissingLabels"), nullptr);
+}
+
 // ---- seal result ------------------------------------------------------------------
 
 TEST(Decide, SealResultOutcomes) {
