@@ -24,6 +24,7 @@ using http::client::http_client;
 using http::client::http_client_config;
 
 constexpr std::chrono::seconds kTokenRefresh{60};
+constexpr char kUserAgent[] = "kernelcache/kube (cpprestsdk)";
 
 std::string OpenSslError() {
   std::string out;
@@ -151,6 +152,7 @@ struct HttpTransport::Impl {
     http::http_request req(request.method);
     req.set_request_uri(request.path);
     for (const auto& [name, value] : request.headers) req.headers().add(name, value);
+    if (!req.headers().has("User-Agent")) req.headers().add("User-Agent", kUserAgent);
     const std::string token = Token();
     if (!token.empty()) req.headers().add("Authorization", "Bearer " + token);
     if (!request.body.empty() || !request.content_type.empty()) {
