@@ -129,8 +129,9 @@ StatusOr<bool> MatchesLabelSelector(const std::string& selector, const Json& lab
       const size_t open = req.find('(', pos);
       const size_t close = req.rfind(')');
       if (open == std::string::npos || close == std::string::npos || close < open) {
-        return InvalidArgumentError("label selector \"" + selector + "\": bad set in \"" + req +
-                                    "\"");
+        std::string msg = "label selector \"" + selector;
+        msg += "\": bad set in \"" + req + "\"";
+        return InvalidArgumentError(msg);
       }
       const auto values = ParseSet(std::string_view(req).substr(open + 1, close - open - 1));
       bool present = false;
@@ -174,7 +175,7 @@ std::string FakeClient::ResourceId(const Resource& r) {
   return r.group.empty() ? r.resource : r.resource + "." + r.group;
 }
 
-Status FakeClient::RecordLocked(FakeAction action) {
+Status FakeClient::RecordLocked(const FakeAction& action) {
   actions_.push_back(action);
   if (reactor_) return reactor_(actions_.back());
   return OkStatus();
@@ -471,7 +472,7 @@ Status FakeClient::Watch(const Resource& r, const std::string& ns, const WatchOp
     }
     if (disconnected) {
       // What the server had sent before the connection dropped still arrives.
-      const Status result = disconnect_status_;
+      Status result = disconnect_status_;
       lock.unlock();
       for (const WatchEvent& e : pending) {
         if (!handler(e)) return OkStatus();

@@ -108,7 +108,7 @@ class FakeClient final : public Client {
   };
 
   static std::string ResourceId(const Resource& r);
-  Status RecordLocked(FakeAction action);
+  Status RecordLocked(const FakeAction& action);
   void AppendLocked(WatchEvent::Type type, const std::string& resource_id, const std::string& ns,
                     const Json& object, const Json& previous);
   StatusOr<Json> PutLocked(const Resource& r, const std::string& ns, Json object,

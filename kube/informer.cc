@@ -41,7 +41,7 @@ bool Informer::HasSynced() const {
 
 bool Informer::WaitForSync(std::stop_token stop, std::chrono::milliseconds timeout) const {
   std::unique_lock<std::mutex> lock(state_mu_);
-  return synced_cv_.wait_for(lock, stop, timeout, [&] { return synced_; });
+  return synced_cv_.wait_for(lock, std::move(stop), timeout, [&] { return synced_; });
 }
 
 std::string Informer::LastResourceVersion() const {
@@ -77,7 +77,7 @@ void Informer::DispatchDelete(const Json& obj, bool final_state_unknown) {
   }
 }
 
-Status Informer::ListAndReplace(std::stop_token stop) {
+Status Informer::ListAndReplace(const std::stop_token& stop) {
   ListOptions options;
   options.label_selector = selector_.label_selector;
   options.field_selector = selector_.field_selector;
@@ -154,12 +154,12 @@ void Informer::Resync() {
   for (const Json& obj : store_.List()) DispatchUpdate(obj, obj);
 }
 
-void Informer::Run(std::stop_token stop) {
+void Informer::Run(const std::stop_token& stop) {
   std::jthread resync;
   if (options_.resync_period > Clock::Duration::zero()) {
     // Periods count from Run()'s start, not from when the thread runs.
     const Clock::TimePoint first = clock_.Now() + options_.resync_period;
-    resync = std::jthread([this, stop, first](std::stop_token own) {
+    resync = std::jthread([this, stop, first](const std::stop_token& own) {
       std::stop_source either;
       std::stop_callback on_run_stop(stop, [&] { either.request_stop(); });
       std::stop_callback on_own_stop(own, [&] { either.request_stop(); });

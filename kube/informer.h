@@ -75,7 +75,7 @@ class Informer {
   void AddEventHandler(EventHandler handler);
   Status AddIndex(const std::string& name, IndexFunc fn) { return store_.AddIndex(name, fn); }
 
-  void Run(std::stop_token stop);
+  void Run(const std::stop_token& stop);
 
   bool HasSynced() const;
   // True once synced; false when `stop` was requested or `timeout` (real
@@ -90,7 +90,7 @@ class Informer {
   int ListCount() const { return list_count_.load(); }
 
  private:
-  Status ListAndReplace(std::stop_token stop);
+  Status ListAndReplace(const std::stop_token& stop);
   // Returns false to end the watch (ERROR event; *error set).
   bool HandleEvent(const WatchEvent& event, bool* delivered, Status* error);
   void Resync();

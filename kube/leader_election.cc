@@ -205,7 +205,7 @@ void LeaderElector::Release() {
   Observe(released);
 }
 
-void LeaderElector::Run(std::stop_token stop) {
+void LeaderElector::Run(const std::stop_token& stop) {
   // Acquire.
   while (!stop.stop_requested()) {
     if (TryAcquireOrRenew() == Attempt::kOk) break;

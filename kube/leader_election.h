@@ -84,7 +84,7 @@ class LeaderElector {
   static StatusOr<std::unique_ptr<LeaderElector>> Create(Client& client,
                                                          LeaderElectionConfig config);
 
-  void Run(std::stop_token stop);
+  void Run(const std::stop_token& stop);
 
   bool IsLeader() const { return leading_.load(); }
   // The holder last observed ("" when none).

@@ -39,7 +39,7 @@ Clock::Duration TokenBucket::Reserve() {
       std::chrono::duration<double>(std::ceil(wait_s * 1e9) / 1e9));
 }
 
-bool TokenBucket::Accept(std::stop_token stop) {
+bool TokenBucket::Accept(const std::stop_token& stop) {
   const Clock::Duration d = Reserve();
   if (d <= Clock::Duration::zero()) return !stop.stop_requested();
   return clock_.SleepFor(d, stop);

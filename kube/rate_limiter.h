@@ -34,7 +34,7 @@ class TokenBucket {
   bool TryAccept();
   Clock::Duration Reserve();
   // Blocks (on the clock) until a token is available; false if stopped.
-  bool Accept(std::stop_token stop = {});
+  bool Accept(const std::stop_token& stop = {});
 
  private:
   void RefillLocked(Clock::TimePoint now);

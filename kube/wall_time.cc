@@ -94,14 +94,14 @@ StatusOr<WallTime> ParseApiTime(std::string_view s) {
         !Digits(s, pos + 4, 2, &om)) {
       return bad();
     }
-    offset_s = (s[pos] == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+    offset_s = (s[pos] == '+' ? 1 : -1) * (int64_t{oh} * 3600 + int64_t{om} * 60);
     pos += 6;
   } else {
     return bad();
   }
   if (pos != s.size()) return bad();
   const int64_t days = DaysFromCivil(year, static_cast<unsigned>(mon), static_cast<unsigned>(day));
-  const int64_t secs = days * 86400 + hour * 3600 + min * 60 + sec - offset_s;
+  const int64_t secs = days * 86400 + int64_t{hour} * 3600 + int64_t{min} * 60 + sec - offset_s;
   return WallTime(std::chrono::duration_cast<WallTime::duration>(std::chrono::seconds(secs) +
                                                                  std::chrono::nanoseconds(nanos)));
 }
