@@ -80,7 +80,9 @@ if [ "$FAKE" != 1 ]; then
   ( cmake -S initwarm/aoti -B /tmp/build-aoti -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_PREFIX_PATH="$TP" -DCMAKE_CXX_FLAGS="-I$CARRY/include" \
     && cmake --build /tmp/build-aoti --target kc-aoti-check ) > "$RES/aoti-helper-build.log" 2>&1 \
-    || { echo "  kc-aoti-check build failed"; tail -20 "$RES/aoti-helper-build.log"; }
+    || { echo "  kc-aoti-check build failed"; tail -20 "$RES/aoti-helper-build.log";
+         [ -x "$CARRY/bin/kc-aoti-check.phase1" ] && mkdir -p /tmp/build-aoti &&
+         cp "$CARRY/bin/kc-aoti-check.phase1" "$KC_AOTI_CHECK" && echo "  using the phase-1 build"; }
 fi
 
 # waitview MODE NAME FP: `initwarm wait` builds the view (shared: symlink
@@ -92,8 +94,10 @@ waitview() {
   local mode=$1 name=$2 fp=$3
   rm -rf "$V"
   if [ $HAVE_WAIT = 1 ]; then
+    local m=Shared; [ "$mode" = copy ] && m=Copy
     tm "wait-$mode-$name" "$IW" wait --root "$VOL" --fingerprint "$fp" --view "$V" \
-      --mode "$mode" --verify $LEVEL --node-facts "$NODE" --timeout 120s --json
+      --local-dir "$KC_VIEW_ROOT/local" --mode $m --verify $LEVEL --timeout 120s \
+      --termination-log "$RES/wait-$mode-$name.term"
   else
     if [ "$mode" = shared ]; then
       tm "wait-$mode-$name" bash -c "'$IW' verify --root '$VOL' --fingerprint '$fp' --level $LEVEL --node-facts '$NODE' --view '$V' --json && ln -sfn '$VOL/v1/$fp' '$V'"
