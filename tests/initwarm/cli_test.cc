@@ -1,0 +1,164 @@
+// The initwarm binary end to end: subcommands, their exit codes and output.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "core/layout.h"
+#include "initwarm/exit_codes.h"
+#include "initwarm/test_util.h"
+
+namespace kc::initwarm {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ReadFile;
+using testing::RunProcess;
+using testing::WriteFile;
+
+const std::string kBin = KC_INITWARM_BIN;
+const std::string kFp = "0123456789abcdef";
+const std::string kNode =
+    R"({"gpuProduct":"NVIDIA-H200","computeCapability":"9.0","driver":"580.159.04","cudaDriver":"13.0","arch":"amd64"})";
+
+class Cli : public ::testing::Test {
+ protected:
+  int Run(std::vector<std::string> args, std::string* out = nullptr) {
+    args.insert(args.begin(), kBin);
+    std::string o;
+    int rc = RunProcess(args, {}, &o);
+    if (out != nullptr) *out = o;
+    last_ = o;
+    return rc;
+  }
+  void Publish() {
+    ASSERT_EQ(Run({"prepare", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1", "--view",
+                   (d_.path() / "warm" / "view").string()}),
+              0)
+        << last_;
+    testing::WriteTritonCache(d_.path() / "warm" / "view", 2);
+    ASSERT_EQ(Run({"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1",
+                   "--termination-log", (d_.path() / "term").string()}),
+              0)
+        << last_;
+  }
+  std::string root() const { return (d_.path() / "vol").string(); }
+  std::string ResolveFile(const std::string& state) {
+    fs::path p = d_.path() / "resolve.json";
+    WriteFile(
+        p, R"({"fingerprint":")" + kFp + R"(","state":")" + state + R"(","directory":"v1/)" + kFp +
+               R"(","manifestDigest":"","message":"warmup Job kc-warm-x running for 1m","node":)" +
+               kNode + "}");
+    return p.string();
+  }
+
+  testing::ScratchDir d_;
+  std::string last_;
+};
+
+TEST_F(Cli, HelpAndUsage) {
+  std::string out;
+  EXPECT_EQ(Run({"--help"}, &out), 0);
+  for (const char* c : {"prepare", "seal", "wait", "verify", "gc", "inspect"}) {
+    EXPECT_NE(out.find(c), std::string::npos) << c;
+    std::string h;
+    EXPECT_EQ(Run({c, "--help"}, &h), 0) << c;
+    EXPECT_NE(h.find("exit codes"), std::string::npos) << c << ": " << h;
+  }
+  EXPECT_EQ(Run({"nope"}), kExitUsage);
+  EXPECT_EQ(Run({"seal", "--bogus"}), kExitUsage);
+}
+
+TEST_F(Cli, SealWritesTerminationMessage) {
+  Publish();
+  std::string term = ReadFile(d_.path() / "term");
+  EXPECT_NE(term.find("\"outcome\":\"Published\""), std::string::npos) << term;
+  EXPECT_NE(term.find("\"manifestDigest\""), std::string::npos) << term;
+  // A second seal of the same fingerprint is refused with its own code.
+  fs::create_directories(core::Layout(root()).Staging(kFp, "j2") / "triton");
+  WriteFile(core::Layout(root()).Staging(kFp, "j2") / "triton/x", "x");
+  EXPECT_EQ(Run({"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "j2"}),
+            kExitAlreadyReady)
+      << last_;
+}
+
+TEST_F(Cli, EmptySealRefused) {
+  ASSERT_EQ(
+      Run({"prepare", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1", "--view", ""}), 0);
+  EXPECT_EQ(Run({"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1"}), kExitEmpty);
+  EXPECT_EQ(
+      Run({"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1", "--allow-empty"}), 0)
+      << last_;
+}
+
+TEST_F(Cli, VerifyFailsQuarantinesAndNamesTheFile) {
+  Publish();
+  core::Layout l(root());
+  fs::path f = l.Published(kFp) / "triton/H1001ABCDEFGHIJKLMNOPQRSTUVWXYZ234567/kernel_1.cubin";
+  fs::resize_file(f, 10);
+  std::string out;
+  EXPECT_EQ(Run({"verify", "--root", root(), "--fingerprint", kFp, "--node-facts", kNode}, &out),
+            kExitInvalid);
+  EXPECT_NE(out.find("kernel_1.cubin"), std::string::npos) << out;
+  EXPECT_NE(out.find("truncated"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(l.Published(kFp)));
+  bool reason = false;
+  for (const auto& e : fs::directory_iterator(l.QuarantineRoot())) {
+    reason |= fs::exists(e.path() / "REASON");
+  }
+  EXPECT_TRUE(reason);
+}
+
+TEST_F(Cli, WaitExitCodes) {
+  std::string view = (d_.path() / "run" / "view").string();
+  // Nothing published: Fail -> 3, StartCold -> 0 with an empty view.
+  EXPECT_EQ(Run({"wait", "--root", root(), "--resolve-file", ResolveFile("Warming"), "--view", view,
+                 "--timeout", "1s", "--no-probe"}),
+            kExitTimeout)
+      << last_;
+  EXPECT_NE(last_.find("warmup Job kc-warm-x running for 1m"), std::string::npos) << last_;
+  EXPECT_EQ(Run({"wait", "--root", root(), "--resolve-file", ResolveFile("Warming"), "--view", view,
+                 "--timeout", "1s", "--no-probe", "--on-timeout", "StartCold"}),
+            0)
+      << last_;
+  EXPECT_NE(last_.find("\"outcome\":\"Cold\""), std::string::npos) << last_;
+  // Probe disagreeing with the resolver -> 4.
+  Publish();
+  fs::path probe = d_.path() / "probe.json";
+  std::string other = kNode;
+  other.replace(other.find("580.159.04"), 10, "570.86.155");
+  WriteFile(probe, other);
+  EXPECT_EQ(Run({"wait", "--root", root(), "--resolve-file", ResolveFile("Ready"), "--view", view,
+                 "--probe-file", probe.string()}),
+            kExitMismatch)
+      << last_;
+  // Agreeing probe, READY cache -> 0, warm view.
+  WriteFile(probe, kNode);
+  EXPECT_EQ(Run({"wait", "--root", root(), "--resolve-file", ResolveFile("Ready"), "--view", view,
+                 "--view-prefix", std::string(core::kDefaultView), "--probe-file", probe.string(),
+                 "--verify", "TargetArch"}),
+            0)
+      << last_;
+  EXPECT_NE(last_.find("\"outcome\":\"Warm\""), std::string::npos) << last_;
+  EXPECT_TRUE(fs::exists(fs::path(view) / "manifest.json"));
+  EXPECT_EQ(Run({"wait", "--mode", "Sideways"}), kExitUsage);
+}
+
+TEST_F(Cli, GcAndInspect) {
+  Publish();
+  std::string out;
+  EXPECT_EQ(Run({"inspect", "--root", root()}, &out), 0);
+  EXPECT_NE(out.find(kFp + "  READY"), std::string::npos) << out;
+  EXPECT_NE(out.find("2 Triton kernels"), std::string::npos) << out;
+  EXPECT_EQ(Run({"gc", "--root", root(), "--keep", "fedcba9876543210", "--dry-run"}, &out), 0);
+  EXPECT_NE(out.find("would remove"), std::string::npos) << out;
+  EXPECT_TRUE(fs::exists(core::Layout(root()).Ready(kFp)));
+  EXPECT_EQ(Run({"gc", "--root", root(), "--keep", kFp}, &out), 0);
+  EXPECT_TRUE(fs::exists(core::Layout(root()).Ready(kFp)));
+  EXPECT_EQ(Run({"gc", "--root", root(), "--keep", "fedcba9876543210"}, &out), 0);
+  EXPECT_FALSE(fs::exists(core::Layout(root()).Published(kFp)));
+  EXPECT_EQ(Run({"gc", "--root", root(), "--keep", "not-a-fingerprint"}), kExitUsage);
+}
+
+}  // namespace
+}  // namespace kc::initwarm
