@@ -194,6 +194,10 @@ void Controller::Worker() {
       }
       queue_->AddRateLimited(*key);
       if (metrics_ != nullptr) metrics_->CountQueueRetry(qn);
+    } else if (r.stale_cache) {
+      result = "requeue";
+      logger_.Debug("caches behind the API server; retrying", {{"kernelcache", *key}});
+      queue_->AddRateLimited(*key);
     } else if (r.requeue_after) {
       result = "requeue_after";
       queue_->Forget(*key);

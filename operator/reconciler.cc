@@ -112,7 +112,7 @@ Observed Reconciler::Observe(const Json& kc_json) const {
 
 Status Reconciler::Execute(const Action& a, const core::KernelCache& kc,
                            std::string* resource_version, std::vector<std::string>* finalizers,
-                           const Logger& log) {
+                           bool* stale, const Logger& log) {
   const std::string& ns = kc.metadata.namespace_;
   switch (a.kind) {
     case Action::Kind::kAddFinalizer:
@@ -141,12 +141,17 @@ Status Reconciler::Execute(const Action& a, const core::KernelCache& kc,
                                     : kube::resources::kPersistentVolumeClaims;
       auto created = client_.Create(r, ns, a.object);
       if (!created.ok() && !IsAlreadyExists(created.status())) return created.status();
+      if (!created.ok()) *stale = true;
       Json fields = {{"object", r.resource + "/" + a.object["metadata"].value("name", a.name)}};
       if (auto fp = a.object["metadata"]["labels"].find(kLabelFingerprint);
           fp != a.object["metadata"]["labels"].end()) {
         fields["fingerprint"] = *fp;
       }
-      log.Info(created.ok() ? "created" : "already exists", fields);
+      if (created.ok()) {
+        log.Info("created", fields);
+      } else {
+        log.Debug("already exists (cache behind)", fields);
+      }
       return OkStatus();
     }
     case Action::Kind::kDeleteJob:
@@ -191,12 +196,18 @@ ReconcileResult Reconciler::Reconcile(const std::string& key) {
 
   std::string rv = kc.metadata.resource_version;
   std::vector<std::string> finalizers = kc.metadata.finalizers;
+  bool stale = false;
   for (const Action& a : plan.actions) {
-    Status s = Execute(a, kc, &rv, &finalizers, log);
+    Status s = Execute(a, kc, &rv, &finalizers, &stale, log);
     if (!s.ok()) {
       result.status = s.WithContext(std::string(ActionKindName(a.kind)) + " " + a.name);
       return result;
     }
+  }
+
+  if (stale) {
+    result.stale_cache = true;
+    return result;
   }
 
   const bool gone = kc.metadata.deletion_timestamp.has_value() &&

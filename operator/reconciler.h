@@ -18,6 +18,8 @@
 // 5. Emits the plan's Events only after the status write succeeded, so a
 //    retried pass does not repeat them (a refinement of decide.h's "in
 //    order": Events change no state).
+// 6. A create that meets AlreadyExists means the caches were behind: see
+//    ReconcileResult::stale_cache.
 // A failing step stops the pass; Result.status carries the error (logged
 // once, by the caller). Metrics: per-KernelCache gauges from the status
 // written, warmup durations and time-to-ready on state transitions.
@@ -73,6 +75,13 @@ class ClientEventSink : public EventSink {
 struct ReconcileResult {
   Status status;
   std::optional<std::chrono::seconds> requeue_after;
+  // A create met AlreadyExists: the caches were behind what the API server
+  // has (typically our own create of a moment ago). The pass carried out
+  // its idempotent actions but wrote no status and emitted no Events, since
+  // both were planned from stale input; the caller retries the key with
+  // rate-limited backoff. A cache that stays behind for ever therefore
+  // costs backoff, not a hot loop, and never duplicate Events.
+  bool stale_cache = false;
 };
 
 class Reconciler {
@@ -89,7 +98,7 @@ class Reconciler {
 
  private:
   Status Execute(const Action& a, const core::KernelCache& kc, std::string* resource_version,
-                 std::vector<std::string>* finalizers, const Logger& log);
+                 std::vector<std::string>* finalizers, bool* stale, const Logger& log);
   void RecordMetrics(const std::string& key, const core::KernelCache& kc,
                      const core::KernelCacheStatus& status, const Observed& observed);
 

@@ -1,0 +1,782 @@
+// Integration scenarios of issue 3 section 5, on the real local control plane
+// (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) with
+// the real kernelcache-operator binary. kwok runs the warmup pods on fake GPU
+// nodes carrying GPU Feature Discovery labels; tests/operator/kwok/
+// pod-complete.yaml completes them with the seal container's termination
+// message (outcome steered by the warmup env KC_TEST_OUTCOME).
+//
+// Isolation: every test has its own namespace, its own node label
+// (kc-test=<name>, the KernelCache's nodeSelector), its own PersistentVolume
+// and storage class, and its own operator process(es) watching only its
+// namespace. Waits poll the API until a deadline; nothing sleeps to
+// synchronise.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <thread>
+
+#include "kube/config.h"
+#include "kube/rest_client.h"
+#include "operator/http_server.h"
+#include "tests/cluster/local_cluster.h"
+#include "tests/operator/operator_process.h"
+
+namespace kc::optest {
+namespace {
+
+using Json = nlohmann::json;
+using namespace std::chrono_literals;
+
+const kube::Resource kKernelCaches{"kernelcache.io", "v1alpha1", "kernelcaches", "KernelCache",
+                                   true};
+
+constexpr char kDriverA[] = "580.159.04";
+constexpr char kDriverB[] = "570.86.15";
+constexpr char kDigest[] = "9f2c4b1a7e3d5c6b8a9f0e1d2c3b4a5f6e7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b";
+
+LocalCluster* TheCluster() {
+  LocalClusterOptions o;
+  o.with_kwok = true;
+  o.kwok_stage_files = {std::string(KC_SOURCE_DIR) + "/tests/operator/kwok/pod-complete.yaml"};
+  auto c = SharedLocalCluster(o);
+  return c.ok() ? *c : nullptr;
+}
+
+// Polls `pred` every 200 ms until it holds or `timeout` passes.
+bool WaitFor(const std::function<bool()>& pred, std::chrono::seconds timeout = 60s) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(200ms);
+  }
+  return pred();
+}
+
+class OperatorIntegrationTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    LocalCluster* c = TheCluster();
+    if (c == nullptr) return;
+    std::string out;
+    Status s = c->Kubectl(
+        {"apply", "-f", std::string(KC_SOURCE_DIR) + "/crds/kernelcache.kernelcache.io.yaml"},
+        &out);
+    if (!s.ok()) {
+      crd_error_ = s.ToString();
+      return;
+    }
+    s = c->Kubectl(
+        {"wait", "--for=condition=Established", "--timeout=60s", "crd/kernelcaches.kernelcache.io"},
+        &out);
+    if (!s.ok()) crd_error_ = s.ToString();
+  }
+
+  void SetUp() override {
+    cluster_ = TheCluster();
+    ASSERT_NE(cluster_, nullptr) << SharedLocalCluster().status();
+    ASSERT_TRUE(crd_error_.empty()) << crd_error_;
+    auto cfg = kube::LoadKubeconfig(cluster_->kubeconfig_path());
+    ASSERT_TRUE(cfg.ok()) << cfg.status();
+    auto client = kube::NewClient(*cfg);
+    ASSERT_TRUE(client.ok()) << client.status();
+    client_ = std::move(*client);
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    name_ = info->name();
+    for (char& ch : name_) ch = static_cast<char>(std::tolower(ch));
+    // A suffix keeps reruns against a long-lived cluster (KC_TEST_CLUSTER_DIR)
+    // apart from a namespace still terminating.
+    name_ += "-" + std::to_string(::getpid() % 100000);
+    ns_ = "kc-" + name_;
+    log_dir_ = cluster_->dir() + "/operator-logs";
+    std::filesystem::create_directories(log_dir_);
+    ASSERT_TRUE(
+        client_->Create(kube::resources::kNamespaces, "", {{"metadata", {{"name", ns_}}}}).ok());
+    // Pods need the namespace's default ServiceAccount.
+    ASSERT_TRUE(WaitFor([&] { return client_->Get(kSa, ns_, "default").ok(); }, 60s));
+  }
+
+  void TearDown() override {
+    for (auto& op : operators_) {
+      if (HasFailure())
+        std::cerr << "---- operator log " << op->log_path() << " ----\n" << op->Log();
+      op->Kill(SIGKILL);
+    }
+    if (client_ == nullptr) return;
+    for (const std::string& n : nodes_) client_->Delete(kube::resources::kNodes, "", n);
+    for (const std::string& pv : pvs_) client_->Delete(kPvs, "", pv);
+    // Drop finalizers so the namespace can go without an operator.
+    auto kcs = client_->List(kKernelCaches, ns_, {});
+    if (kcs.ok()) {
+      for (const Json& kc : kcs->items) {
+        client_->Patch(kKernelCaches, ns_, kc["metadata"]["name"], kube::PatchType::kMerge,
+                       {{"metadata", {{"finalizers", nullptr}}}});
+      }
+    }
+    client_->Delete(kube::resources::kNamespaces, "", ns_);
+  }
+
+  // --- objects ---
+
+  void AddNode(const std::string& name, const std::string& driver,
+               const std::map<std::string, std::string>& extra_labels = {},
+               bool unschedulable = false) {
+    Json labels = {{"kc-test", name_},
+                   {"kubernetes.io/hostname", name},
+                   {"type", "kwok"},
+                   {"nvidia.com/gpu.present", "true"},
+                   {"nvidia.com/gpu.product", "NVIDIA-H200"},
+                   {"nvidia.com/gpu.compute.major", "9"},
+                   {"nvidia.com/gpu.compute.minor", "0"},
+                   {"nvidia.com/cuda.driver-version.full", driver},
+                   {"nvidia.com/cuda.runtime-version.full", "13.0"},
+                   {"nvidia.com/cuda.runtime-version.major", "13"},
+                   {"nvidia.com/cuda.runtime-version.minor", "0"},
+                   {"kubernetes.io/arch", "amd64"},
+                   {"kubernetes.io/os", "linux"}};
+    for (const auto& [k, v] : extra_labels) labels[k] = v;
+    Json resources = {{"cpu", "32"}, {"memory", "256Gi"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}};
+    Json node = {
+        {"apiVersion", "v1"},
+        {"kind", "Node"},
+        {"metadata",
+         {{"name", name}, {"labels", labels}, {"annotations", {{"kwok.x-k8s.io/node", "fake"}}}}},
+        {"spec", {{"unschedulable", unschedulable}}},
+        {"status",
+         {{"capacity", resources},
+          {"allocatable", resources},
+          {"nodeInfo", {{"architecture", "amd64"}, {"operatingSystem", "linux"}}}}}};
+    auto created = client_->Create(kube::resources::kNodes, "", node);
+    ASSERT_TRUE(created.ok()) << created.status();
+    nodes_.push_back(name);
+    // kwok marks it Ready.
+    ASSERT_TRUE(WaitFor([&] {
+      auto n = client_->Get(kube::resources::kNodes, "", name);
+      if (!n.ok()) return false;
+      for (const Json& c : (*n)["status"].value("conditions", Json::array())) {
+        if (c.value("type", "") == "Ready" && c.value("status", "") == "True") return true;
+      }
+      return false;
+    })) << "node "
+        << name << " never became Ready (is kwok running?)";
+  }
+
+  // A static RWX PersistentVolume of class kc-<test>, so claims bind without
+  // a provisioner.
+  void AddPv(const std::string& suffix = "") {
+    const std::string name = ns_ + "-pv" + suffix;
+    Json pv = {{"apiVersion", "v1"},
+               {"kind", "PersistentVolume"},
+               {"metadata", {{"name", name}}},
+               {"spec",
+                {{"capacity", {{"storage", "100Gi"}}},
+                 {"accessModes", {"ReadWriteMany"}},
+                 {"persistentVolumeReclaimPolicy", "Retain"},
+                 {"storageClassName", StorageClass()},
+                 {"hostPath", {{"path", "/tmp/" + name}}}}}};
+    auto created = client_->Create(kPvs, "", pv);
+    ASSERT_TRUE(created.ok()) << created.status();
+    pvs_.push_back(name);
+  }
+
+  std::string StorageClass() const { return "kc-" + name_; }
+
+  Json KernelCache(const std::string& name) const {
+    return {{"apiVersion", "kernelcache.io/v1alpha1"},
+            {"kind", "KernelCache"},
+            {"metadata", {{"name", name}, {"namespace", ns_}}},
+            {"spec",
+             {{"podSelector", {{"matchLabels", {{"app", name}}}}},
+              {"nodeSelector", {{"kc-test", name_}}},
+              {"image", "registry.example/llama@sha256:" + std::string(64, 'a')},
+              {"runtime", {{"pytorch", "2.11.0"}, {"triton", "3.6.0"}}},
+              {"warmup", {{"command", {"python3", "/app/warmup.py"}}, {"backoffLimit", 0}}},
+              {"storage", {{"storageClassName", StorageClass()}, {"size", "10Gi"}}},
+              {"retention", {{"staleAfter", "5s"}}}}}};
+  }
+
+  void CreateKc(const Json& kc) {
+    auto r = client_->Create(kKernelCaches, ns_, kc);
+    ASSERT_TRUE(r.ok()) << r.status();
+  }
+
+  Json GetKc(const std::string& name) {
+    auto r = client_->Get(kKernelCaches, ns_, name);
+    return r.ok() ? *r : Json();
+  }
+
+  std::vector<Json> Fingerprints(const std::string& kc) {
+    Json obj = GetKc(kc);
+    if (!obj.is_object()) return {};
+    return obj.value("status", Json::object()).value("fingerprints", Json::array());
+  }
+
+  std::vector<Json> Jobs(const std::string& selector) {
+    kube::ListOptions o;
+    o.label_selector = selector;
+    auto r = client_->List(kube::resources::kJobs, ns_, o);
+    return r.ok() ? r->items : std::vector<Json>{};
+  }
+
+  std::vector<Json> WarmupJobs(const std::string& kc) {
+    return Jobs("kernelcache.io/name=" + kc + ",kernelcache.io/component=warmup");
+  }
+
+  // Starts an operator for this test's namespace; returns its HTTP port.
+  int StartOperator(const std::vector<std::string>& extra = {}) {
+    const int port = FreePort();
+    auto op = std::make_unique<OperatorProcess>(
+        KC_OPERATOR_BINARY,
+        log_dir_ + "/" + name_ + "-" + std::to_string(operators_.size()) + ".log");
+    std::vector<std::string> args = {"--kubeconfig=" + cluster_->kubeconfig_path(),
+                                     "--namespaces=" + ns_,
+                                     "--http-port=" + std::to_string(port),
+                                     "--bind-address=127.0.0.1",
+                                     "--initwarm-image=kc.local/initwarm:test",
+                                     "--warmup-retry-base=2s",
+                                     "--warmup-retry-cap=8s",
+                                     "--resync-period=30s",
+                                     "--log-level=debug"};
+    bool has_le = false;
+    for (const auto& e : extra) has_le |= e.rfind("--leader-elect", 0) == 0;
+    if (!has_le) args.push_back("--leader-elect=false");
+    args.insert(args.end(), extra.begin(), extra.end());
+    Status s = op->Start(args);
+    EXPECT_TRUE(s.ok()) << s;
+    operators_.push_back(std::move(op));
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          auto r = op::HttpGet("127.0.0.1", port, "/readyz");
+          return r.ok() && r->status == 200;
+        },
+        60s))
+        << "operator never became ready:\n"
+        << operators_.back()->Log();
+    return port;
+  }
+
+  Json Http(int port, const std::string& target, int* status = nullptr) {
+    auto r = op::HttpGet("127.0.0.1", port, target);
+    if (!r.ok()) return Json();
+    if (status != nullptr) *status = r->status;
+    return Json::parse(r->body, nullptr, false);
+  }
+
+  std::string Kubectl(const std::vector<std::string>& args, Status* status = nullptr) {
+    std::string out;
+    Status s = cluster_->Kubectl(args, &out);
+    if (status != nullptr) *status = s;
+    return s.ok() ? out : s.message();
+  }
+
+  // Messages of the Events with `reason` on KernelCache `kc`, joined by "\n".
+  std::string EventMessage(const std::string& kc, const std::string& reason) {
+    kube::ListOptions o;
+    o.field_selector = "involvedObject.name=" + kc + ",reason=" + reason;
+    auto r = client_->List(kube::resources::kEvents, ns_, o);
+    std::string out;
+    if (!r.ok()) return out;
+    for (const Json& e : r->items) out += e.value("message", "") + "\n";
+    return out;
+  }
+
+  static Json StateOf(const std::vector<Json>& fps, const std::string& id) {
+    for (const Json& f : fps) {
+      if (f.value("id", "") == id) return f;
+    }
+    return Json();
+  }
+
+  static inline const kube::Resource kSa{"", "v1", "serviceaccounts", "ServiceAccount", true};
+  static inline const kube::Resource kPvs{"", "v1", "persistentvolumes", "PersistentVolume", false};
+  static inline std::string crd_error_;
+
+  LocalCluster* cluster_ = nullptr;
+  std::unique_ptr<kube::Client> client_;
+  std::string name_, ns_, log_dir_;
+  std::vector<std::string> nodes_, pvs_;
+  std::vector<std::unique_ptr<OperatorProcess>> operators_;
+};
+
+// Nodes of two fingerprints: two Jobs, both Ready; status, printer columns,
+// resolve and metrics right.
+TEST_F(OperatorIntegrationTest, TwoFingerprints) {
+  AddNode(ns_ + "-a", kDriverA);
+  AddNode(ns_ + "-b", kDriverB);
+  AddPv();
+  const int port = StartOperator();
+  CreateKc(KernelCache("llama"));
+
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        Json kc = GetKc("llama");
+        return kc.is_object() && kc.contains("status") &&
+               kc["status"].value("readyFingerprints", 0) == 2 &&
+               kc["status"].value("phase", "") == "Ready";
+      },
+      120s))
+      << GetKc("llama").dump(2);
+
+  auto fps = Fingerprints("llama");
+  ASSERT_EQ(fps.size(), 2u);
+  std::set<std::string> drivers;
+  for (const Json& f : fps) {
+    EXPECT_EQ(f["state"], "Ready");
+    EXPECT_EQ(f["manifestDigest"], kDigest);
+    EXPECT_EQ(f["bytes"], 1048576);
+    EXPECT_EQ(f["files"], 42);
+    EXPECT_EQ(f["nodes"], 1);
+    EXPECT_EQ(f["gpuProduct"], "NVIDIA-H200");
+    EXPECT_EQ(f["computeCapability"], "9.0");
+    drivers.insert(f.value("driver", ""));
+  }
+  EXPECT_EQ(drivers, (std::set<std::string>{kDriverA, kDriverB}));
+  auto jobs = WarmupJobs("llama");
+  EXPECT_EQ(jobs.size(), 2u);
+  Json kc = GetKc("llama");
+  EXPECT_EQ(kc["status"]["observedGeneration"], kc["metadata"]["generation"]);
+
+  // Printer columns: NAME READY PHASE SIZE AGE.
+  std::string table = Kubectl({"get", "kcache", "-n", ns_});
+  EXPECT_NE(table.find("READY"), std::string::npos) << table;
+  EXPECT_NE(table.find("PHASE"), std::string::npos) << table;
+  EXPECT_NE(table.find("SIZE"), std::string::npos) << table;
+  EXPECT_NE(table.find("2/2"), std::string::npos) << table;
+  EXPECT_NE(table.find("Ready"), std::string::npos) << table;
+  EXPECT_NE(table.find("2Mi"), std::string::npos) << table;
+
+  // Resolve for a node: Ready, its directory and digest.
+  int code = 0;
+  Json answer =
+      Http(port, "/v1/resolve?namespace=" + ns_ + "&kernelcache=llama&node=" + ns_ + "-a", &code);
+  EXPECT_EQ(code, 200) << answer.dump();
+  EXPECT_EQ(answer["state"], "Ready");
+  EXPECT_EQ(answer["manifestDigest"], kDigest);
+  EXPECT_EQ(answer["node"]["driver"], kDriverA);
+  EXPECT_EQ(answer["directory"], "v1/" + answer.value("fingerprint", ""));
+  Http(port, "/v1/resolve?namespace=" + ns_ + "&kernelcache=nope&node=x", &code);
+  EXPECT_EQ(code, 404);
+
+  auto metrics = op::HttpGet("127.0.0.1", port, "/metrics");
+  ASSERT_TRUE(metrics.ok());
+  EXPECT_NE(metrics->body.find("kernelcache_fingerprints{kernelcache=\"llama\",namespace=\"" + ns_ +
+                               "\",state=\"Ready\"} 2"),
+            std::string::npos)
+      << metrics->body;
+  EXPECT_NE(metrics->body.find("controller_runtime_reconcile_total{controller=\"kernelcache\""),
+            std::string::npos);
+  EXPECT_NE(metrics->body.find("kernelcache_cache_bytes{kernelcache=\"llama\",namespace=\"" + ns_ +
+                               "\"} 2097152"),
+            std::string::npos);
+  EXPECT_NE(metrics->body.find("kernelcache_time_to_ready_seconds_count 2"), std::string::npos)
+      << metrics->body;
+
+  // Events on the KernelCache, and a describe for the docs.
+  std::string describe = Kubectl({"describe", "kcache", "llama", "-n", ns_});
+  EXPECT_NE(describe.find("Events:"), std::string::npos) << describe;
+  std::ofstream(std::string(KC_SOURCE_DIR) + "/docs/operator-describe-example.txt")
+      << "$ kubectl get kcache -n " << ns_ << "\n"
+      << table << "\n$ kubectl describe kcache llama -n " << ns_ << "\n"
+      << describe;
+}
+
+// A rolling driver upgrade of one node: a new fingerprint is warmed, the old
+// one turns Stale once no node has it and is collected after staleAfter.
+TEST_F(OperatorIntegrationTest, DriverUpgrade) {
+  const std::string node = ns_ + "-a";
+  AddNode(node, kDriverA);
+  AddPv();
+  StartOperator();
+  CreateKc(KernelCache("llama"));
+  std::string old_id;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto fps = Fingerprints("llama");
+        if (fps.size() != 1 || fps[0].value("state", "") != "Ready") return false;
+        old_id = fps[0]["id"];
+        return true;
+      },
+      120s))
+      << GetKc("llama").dump(2);
+
+  auto patched = client_->Patch(
+      kube::resources::kNodes, "", node, kube::PatchType::kMerge,
+      {{"metadata", {{"labels", {{"nvidia.com/cuda.driver-version.full", kDriverB}}}}}});
+  ASSERT_TRUE(patched.ok()) << patched.status();
+
+  std::string new_id;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        for (const Json& f : Fingerprints("llama")) {
+          if (f.value("driver", "") == kDriverB && f.value("state", "") == "Ready") {
+            new_id = f["id"];
+            return true;
+          }
+        }
+        return false;
+      },
+      120s))
+      << GetKc("llama").dump(2);
+  EXPECT_NE(new_id, old_id);
+
+  // The old fingerprint: Stale (no node has it), then collected by a GC Job.
+  bool saw_stale = false;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        Json old = StateOf(Fingerprints("llama"), old_id);
+        if (old.is_object() && old.value("state", "") == "Stale") saw_stale = true;
+        return saw_stale || old.is_null();
+      },
+      60s))
+      << GetKc("llama").dump(2);
+  ASSERT_TRUE(WaitFor([&] { return StateOf(Fingerprints("llama"), old_id).is_null(); }, 120s))
+      << GetKc("llama").dump(2);
+  // The GC Job is deleted once done; its Events are the durable record.
+  const std::string stale_msg = EventMessage("llama", "FingerprintStale");
+  EXPECT_NE(stale_msg.find(old_id), std::string::npos) << stale_msg;
+  std::string collected;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        collected = EventMessage("llama", "CacheCollected");
+        return !collected.empty();
+      },
+      30s));
+  EXPECT_NE(collected.find(old_id), std::string::npos) << collected;
+  EXPECT_EQ(collected.find(new_id), std::string::npos) << "GC must keep the live fingerprint";
+  EXPECT_EQ(StateOf(Fingerprints("llama"), new_id).value("state", ""), "Ready");
+}
+
+// A node in a GPU-driver upgrade or cordoned gets no warmup Job; once it is
+// back, it does.
+TEST_F(OperatorIntegrationTest, IneligibleNodesGetNoJob) {
+  AddNode(ns_ + "-cordoned", kDriverA, {}, /*unschedulable=*/true);
+  AddNode(ns_ + "-upgrading", kDriverB,
+          {{"nvidia.com/gpu-driver-upgrade-state", "upgrade-required"}});
+  AddPv();
+  StartOperator();
+  CreateKc(KernelCache("llama"));
+  // The operator has seen both fingerprints (status written for this generation)...
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        Json kc = GetKc("llama");
+        return kc.is_object() && kc.contains("status") &&
+               kc["status"].value("observedGeneration", 0) ==
+                   kc["metadata"].value("generation", -1) &&
+               kc["status"].value("fingerprints", Json::array()).size() == 2;
+      },
+      60s))
+      << GetKc("llama").dump(2);
+  // ...and created no Job for them.
+  EXPECT_TRUE(WarmupJobs("llama").empty());
+  for (const Json& f : Fingerprints("llama")) EXPECT_EQ(f["state"], "Pending") << f.dump();
+
+  // Positive control: uncordon the first node; its fingerprint gets warmed.
+  ASSERT_TRUE(client_
+                  ->Patch(kube::resources::kNodes, "", ns_ + "-cordoned", kube::PatchType::kMerge,
+                          {{"spec", {{"unschedulable", false}}}})
+                  .ok());
+  ASSERT_TRUE(WaitFor([&] { return WarmupJobs("llama").size() == 1; }, 60s))
+      << GetKc("llama").dump(2);
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        for (const Json& f : Fingerprints("llama")) {
+          if (f.value("driver", "") == kDriverA && f.value("state", "") == "Ready") return true;
+        }
+        return false;
+      },
+      120s))
+      << GetKc("llama").dump(2);
+  // The upgrading node still has none.
+  EXPECT_EQ(WarmupJobs("llama").size(), 1u);
+}
+
+// An invalid spec: refused by the CRD schema naming the field; what the schema
+// cannot see gives InvalidSpec naming the field, and nothing is created.
+TEST_F(OperatorIntegrationTest, InvalidSpec) {
+  AddNode(ns_ + "-a", kDriverA);
+  StartOperator();
+
+  Json both = KernelCache("both");
+  both["spec"]["storage"]["existingClaim"] = "mine";
+  Status s;
+  std::string out;
+  s = cluster_->KubectlWithInput({"apply", "-f", "-"}, both.dump(), &out);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("spec.storage"), std::string::npos) << s;
+
+  Json no_command = KernelCache("nocommand");
+  no_command["spec"]["warmup"]["command"] = Json::array();
+  s = cluster_->KubectlWithInput({"apply", "-f", "-"}, no_command.dump(), &out);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("spec.warmup.command"), std::string::npos) << s;
+
+  // Reserved cache-view variable: the schema accepts it, the operator refuses it.
+  Json reserved = KernelCache("reserved");
+  reserved["spec"]["warmup"]["env"] = {{{"name", "TRITON_CACHE_DIR"}, {"value", "/tmp/x"}}};
+  CreateKc(reserved);
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        Json kc = GetKc("reserved");
+        for (const Json& c :
+             kc.value("status", Json::object()).value("conditions", Json::array())) {
+          if (c.value("type", "") == "InvalidSpec" && c.value("status", "") == "True") return true;
+        }
+        return false;
+      },
+      60s))
+      << GetKc("reserved").dump(2);
+  Json kc = GetKc("reserved");
+  bool named = false;
+  for (const Json& c : kc["status"]["conditions"]) {
+    if (c.value("type", "") == "InvalidSpec") {
+      named = c.value("message", "").find("spec.warmup.env") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(named) << kc["status"].dump(2);
+  EXPECT_TRUE(Jobs("kernelcache.io/name=reserved").empty());
+  auto pvc = client_->Get(kube::resources::kPersistentVolumeClaims, ns_, "reserved-cache");
+  EXPECT_TRUE(IsNotFound(pvc.status())) << "no claim for an invalid spec";
+  std::string events = Kubectl({"get", "events", "-n", ns_, "--field-selector",
+                                "involvedObject.name=reserved", "-o", "json"});
+  EXPECT_NE(events.find("InvalidSpec"), std::string::npos) << events;
+}
+
+// A failed warmup: Failed with its reason, then retried with backoff.
+TEST_F(OperatorIntegrationTest, FailedWarmupRetries) {
+  AddNode(ns_ + "-a", kDriverA);
+  AddPv();
+  StartOperator();
+  Json spec = KernelCache("llama");
+  spec["spec"]["warmup"]["env"] = {{{"name", "KC_TEST_OUTCOME"}, {"value", "fail"}}};
+  CreateKc(spec);
+
+  Json failed;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto fps = Fingerprints("llama");
+        if (fps.size() != 1 || fps[0].value("state", "") != "Failed") return false;
+        failed = fps[0];
+        return true;
+      },
+      120s))
+      << GetKc("llama").dump(2);
+  EXPECT_GE(failed.value("failures", 0), 1);
+  EXPECT_FALSE(failed.value("lastFailure", "").empty()) << failed.dump();
+  EXPECT_TRUE(failed.value("manifestDigest", "").empty());
+  std::string first_uid;
+  auto jobs = WarmupJobs("llama");
+  if (!jobs.empty()) first_uid = jobs[0]["metadata"]["uid"];
+
+  // Retried with backoff: a later attempt fails again (failures grows).
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto fps = Fingerprints("llama");
+        return fps.size() == 1 && fps[0].value("failures", 0) >= 2;
+      },
+      120s))
+      << GetKc("llama").dump(2);
+  auto fps = Fingerprints("llama");
+  EXPECT_EQ(fps[0]["state"], "Failed");
+  EXPECT_LE(WarmupJobs("llama").size(), 1u) << "never two warmup Jobs for one fingerprint";
+  std::string events = Kubectl({"get", "events", "-n", ns_, "-o", "json"});
+  EXPECT_NE(events.find("Warning"), std::string::npos);
+}
+
+// A fingerprint mismatch in the termination message is not accepted.
+TEST_F(OperatorIntegrationTest, FingerprintMismatchRejected) {
+  AddNode(ns_ + "-a", kDriverA);
+  AddPv();
+  StartOperator();
+  Json spec = KernelCache("llama");
+  spec["spec"]["warmup"]["env"] = {{{"name", "KC_TEST_OUTCOME"}, {"value", "mismatch"}}};
+  CreateKc(spec);
+  Json failed;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto fps = Fingerprints("llama");
+        if (fps.size() != 1 || fps[0].value("state", "") != "Failed") return false;
+        failed = fps[0];
+        return true;
+      },
+      120s))
+      << GetKc("llama").dump(2);
+  EXPECT_NE(failed.value("lastFailure", "").find("ismatch"), std::string::npos) << failed.dump();
+  EXPECT_TRUE(failed.value("manifestDigest", "").empty()) << failed.dump();
+  EXPECT_EQ(GetKc("llama")["status"].value("readyFingerprints", -1), 0);
+}
+
+// The operator killed mid-warmup and restarted: no duplicate Job, converges.
+TEST_F(OperatorIntegrationTest, KilledMidWarmupConverges) {
+  AddNode(ns_ + "-a", kDriverA);
+  AddPv();
+  StartOperator();
+  CreateKc(KernelCache("llama"));
+  std::string uid;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto jobs = WarmupJobs("llama");
+        if (jobs.size() != 1) return false;
+        uid = jobs[0]["metadata"]["uid"];
+        return true;
+      },
+      60s));
+  operators_.back()->Kill(SIGKILL);
+  auto fps = Fingerprints("llama");
+  std::cerr << "state when killed: " << (fps.empty() ? "none" : fps[0].value("state", "")) << "\n";
+
+  StartOperator();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto f = Fingerprints("llama");
+        return f.size() == 1 && f[0].value("state", "") == "Ready";
+      },
+      120s))
+      << GetKc("llama").dump(2);
+  auto jobs = WarmupJobs("llama");
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0]["metadata"]["uid"], uid) << "the restarted operator must adopt the Job";
+}
+
+// Two replicas with leader election: one leader, no double work; the
+// follower takes over when the leader stops.
+TEST_F(OperatorIntegrationTest, TwoReplicasOneLeader) {
+  AddNode(ns_ + "-a", kDriverA);
+  AddNode(ns_ + "-b", kDriverB);
+  AddPv();
+  const std::vector<std::string> le = {"--leader-elect=true", "--leader-election-namespace=" + ns_,
+                                       "--lease-duration=6s", "--renew-deadline=4s",
+                                       "--retry-period=1s"};
+  auto with_id = [&](const std::string& id) {
+    auto v = le;
+    v.push_back("--identity=" + id);
+    return v;
+  };
+  const int p1 = StartOperator(with_id("replica-1"));
+  const int p2 = StartOperator(with_id("replica-2"));
+  CreateKc(KernelCache("llama"));
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        Json kc = GetKc("llama");
+        return kc.is_object() &&
+               kc.value("status", Json::object()).value("readyFingerprints", 0) == 2;
+      },
+      120s))
+      << GetKc("llama").dump(2);
+  EXPECT_EQ(WarmupJobs("llama").size(), 2u);
+
+  auto lease = client_->Get(kube::resources::kLeases, ns_, "kernelcache-operator");
+  ASSERT_TRUE(lease.ok()) << lease.status();
+  const std::string holder = (*lease)["spec"].value("holderIdentity", "");
+  EXPECT_TRUE(holder == "replica-1" || holder == "replica-2") << holder;
+  auto is_leader = [&](int port) {
+    auto m = op::HttpGet("127.0.0.1", port, "/metrics");
+    return m.ok() &&
+           m->body.find("leader_election_master_status{name=\"kernelcache-operator\"} 1") !=
+               std::string::npos;
+  };
+  EXPECT_NE(is_leader(p1), is_leader(p2)) << "exactly one leader";
+  // Only the leader created anything.
+  const size_t leader_idx = holder == "replica-1" ? 0 : 1;
+  EXPECT_EQ(operators_[1 - leader_idx]->Log().find("\"msg\":\"created\""), std::string::npos);
+  EXPECT_NE(operators_[leader_idx]->Log().find("\"msg\":\"created\""), std::string::npos);
+  // Both answer resolve from their caches (readiness regardless of leadership).
+  int code = 0;
+  Http(p1, "/v1/resolve?namespace=" + ns_ + "&kernelcache=llama&node=" + ns_ + "-a", &code);
+  EXPECT_EQ(code, 200);
+  Http(p2, "/v1/resolve?namespace=" + ns_ + "&kernelcache=llama&node=" + ns_ + "-a", &code);
+  EXPECT_EQ(code, 200);
+
+  // The leader stops gracefully (SIGTERM releases the lease); the other takes over.
+  int st = operators_[leader_idx]->Kill(SIGTERM);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "graceful exit, status " << st;
+  const std::string other = holder == "replica-1" ? "replica-2" : "replica-1";
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto l = client_->Get(kube::resources::kLeases, ns_, "kernelcache-operator");
+        return l.ok() && (*l)["spec"].value("holderIdentity", "") == other;
+      },
+      30s));
+  // The new leader changes nothing that is already right.
+  AddNode(ns_ + "-c", kDriverA);  // same fingerprint as -a: node count 2, no new Job
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        for (const Json& f : Fingerprints("llama")) {
+          if (f.value("driver", "") == kDriverA) return f.value("nodes", 0) == 2;
+        }
+        return false;
+      },
+      60s))
+      << GetKc("llama").dump(2);
+  EXPECT_EQ(WarmupJobs("llama").size(), 2u);
+}
+
+// Deletion cleans up what the operator created and nothing else.
+TEST_F(OperatorIntegrationTest, DeletionCleansUpOnlyOwnObjects) {
+  AddNode(ns_ + "-a", kDriverA);
+  AddPv("-own");
+  AddPv("-existing");
+  StartOperator();
+  // The user's claim and an unrelated Job.
+  Json claim = {{"apiVersion", "v1"},
+                {"kind", "PersistentVolumeClaim"},
+                {"metadata", {{"name", "mine"}, {"namespace", ns_}}},
+                {"spec",
+                 {{"accessModes", {"ReadWriteMany"}},
+                  {"storageClassName", StorageClass()},
+                  {"resources", {{"requests", {{"storage", "10Gi"}}}}}}}};
+  ASSERT_TRUE(client_->Create(kube::resources::kPersistentVolumeClaims, ns_, claim).ok());
+  Json unrelated = Json::parse(R"({"apiVersion":"batch/v1","kind":"Job",
+      "metadata":{"name":"unrelated"},
+      "spec":{"template":{"spec":{"restartPolicy":"Never",
+        "containers":[{"name":"c","image":"busybox"}]}}}})");
+  unrelated["metadata"]["namespace"] = ns_;
+  unrelated["spec"]["template"]["spec"]["nodeSelector"] = {{"kc-test", name_}};
+  ASSERT_TRUE(client_->Create(kube::resources::kJobs, ns_, unrelated).ok());
+
+  Json own = KernelCache("own");
+  CreateKc(own);
+  Json existing = KernelCache("existing");
+  existing["spec"]["storage"] = {{"existingClaim", "mine"}};
+  CreateKc(existing);
+  for (const char* name : {"own", "existing"}) {
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          auto f = Fingerprints(name);
+          return f.size() == 1 && f[0].value("state", "") == "Ready";
+        },
+        120s))
+        << GetKc(name).dump(2);
+  }
+  ASSERT_TRUE(client_->Get(kube::resources::kPersistentVolumeClaims, ns_, "own-cache").ok());
+
+  for (const char* name : {"own", "existing"}) {
+    ASSERT_TRUE(client_->Delete(kKernelCaches, ns_, name).ok());
+  }
+  for (const char* name : {"own", "existing"}) {
+    ASSERT_TRUE(
+        WaitFor([&] { return IsNotFound(client_->Get(kKernelCaches, ns_, name).status()); }, 60s))
+        << GetKc(name).dump(2);
+  }
+  // Warmup Jobs of both go (foreground of the finalizer), the created claim
+  // goes, the user's claim and Job stay.
+  ASSERT_TRUE(
+      WaitFor([&] { return WarmupJobs("own").empty() && WarmupJobs("existing").empty(); }, 60s));
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto pvc = client_->Get(kube::resources::kPersistentVolumeClaims, ns_, "own-cache");
+        return IsNotFound(pvc.status()) ||
+               (pvc.ok() && (*pvc)["metadata"].contains("deletionTimestamp"));
+      },
+      60s));
+  auto mine = client_->Get(kube::resources::kPersistentVolumeClaims, ns_, "mine");
+  ASSERT_TRUE(mine.ok()) << mine.status();
+  EXPECT_FALSE((*mine)["metadata"].contains("deletionTimestamp"));
+  EXPECT_TRUE(client_->Get(kube::resources::kJobs, ns_, "unrelated").ok());
+}
+
+}  // namespace
+}  // namespace kc::optest
