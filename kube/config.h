@@ -45,6 +45,8 @@ struct ClusterConfig {
   // Idle timeout of a watch stream. The API server sends a bookmark about
   // once a minute, so a watch quiet for longer than this is presumed dead.
   std::chrono::milliseconds watch_idle_timeout{150'000};
+  // How often token_file is re-read (service-account tokens rotate hourly).
+  std::chrono::milliseconds token_refresh{60'000};
   double qps = 20;  // client-side rate limit; <= 0 disables it
   int burst = 40;
 };

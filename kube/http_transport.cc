@@ -23,7 +23,6 @@ namespace http = web::http;
 using http::client::http_client;
 using http::client::http_client_config;
 
-constexpr std::chrono::seconds kTokenRefresh{60};
 constexpr char kUserAgent[] = "kernelcache/kube (cpprestsdk)";
 
 std::string OpenSslError() {
@@ -133,7 +132,7 @@ struct HttpTransport::Impl {
     if (config.token_file.empty()) return config.bearer_token;
     std::lock_guard<std::mutex> lock(token_mu);
     const auto now = std::chrono::steady_clock::now();
-    if (token.empty() || now - token_read >= kTokenRefresh) {
+    if (token.empty() || now - token_read >= config.token_refresh) {
       std::ifstream in(config.token_file);
       std::stringstream ss;
       ss << in.rdbuf();

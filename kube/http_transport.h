@@ -10,8 +10,9 @@
 //   turns verification off. The server name is checked (RFC 2818, IP SANs
 //   included).
 // - Authorization: a client certificate, and/or `Authorization: Bearer`
-//   from bearer_token or token_file (re-read at most once a minute, so a
-//   rotated service-account token is picked up).
+//   from bearer_token or token_file (re-read every token_refresh, so a
+//   rotated service-account token is picked up; a failed read keeps the
+//   previous token).
 // - Do(): whole response, within request_timeout. Stream(): a separate
 //   connection whose timeout (watch_idle_timeout) is an idle timeout; lines
 //   are delivered as they arrive. An idle timeout returns DeadlineExceeded,

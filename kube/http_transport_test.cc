@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -162,6 +163,37 @@ TEST(HttpTransportTest, DoSendsRequestAndReturnsResponse) {
   EXPECT_EQ(HeaderValue(got.head, "Accept"), "application/json") << got.head;
   EXPECT_EQ(HeaderValue(got.head, "User-Agent").rfind("kernelcache/", 0), 0u) << got.head;
   EXPECT_EQ(got.body, req.body);
+}
+
+TEST(HttpTransportTest, RereadsRotatedTokenFile) {
+  std::vector<std::string> auth;
+  std::mutex mu;
+  TestServer server([&](const RawRequest& req, tcp::socket& s) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auth.push_back(HeaderValue(req.head, "Authorization"));
+    }
+    Write(s, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+  });
+  const std::string token_file =
+      (std::filesystem::temp_directory_path() / ("kc-rotate-" + std::to_string(::getpid())))
+          .string();
+  std::ofstream(token_file) << "first\n";
+  ClusterConfig config = ConfigFor(server);
+  config.token_file = token_file;
+  config.token_refresh = std::chrono::milliseconds(0);  // re-read on every request
+  auto transport = HttpTransport::Create(config);
+  ASSERT_TRUE(transport.ok());
+  HttpRequest req;
+  req.method = "GET";
+  req.path = "/";
+  ASSERT_TRUE((*transport)->Do(req).ok());
+  std::ofstream(token_file) << "second\n";
+  ASSERT_TRUE((*transport)->Do(req).ok());
+  std::filesystem::remove(token_file);  // unreadable: the last good token stays
+  ASSERT_TRUE((*transport)->Do(req).ok());
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(auth, (std::vector<std::string>{"Bearer first", "Bearer second", "Bearer second"}));
 }
 
 TEST(HttpTransportTest, StreamDeliversLinesAsTheyArriveAcrossChunks) {
