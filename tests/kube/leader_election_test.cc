@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <iostream>
 #include <thread>
 
 #include "tests/kube/kube_test_util.h"
@@ -132,6 +133,8 @@ TEST_F(LeaderElectionTest, ExactlyOneLeadsAndTheOtherTakesOverWhenTheLeaderDies)
   EXPECT_EQ(Lease(lease).holder, leader->identity());
   ASSERT_TRUE(testing::Eventually([&] { return follower->leading(); }, std::chrono::seconds(30)));
   const auto took = follower->started_at() - killed_at;
+  std::cout << "takeover after kill: "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms\n";
   EXPECT_LE(took, kLease + kRetry + kSlack)
       << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
   const LeaseRecord after = Lease(lease);
@@ -163,6 +166,8 @@ TEST_F(LeaderElectionTest, GracefulReleaseHandsOverFasterThanTheLease) {
   EXPECT_TRUE(released.holder.empty() || released.holder == "candidate-b") << released.holder;
   ASSERT_TRUE(testing::Eventually([&] { return b->leading(); }, std::chrono::seconds(30)));
   const auto took = b->started_at() - released_at;
+  std::cout << "hand-over after release: "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms\n";
   EXPECT_LT(took, kLease) << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
                           << " ms";
   EXPECT_EQ(Lease(lease).holder, "candidate-b");
