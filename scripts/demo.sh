@@ -130,12 +130,11 @@ curl -fs "http://127.0.0.1:$port/v1/resolve?namespace=default&kernelcache=llama&
 
 say "driver upgrade of gpu-h100-a (570.86.15 -> 580.159.04)"
 k label node gpu-h100-a nvidia.com/cuda.driver-version.full=580.159.04 --overwrite
-k label node gpu-h100-a nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3 --overwrite >/dev/null
-wait_ready 2/2
 for _ in $(seq 1 60); do
   k get kcache llama -o jsonpath='{range .status.fingerprints[*]}{.state}{" "}{end}' | grep -q Stale && break
   sleep 1
 done
+wait_ready 2/2
 k get kcache llama -o jsonpath='{range .status.fingerprints[*]}{.id}{"  "}{.gpuProduct}{"  "}{.driver}{"  nodes="}{.nodes}{"  "}{.state}{"\n"}{end}'
 say "kubectl describe kcache llama"
 k describe kcache llama
