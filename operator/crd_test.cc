@@ -43,6 +43,13 @@ Json Crd() {
       YAML::LoadFile(std::string(KC_SOURCE_DIR) + "/crds/kernelcache.kernelcache.io.yaml"));
 }
 
+std::string Child(const std::string& path, const std::string& key) {
+  std::string out = path;
+  out += ".";
+  out += key;
+  return out;
+}
+
 const Json& Schema(const Json& crd) {
   return crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
 }
@@ -70,7 +77,7 @@ TEST(Crd, EveryFieldHasADescription) {
                                                                   const std::string& path) {
     if (!s.contains("description") && path != ".metadata") missing.push_back(path);
     if (s.contains("properties")) {
-      for (const auto& [k, v] : s["properties"].items()) walk(v, path + "." + k);
+      for (const auto& [k, v] : s["properties"].items()) walk(v, Child(path, k));
     }
     if (s.contains("items")) walk(s["items"], path + "[]");
   };
@@ -106,7 +113,7 @@ void ExpectDeclared(const Json& schema, const Json& value, const std::string& pa
     ASSERT_TRUE(schema.contains("properties")) << path << " has no properties in the schema";
     for (const auto& [k, v] : value.items()) {
       ASSERT_TRUE(schema["properties"].contains(k)) << path << "." << k << " is not in the CRD";
-      ExpectDeclared(schema["properties"][k], v, path + "." + k);
+      ExpectDeclared(schema["properties"][k], v, Child(path, k));
     }
   } else if (value.is_array()) {
     for (const auto& v : value) ExpectDeclared(schema["items"], v, path + "[]");
