@@ -283,6 +283,12 @@ std::optional<Status> ReadStatus(int fd) {
 
 [[noreturn]] void ServeLoads(int fd) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The load test must write nothing: with CUDA_CACHE_PATH pointing into
+  // the cache view (as in model pods), cuInit creates the ComputeCache
+  // there, which turned the view path into a real directory on the H200
+  // and made `initwarm wait` refuse to replace it.
+  setenv("CUDA_CACHE_DISABLE", "1", /*overwrite=*/1);
+  unsetenv("CUDA_CACHE_PATH");
   auto loader = CudaModuleLoader::Create();
   if (!SendStatus(fd, loader.status())) _exit(1);
   if (!loader.ok()) _exit(0);

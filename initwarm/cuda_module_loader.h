@@ -40,7 +40,9 @@ class ModuleLoader {
 // section the structural check cannot see) fails that image, named, with
 // the signal, instead of killing initwarm before it can quarantine the
 // cache. Create it before starting other threads (fork copies only the
-// calling thread). NewInProcessCudaModuleLoader skips the child.
+// calling thread). The child runs with CUDA_CACHE_DISABLE=1 and no
+// CUDA_CACHE_PATH, so a load test never writes a ComputeCache (into the
+// cache view, say). NewInProcessCudaModuleLoader skips the child.
 StatusOr<std::unique_ptr<ModuleLoader>> NewCudaModuleLoader();
 StatusOr<std::unique_ptr<ModuleLoader>> NewInProcessCudaModuleLoader();
 

@@ -231,7 +231,13 @@ ARCH=$(bad_cache foreign-cubin "cp '$FOREIGN_CUBIN' \"\$(find triton -name '*.cu
 ladder foreign-cubin "$ARCH"
 # 5. A whole Triton entry compiled for sm_100 (its metadata says so): the
 #    target-arch level.
-ENTRY=$(bad_cache foreign-entry "cp -a '$FOREIGN_DIR' triton/")
+# Compiled through the view, so its __grp__ paths are view paths like the
+# rest of the cache (only target.arch is foreign).
+if [ "$FAKE" != 1 ]; then
+  ENTRY=$(bad_cache foreign-entry "TRITON_CACHE_DIR=$V/triton python3 '$ROOT/bench/gpu/foreign_arch.py' >&2")
+else
+  ENTRY=$(bad_cache foreign-entry "cp -a '$FOREIGN_DIR' triton/")
+fi
 ladder foreign-entry "$ENTRY"
 # 6. An AOTInductor package sealed under another fingerprint (another
 #    driver), found where this pod's cache is.
@@ -252,7 +258,7 @@ for w in triton inductor aoti; do
 done
 
 # ------------------------------------------------------------ gtests --
-if [ "$FAKE" != 1 ]; then
+if [ "$FAKE" != 1 ] && [ "${KC_SKIP_GTESTS:-0}" != 1 ]; then
   log "GPU gtests"
   export KC_TEST_NATIVE_SM=90 KC_TEST_AOTI_PACKAGE=$VOL/v1/${FP[aoti]}/$PKG_REL
   [ -f "$D/truncated.pt2" ] && export KC_TEST_AOTI_CORRUPT_PACKAGE=$D/truncated.pt2
