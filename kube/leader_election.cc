@@ -1,5 +1,6 @@
 #include "kube/leader_election.h"
 
+#include <condition_variable>
 #include <iostream>
 #include <thread>
 #include <utility>
@@ -221,23 +222,47 @@ void LeaderElector::Run(const std::stop_token& stop) {
         [this, token = lead_stop.get_token()] { config_.callbacks.on_started_leading(token); });
   }
 
-  // Renew.
+  // Renew. A watchdog stops the leader's work once renew_deadline passes
+  // without a successful renewal, even while a renewal call is still hanging
+  // (the Client has no per-call deadline), so the work never outlives the
+  // lease another candidate may take.
+  std::mutex renew_mu;
+  std::condition_variable_any renew_cv;
   Clock::TimePoint last_renew = clock_.Now();
-  while (clock_.SleepFor(config_.retry_period, stop)) {
+  std::atomic<bool> expired{false};
+  auto renew_overdue = [&] { return clock_.Now() >= last_renew + config_.renew_deadline; };
+  std::jthread watchdog([&](const std::stop_token& own) {
+    std::unique_lock<std::mutex> lock(renew_mu);
+    while (!own.stop_requested()) {
+      clock_.WaitUntil(lock, renew_cv, last_renew + config_.renew_deadline, own,
+                       [&] { return own.stop_requested() || renew_overdue(); });
+      if (!own.stop_requested() && renew_overdue()) {
+        expired = true;
+        leading_ = false;
+        lead_stop.request_stop();
+        return;
+      }
+    }
+  });
+  while (clock_.SleepFor(config_.retry_period, stop) && !expired) {
     const Attempt a = TryAcquireOrRenew();
+    if (expired) break;  // the watchdog already gave up leadership
     if (a == Attempt::kOk) {
+      std::lock_guard<std::mutex> l(renew_mu);
       last_renew = clock_.Now();
+      renew_cv.notify_all();
       continue;
     }
     if (a == Attempt::kHeldByOther) {
       Report(FailedPreconditionError("lost the lease to " + GetLeader()));
       break;
     }
-    if (clock_.Now() - last_renew >= config_.renew_deadline) {
-      Report(DeadlineExceededError("could not renew the lease within the renew deadline"));
-      break;
-    }
   }
+  if (expired) {
+    Report(DeadlineExceededError("could not renew the lease within the renew deadline"));
+  }
+  watchdog.request_stop();
+  watchdog.join();
 
   leading_ = false;
   lead_stop.request_stop();

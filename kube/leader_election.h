@@ -10,8 +10,9 @@
 //   Conflict just means "try again next period". A takeover increments
 //   leaseTransitions and sets acquireTime.
 // - Once leading, on_started_leading(token) runs on its own thread and the
-//   lease is renewed every retry_period. Leadership is lost when renewals
-//   keep failing for renew_deadline, or at once when another identity is
+//   lease is renewed every retry_period. Leadership is lost when no renewal
+//   has succeeded for renew_deadline (also while a renewal call hangs: a
+//   watchdog stops the token on time), or at once when another identity is
 //   seen holding the lease; then the token is stopped, the thread joined
 //   (the callback must return when its token stops), on_stopped_leading()
 //   runs, and Run returns. Run also returns when `stop` is requested; with

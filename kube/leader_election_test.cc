@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <thread>
 #include <vector>
 
@@ -250,6 +251,41 @@ TEST(LeaderElectorTest, LosesLeadershipWhenRenewalsFailPastTheDeadline) {
   EXPECT_FALSE(a.elector->IsLeader());
   EXPECT_TRUE(a.work_stopped);
   a.thread.join();  // Run returned on its own
+}
+
+TEST(LeaderElectorTest, WorkStopsAtTheRenewDeadlineEvenWhileARenewalHangs) {
+  FakeClient client;
+  FakeClock clock;
+  Candidate a(client, clock, "a");
+  a.Start();
+  ASSERT_TRUE(Eventually([&] { return a.elector->IsLeader() && a.started == 1; }));
+  // Renewals hang (a partitioned connection without a timeout) until released.
+  std::mutex mu;
+  std::condition_variable cv;
+  bool hang = true;
+  std::atomic<bool> hanging{false};
+  client.SetReactor([&](const FakeAction& act) {
+    if (act.verb != "get") return OkStatus();
+    std::unique_lock<std::mutex> l(mu);
+    hanging = true;
+    cv.wait(l, [&] { return !hang; });
+    return UnavailableError("timed out");
+  });
+  const Clock::TimePoint since = clock.Now();
+  ASSERT_TRUE(AdvanceUntil(clock, milliseconds(250), [&] { return hanging.load(); }));
+  auto stopped_work = AdvanceUntil(clock, milliseconds(250), [&] { return a.work_stopped.load(); });
+  ASSERT_TRUE(stopped_work);
+  EXPECT_GE(clock.Now() - since, seconds(10));  // the renew deadline
+  EXPECT_LT(clock.Now() - since, seconds(15));  // before the lease can be taken
+  EXPECT_FALSE(a.elector->IsLeader());
+  EXPECT_EQ(a.stopped, 0);  // Run is still inside the hanging call
+  {
+    std::lock_guard<std::mutex> l(mu);
+    hang = false;
+  }
+  cv.notify_all();
+  a.thread.join();  // Run returns once the call comes back
+  EXPECT_EQ(a.stopped, 1);
 }
 
 TEST(LeaderElectorTest, LosesAtOnceWhenAnotherHolderIsSeen) {
