@@ -137,6 +137,78 @@ TEST_F(WatchOrderTest, ResumeFromCompactedResourceVersionIsGone) {
   EXPECT_EQ((*fresh)["data"]["v"], "after");
 }
 
+// Stopping the API server ends an open watch promptly (no hang), requests
+// fail with Unavailable while it is down, and the same client works again
+// once it is back. The restarted server's watch cache starts at the current
+// revision: resuming from a resourceVersion older than that is Gone (the
+// caller relists); resuming from the last one seen may be served or Gone,
+// depending on whether anything else was written before the stop.
+TEST_F(WatchOrderTest, SurvivesApiServerStopAndStart) {
+  const std::string name = UniqueName("restart");
+  auto created = client_->Create(kConfigMaps, kNs, Json{{"metadata", {{"name", name}}}});
+  ASSERT_TRUE(created.ok()) << created.status();
+  const std::string created_rv = (*created)["metadata"]["resourceVersion"];
+
+  WatchOptions options;
+  options.field_selector = "metadata.name=" + name;
+  options.resource_version = created_rv;
+  std::promise<std::string> seen_rv;
+  auto watch = std::async(std::launch::async, [&] {
+    bool first = true;
+    return client_->Watch(kConfigMaps, kNs, options, {}, [&](const WatchEvent& e) {
+      if (first && e.type == WatchEvent::Type::kModified) {
+        first = false;
+        seen_rv.set_value(e.object["metadata"]["resourceVersion"]);
+      }
+      return true;
+    });
+  });
+  ASSERT_TRUE(
+      client_->Patch(kConfigMaps, kNs, name, PatchType::kMerge, Json{{"data", {{"v", "before"}}}})
+          .ok());
+  auto seen_future = seen_rv.get_future();
+  ASSERT_EQ(seen_future.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  const std::string last_rv = seen_future.get();
+
+  LocalCluster* cluster = LocalClusterEnvironment::cluster();
+  ASSERT_TRUE(cluster->StopApiServer().ok());
+  ASSERT_EQ(watch.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  Status ended = watch.get();
+  EXPECT_TRUE(ended.ok() || ended.code() == StatusCode::kUnavailable) << ended;
+
+  auto down = client_->Get(kConfigMaps, kNs, name);
+  EXPECT_EQ(down.status().code(), StatusCode::kUnavailable) << down.status();
+
+  ASSERT_TRUE(cluster->StartApiServer().ok());
+  auto patched =
+      client_->Patch(kConfigMaps, kNs, name, PatchType::kMerge, Json{{"data", {{"v", "after"}}}});
+  ASSERT_TRUE(patched.ok()) << patched.status();
+
+  // Older than the restarted cache: Gone.
+  Status too_old =
+      client_->Watch(kConfigMaps, kNs, options, {}, [](const WatchEvent&) { return false; });
+  EXPECT_TRUE(IsGone(too_old)) << too_old;
+
+  // From the last resourceVersion seen: the change made after the restart,
+  // or Gone (then a relist has the final state).
+  options.resource_version = last_rv;
+  std::vector<std::string> values;
+  Status resumed = client_->Watch(kConfigMaps, kNs, options, {}, [&](const WatchEvent& e) {
+    if (e.type == WatchEvent::Type::kBookmark) return true;
+    values.push_back(e.object["data"].value("v", ""));
+    return values.back() != "after";
+  });
+  if (IsGone(resumed)) {
+    auto relisted = client_->Get(kConfigMaps, kNs, name);
+    ASSERT_TRUE(relisted.ok()) << relisted.status();
+    EXPECT_EQ((*relisted)["data"]["v"], "after");
+  } else {
+    EXPECT_TRUE(resumed.ok()) << resumed;
+    EXPECT_EQ(values, std::vector<std::string>{"after"});
+  }
+  EXPECT_TRUE(client_->Delete(kConfigMaps, kNs, name).ok());
+}
+
 TEST_F(WatchOrderTest, StopTokenCancelsAnOpenWatch) {
   std::stop_source stop;
   std::promise<void> first_event;
