@@ -77,6 +77,7 @@ class FakeClient final : public Client {
 
   // --- test controls ---
   // A non-OK status from the reactor fails the call (after it is recorded).
+  // It runs with the fake's lock held: it must not call back into the fake.
   void SetReactor(Reactor reactor);
   void DisconnectWatches(Status status = UnavailableError("fake: watch connection dropped"));
   void FailNextWatches(int n, Status status);
