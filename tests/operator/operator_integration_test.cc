@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -378,10 +379,15 @@ TEST_F(OperatorIntegrationTest, TwoFingerprints) {
   // Events on the KernelCache, and a describe for the docs.
   std::string describe = Kubectl({"describe", "kcache", "llama", "-n", ns_});
   EXPECT_NE(describe.find("Events:"), std::string::npos) << describe;
-  std::ofstream(std::string(KC_SOURCE_DIR) + "/docs/operator-describe-example.txt")
-      << "$ kubectl get kcache -n " << ns_ << "\n"
-      << table << "\n$ kubectl describe kcache llama -n " << ns_ << "\n"
-      << describe;
+  // Kept beside the logs; KC_UPDATE_DOCS=1 refreshes the copy in docs/.
+  const char* update_docs = std::getenv("KC_UPDATE_DOCS");  // NOLINT(concurrency-mt-unsafe)
+  const std::string example_path =
+      update_docs != nullptr && std::string(update_docs) == "1"
+          ? std::string(KC_SOURCE_DIR) + "/docs/operator-describe-example.txt"
+          : log_dir_ + "/operator-describe-example.txt";
+  std::ofstream(example_path) << "$ kubectl get kcache -n " << ns_ << "\n"
+                              << table << "\n$ kubectl describe kcache llama -n " << ns_ << "\n"
+                              << describe;
 }
 
 // A rolling driver upgrade of one node: a new fingerprint is warmed, the old
@@ -615,18 +621,24 @@ TEST_F(OperatorIntegrationTest, KilledMidWarmupConverges) {
   AddPv();
   StartOperator();
   CreateKc(KernelCache("llama"));
+  // Kill it while the warmup is in flight: the Job exists and the status
+  // says Warming (kwok completes warmup pods 3 s after they run).
   std::string uid;
   ASSERT_TRUE(WaitFor(
       [&] {
         auto jobs = WarmupJobs("llama");
-        if (jobs.size() != 1) return false;
+        auto f = Fingerprints("llama");
+        if (jobs.size() != 1 || f.size() != 1 || f[0].value("state", "") != "Warming") return false;
         uid = jobs[0]["metadata"]["uid"];
         return true;
       },
-      60s));
+      60s))
+      << GetKc("llama").dump(2);
   operators_.back()->Kill(SIGKILL);
-  auto fps = Fingerprints("llama");
-  std::cerr << "state when killed: " << (fps.empty() ? "none" : fps[0].value("state", "")) << "\n";
+  auto jobs_at_kill = WarmupJobs("llama");
+  ASSERT_EQ(jobs_at_kill.size(), 1u);
+  std::cerr << "Job status when the operator was killed: "
+            << jobs_at_kill[0].value("status", Json::object()).dump() << "\n";
 
   StartOperator();
   ASSERT_TRUE(WaitFor(
