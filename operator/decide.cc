@@ -646,7 +646,6 @@ class Decider {
           f.bytes = f.files = 0;
           f.manifest_digest.clear();
           f.ready_at.reset();
-          f.job_uid.clear();
           SetState(f, st::kPending);
           for (const auto& w : obs_.jobs) {
             if (Ours(w) && Component(w) == "warmup" && JobFingerprint(w) == id) DeleteJob(w);

@@ -701,6 +701,68 @@ TEST(Decide, StaleFingerprintComingBackIsReadyAgain) {
   EXPECT_EQ(CountKind(p, Kind::kCreateJob), 0u);
 }
 
+TEST(Decide, FingerprintBackDuringItsGcIsWarmedAnew) {
+  World w;
+  w.obs.kc.spec.retention.stale_after = "1h";
+  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.WarmAll(kT0);
+  const std::string fp = w.Fp(Gpu());
+  const std::string job = WarmupJobName("llama", fp);
+  auto nodes = w.obs.nodes;
+  w.obs.nodes.clear();
+  w.Step(kT0 + hours(1));  // Stale
+  Plan p = w.Step(kT0 + hours(2));
+  const std::string gc = GcJobName("llama", {fp});
+  ASSERT_EQ(Names(p, Kind::kCreateJob), std::vector<std::string>{gc});
+  // The node returns while the GC Job runs: Ready again (the directory is
+  // still there)...
+  w.obs.nodes = nodes;
+  w.Step(kT0 + hours(2) + seconds(10));
+  EXPECT_EQ(w.Status(fp)->state, "Ready");
+  // ...until the GC Job completes: then the cache is gone, so Pending, and
+  // the old warmup Job is deleted.
+  w.FindJob(gc)->complete = true;
+  w.FindJob(gc)->finished = kT0 + hours(2) + minutes(1);
+  // The informer still shows the old warmup Job on this pass.
+  p = w.Decide(kT0 + hours(2) + minutes(2));
+  w.Apply(p, kT0 + hours(2) + minutes(2));
+  EXPECT_EQ(w.Status(fp)->state, "Pending");
+  EXPECT_TRUE(w.Status(fp)->manifest_digest.empty());
+  auto deleted = Names(p, Kind::kDeleteJob);
+  std::sort(deleted.begin(), deleted.end());
+  std::vector<std::string> want = {gc, job};
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(deleted, want);
+  EXPECT_EQ(CountKind(p, Kind::kCreateJob), 0u);
+  // Once the old Job is gone it is warmed anew (never re-read as Ready).
+  p = w.Step(kT0 + hours(2) + minutes(3));
+  EXPECT_EQ(Names(p, Kind::kCreateJob), std::vector<std::string>{job});
+  EXPECT_EQ(w.Status(fp)->state, "Warming");
+}
+
+TEST(Decide, FingerprintBackDuringGcWaitsForTheOldJobToGo) {
+  // Same, but the delete of the old Job is not yet visible: no re-read.
+  World w;
+  w.obs.kc.spec.retention.stale_after = "1h";
+  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.WarmAll(kT0);
+  const std::string fp = w.Fp(Gpu());
+  auto nodes = w.obs.nodes;
+  w.obs.nodes.clear();
+  w.Step(kT0 + hours(1));
+  w.Step(kT0 + hours(2));
+  w.obs.nodes = nodes;
+  const std::string gc = GcJobName("llama", {fp});
+  w.FindJob(gc)->complete = true;
+  w.FindJob(gc)->finished = kT0 + hours(2) + minutes(1);
+  Plan p = w.Decide(kT0 + hours(2) + minutes(2));
+  w.obs.kc.status = p.status;  // status written, deletes not yet observed
+  p = w.Decide(kT0 + hours(2) + minutes(3));
+  EXPECT_EQ(CountKind(p, Kind::kCreateJob), 0u);
+  EXPECT_EQ(p.status.fingerprints[0].state, "Pending");
+  EXPECT_TRUE(p.status.fingerprints[0].manifest_digest.empty());
+}
+
 TEST(Decide, ImageChangeRetiresOldFingerprints) {
   World w;
   w.obs.nodes = {Node("gpu-1", Gpu())};
