@@ -3,9 +3,8 @@
 // Pure: no I/O.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "operator/decide.h"
 
