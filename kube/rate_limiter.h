@@ -33,6 +33,8 @@ class TokenBucket {
 
   bool TryAccept();
   Clock::Duration Reserve();
+  // Same as Reserve(): the delay before the caller may proceed.
+  Clock::Duration When() { return Reserve(); }
   // Blocks (on the clock) until a token is available; false if stopped.
   bool Accept(const std::stop_token& stop = {});
 

@@ -33,7 +33,7 @@ TEST(TokenBucketTest, ReserveReturnsTheWaitAndGoesIntoDebt) {
   EXPECT_EQ(bucket.Reserve(), Clock::Duration::zero());
   EXPECT_EQ(bucket.Reserve(), Clock::Duration::zero());
   EXPECT_EQ(bucket.Reserve(), milliseconds(100));
-  EXPECT_EQ(bucket.Reserve(), milliseconds(200));
+  EXPECT_EQ(bucket.When(), milliseconds(200));
   EXPECT_FALSE(bucket.TryAccept());  // reservations are owed
   clock.Advance(milliseconds(200));
   EXPECT_EQ(bucket.Reserve(), milliseconds(100));
