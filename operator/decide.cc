@@ -137,7 +137,8 @@ class Decider {
     a.kind = Action::Kind::kEmitEvent;
     a.event_type = type;
     a.event_reason = reason;
-    a.event_message = message;
+    // events.k8s.io caps a note at 1 KiB; keep every message under it.
+    a.event_message = message.size() > 1000 ? message.substr(0, 997) + "..." : message;
     events_.push_back(std::move(a));
   }
 

@@ -830,6 +830,22 @@ TEST(Decide, InvalidSpecCreatesNothing) {
   }
 }
 
+TEST(Decide, EventMessagesStayUnderOneKiB) {
+  World w;
+  w.obs.nodes = {Node("gpu-1", Gpu())};
+  for (int i = 0; i < 40; ++i) {
+    w.obs.kc.spec.warmup.env.push_back({{"name", "TRITON_CACHE_DIR"}, {"value", "/x"}});
+  }
+  Plan p = w.Decide(kT0);
+  const Action* e = FindEvent(p, "InvalidSpec");
+  ASSERT_NE(e, nullptr);
+  EXPECT_LE(e->event_message.size(), 1000u);
+  EXPECT_TRUE(e->event_message.ends_with("..."));
+  // The condition keeps the whole list.
+  EXPECT_NE(Cond(p.status, "InvalidSpec").message.find("spec.warmup.env[39].name"),
+            std::string::npos);
+}
+
 TEST(Decide, FixingTheSpecClearsInvalidSpec) {
   World w;
   w.obs.nodes = {Node("gpu-1", Gpu())};
