@@ -59,7 +59,7 @@ Status CheckRelativePath(std::string_view rel) {
 bool IsWithin(const std::filesystem::path& dir, const std::filesystem::path& path) {
   auto d = dir.lexically_normal();
   auto p = path.lexically_normal();
-  auto strip = [](std::filesystem::path x) {
+  auto strip = [](const std::filesystem::path& x) {
     std::string s = x.string();
     while (s.size() > 1 && s.back() == '/') s.pop_back();
     return s;

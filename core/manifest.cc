@@ -13,6 +13,14 @@ namespace {
 
 using json = nlohmann::json;
 
+std::string Join(const std::string& where, const std::string& key) {
+  if (where.empty()) return key;
+  std::string out = where;
+  out += '.';
+  out += key;
+  return out;
+}
+
 Status FieldError(const std::string& field, const std::string& why) {
   return InvalidArgumentError("manifest field " + field + ": " + why);
 }
@@ -21,7 +29,7 @@ Status CheckKeys(const json& obj, const std::string& where,
                  std::initializer_list<std::string_view> allowed) {
   for (const auto& [k, v] : obj.items()) {
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
-      return FieldError(where.empty() ? k : where + "." + k,
+      return FieldError(Join(where, k),
                         "unknown field (schema " + std::to_string(kManifestSchemaVersion) + ")");
     }
   }
@@ -58,7 +66,7 @@ StatusOr<std::map<std::string, std::string>> StringMap(const json& v, const std:
   if (!v.is_object()) return FieldError(where, "want an object of strings");
   std::map<std::string, std::string> out;
   for (const auto& [k, val] : v.items()) {
-    if (!val.is_string()) return FieldError(where + "." + k, "want a string");
+    if (!val.is_string()) return FieldError(Join(where, k), "want a string");
     out[k] = val.get<std::string>();
   }
   return out;

@@ -145,6 +145,21 @@ bool IsTritonMetadataFile(std::string_view rel) {
   return rel.starts_with("triton/") && rel.ends_with(".json") && !IsTritonGroupFile(rel);
 }
 
+namespace {
+// "child k.cubin -> /var/run/.../k.cubin <why>"
+std::string ChildProblem(const std::string& name, const std::string& path, const std::string& why) {
+  std::string s = "child ";
+  s += name;
+  if (!path.empty()) {
+    s += " -> ";
+    s += path;
+  }
+  s += ' ';
+  s += why;
+  return s;
+}
+}  // namespace
+
 std::optional<Finding> CheckTritonGroup(std::string_view rel, std::string_view text,
                                         std::string_view view_prefix,
                                         const std::set<std::string, std::less<>>& listed) {
@@ -159,18 +174,19 @@ std::optional<Finding> CheckTritonGroup(std::string_view rel, std::string_view t
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
   prefix += "/";
   for (const auto& [name, v] : it->items()) {
-    if (!v.is_string()) return bad("child_paths." + name + " is not a string");
+    if (!v.is_string()) return bad(ChildProblem(name, "", "is not a string"));
     std::string p = v.get<std::string>();
     if (!p.starts_with(prefix)) {
-      return bad("child " + name + " points to " + p + ", outside the cache view " +
-                 std::string(view_prefix) + " (the cache was written at another path)");
+      return bad(ChildProblem(name, p,
+                              "is outside the cache view " + std::string(view_prefix) +
+                                  " (the cache was written at another path)"));
     }
     std::string inside = p.substr(prefix.size());
     if (!CheckRelativePath(inside).ok()) {
-      return bad("child " + name + " path " + p + " does not stay inside the cache");
+      return bad(ChildProblem(name, p, "does not stay inside the cache"));
     }
     if (listed.find(inside) == listed.end()) {
-      return bad("child " + name + " -> " + p + " does not exist in this cache");
+      return bad(ChildProblem(name, p, "does not exist in this cache"));
     }
   }
   return std::nullopt;

@@ -8,17 +8,17 @@ namespace kc::initwarm {
 Flags::Flags(std::string command, std::string summary)
     : command_(std::move(command)), summary_(std::move(summary)) {}
 
-void Flags::String(std::string name, std::string def, std::string help, std::string env) {
+void Flags::String(const std::string& name, std::string def, std::string help, std::string env) {
   order_.push_back(name);
   defs_[name] = {Kind::kString, std::move(def), std::move(help), std::move(env)};
 }
 
-void Flags::Bool(std::string name, std::string help) {
+void Flags::Bool(const std::string& name, std::string help) {
   order_.push_back(name);
   defs_[name] = {Kind::kBool, "false", std::move(help), {}};
 }
 
-void Flags::Repeated(std::string name, std::string help) {
+void Flags::Repeated(const std::string& name, std::string help) {
   order_.push_back(name);
   defs_[name] = {Kind::kRepeated, {}, std::move(help), {}};
 }
@@ -50,7 +50,10 @@ Status Flags::Parse(const std::vector<std::string>& args) {
     if (it->second.kind == Kind::kBool) {
       if (!has_value) value = "true";
       if (value != "true" && value != "false") {
-        return InvalidArgumentError("--" + name + "=" + value + ": want true or false");
+        std::string msg = "--" + name;
+        msg += "=" + value;
+        msg += ": want true or false";
+        return InvalidArgumentError(msg);
       }
       values_[name] = {value};
       continue;

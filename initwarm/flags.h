@@ -21,9 +21,9 @@ class Flags {
  public:
   Flags(std::string command, std::string summary);
 
-  void String(std::string name, std::string def, std::string help, std::string env = {});
-  void Bool(std::string name, std::string help);
-  void Repeated(std::string name, std::string help);
+  void String(const std::string& name, std::string def, std::string help, std::string env = {});
+  void Bool(const std::string& name, std::string help);
+  void Repeated(const std::string& name, std::string help);
 
   Status Parse(const std::vector<std::string>& args);
   bool help_requested() const { return help_; }

@@ -20,7 +20,7 @@ namespace {
 std::string Hex(const unsigned char* md, unsigned int len) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
-  out.reserve(len * 2);
+  out.reserve(static_cast<size_t>(len) * 2);
   for (unsigned int i = 0; i < len; ++i) {
     out.push_back(kHex[md[i] >> 4]);
     out.push_back(kHex[md[i] & 0xf]);

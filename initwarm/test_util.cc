@@ -66,20 +66,30 @@ std::vector<std::string> WriteTritonCache(const fs::path& dir, int kernels, int 
     std::string hash = "H" + std::to_string(1000 + k) + "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
     std::string name = "kernel_" + std::to_string(k);
     std::string base = "triton/" + hash + "/";
-    std::string meta = R"({"hash":")" + hash + R"(","target":{"backend":"cuda","arch":)" +
-                       std::to_string(arch) + R"(,"warp_size":32},"num_warps":4,"name":")" + name +
-                       R"(","triton_version":"3.6.0"})";
+    std::string meta = R"({"hash":")" + hash;
+    meta += R"(","target":{"backend":"cuda","arch":)" + std::to_string(arch);
+    meta += R"(,"warp_size":32},"num_warps":4,"name":")" + name;
+    meta += R"(","triton_version":"3.6.0"})";
     WriteFile(dir / (base + name + ".json"), meta);
     WriteFile(dir / (base + name + ".cubin"), Bytes(2000 + 97 * k, k));
     WriteFile(dir / (base + name + ".ptx"), "// ptx " + name + "\n" + Bytes(300, k + 7));
     std::string grp = R"({"child_paths":{)";
-    for (std::string ext : {".json", ".cubin", ".ptx"}) {
+    for (const std::string ext : {".json", ".cubin", ".ptx"}) {
       if (ext != ".json") grp += ",";
-      grp += "\"" + name + ext + "\":\"" + view + "/" + base + name + ext + "\"";
+      grp += "\"";
+      grp += name;
+      grp += ext;
+      grp += "\":\"";
+      grp += view;
+      grp += "/";
+      grp += base;
+      grp += name;
+      grp += ext;
+      grp += "\"";
     }
     grp += "}}";
     WriteFile(dir / (base + "__grp__" + name + ".json"), grp);
-    for (std::string f :
+    for (const std::string& f :
          {name + ".json", name + ".cubin", name + ".ptx", "__grp__" + name + ".json"}) {
       out.push_back(base + f);
     }
@@ -101,6 +111,7 @@ int RunProcess(const std::vector<std::string>& argv, const std::vector<std::stri
     ::close(pipefd[1]);
     for (const auto& e : env) ::putenv(const_cast<char*>(e.c_str()));
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     ::execv(args[0], args.data());

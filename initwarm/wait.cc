@@ -227,9 +227,11 @@ StatusOr<WaitResult> Wait(const WaitOptions& o, const WaitDeps& deps) {
     const std::int64_t now = clock.Now();
     if (failed || now >= deadline) break;
     if (now - last_log >= o.log_every_s * 1000) {
-      clock.Log("waiting " + HumanDuration(now - start) + " for " +
-                (fp.empty() ? std::string("this node's fingerprint") : "fingerprint " + fp) + " (" +
-                state + "): " + reason);
+      std::string line = "waiting " + HumanDuration(now - start) + " for ";
+      line += fp.empty() ? std::string("this node's fingerprint") : "fingerprint " + fp;
+      line += " (" + state + "): ";
+      line += reason;
+      clock.Log(line);
       last_log = now;
     }
     clock.Sleep(std::min(NextPollDelayMs(attempt, o.poll_initial_ms, o.poll_max_ms),
