@@ -28,6 +28,8 @@
 //   kEmitEvent: an Event on the KernelCache (involvedObject = the
 //     KernelCache) with event_type ("Normal"|"Warning"), event_reason,
 //     event_message.
+// While the KernelCache is being deleted, plan.status equals the observed
+// status (nothing to write) and the plan ends with kRemoveFinalizer.
 // On a failed action the reconciler stops, logs once, and requeues with
 // rate-limited backoff; it still writes plan.status only if every action
 // before the status write succeeded (status describes what was done).
