@@ -158,6 +158,11 @@ if [ "$FAKE" = 1 ]; then
   mkdir -p "$V/inductor/aoti"; head -c 100000 /dev/urandom > "$V/$PKG_REL"
 else
   tm aoti-build python3 "$ROOT/bench/gpu/aoti_build.py" --out "$V/$PKG_REL" --result "$RES/aoti-build.json"
+  # The warmup also runs the package the way the model server will (C++
+  # loader), so what the driver JIT-compiles on that path (one CUDA
+  # ComputeCache entry, seen on the H200) is sealed with the cache instead
+  # of being written into it by the first model process.
+  [ -x "$KC_AOTI_CHECK" ] && tm aoti-warmup-run "$KC_AOTI_CHECK" --package "$V/$PKG_REL" --runs 3
 fi
 seal aoti "${FP[aoti]}"
 waitview shared aoti "${FP[aoti]}"

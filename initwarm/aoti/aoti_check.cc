@@ -7,10 +7,14 @@
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
 #include <vector>
 
 extern char** environ;
@@ -74,7 +78,21 @@ StatusOr<AotiCheckResult> LoadAndRunAotiPackage(const std::string& package_path,
   posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_addclose(&fa, fds[0]);
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, helper.c_str(), &fa, nullptr, argv.data(), environ);
+  // A check writes nothing: no CUDA ComputeCache entries into the cache view
+  // (on the H200 a JIT entry written by a run in Shared mode made the
+  // sealed cache fail its own checksum level afterwards).
+  std::vector<std::string> env_store;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view kv(*e);
+    if (kv.starts_with("CUDA_CACHE_PATH=") || kv.starts_with("CUDA_CACHE_DISABLE=")) continue;
+    env_store.emplace_back(kv);
+  }
+  env_store.emplace_back("CUDA_CACHE_DISABLE=1");
+  std::vector<char*> envp;
+  envp.reserve(env_store.size() + 1);
+  for (auto& kv : env_store) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+  int rc = posix_spawn(&pid, helper.c_str(), &fa, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   close(fds[1]);
   if (rc != 0) {

@@ -9,7 +9,8 @@
 // PATH) and maps its JSON answer to a Status. A missing helper is
 // Unavailable (the caller decides whether that level is required); a package
 // that fails to load or run is FailedPrecondition naming the package and
-// the loader's error.
+// the loader's error. The helper runs with CUDA_CACHE_DISABLE=1 and no
+// CUDA_CACHE_PATH: a check never writes a ComputeCache entry into the view.
 //
 // The package's inputs are made by the helper from the package's own
 // metadata when `inputs_spec` is empty, else from "dtype:d0xd1x..;..." e.g.

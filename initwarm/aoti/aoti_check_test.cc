@@ -56,6 +56,18 @@ TEST(LoadAndRunAotiPackageTest, ParsesTheHelpersAnswer) {
   EXPECT_NE(r->json.find("--inputs bfloat16:4x256x512"), std::string::npos) << r->json;
 }
 
+TEST(LoadAndRunAotiPackageTest, HelperNeverWritesACudaComputeCache) {
+  FakeHelper h(
+      R"(echo "{\"ok\":true,\"args\":\"disable=$CUDA_CACHE_DISABLE path=${CUDA_CACHE_PATH:-unset}\"}")");
+  setenv("CUDA_CACHE_PATH", "/var/run/kernelcache/view/nv", 1);
+  setenv("CUDA_CACHE_DISABLE", "0", 1);
+  auto r = LoadAndRunAotiPackage("/cache/model.pt2");
+  unsetenv("CUDA_CACHE_PATH");
+  unsetenv("CUDA_CACHE_DISABLE");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NE(r->json.find("disable=1 path=unset"), std::string::npos) << r->json;
+}
+
 TEST(LoadAndRunAotiPackageTest, LoaderErrorIsFailedPreconditionNamingThePackage) {
   FakeHelper h(
       R"(echo '{"ok":false,"error":"PytorchStreamReader failed reading zip archive"}'; exit 1)");
