@@ -15,7 +15,7 @@ std::string SelectorText(const std::map<std::string, std::string>& sel) {
   std::string s;
   for (const auto& [k, v] : sel) {
     if (!s.empty()) s += ",";
-    s += k + "=" + v;
+    s.append(k).append("=").append(v);
   }
   return s;
 }
