@@ -89,7 +89,7 @@ TEST(InformerTest, ListsPagedThenFollowsTheWatch) {
   Recorder rec;
   inf.AddEventHandler(rec.Handler());
   EXPECT_FALSE(inf.HasSynced());
-  std::jthread run([&](std::stop_token st) { inf.Run(st); });
+  std::jthread run([&](const std::stop_token& st) { inf.Run(st); });
   ASSERT_TRUE(inf.WaitForSync({}, seconds(10)));
   EXPECT_EQ(inf.store().size(), 3u);
   EXPECT_EQ(rec.Count("add "), 3u);
@@ -120,7 +120,7 @@ TEST(InformerTest, IndexesByNamespaceLabelOwnerAndCustom) {
                            })
                   .ok());
   EXPECT_EQ(inf.AddIndex(kLabelIndex, LabelIndexFunc).code(), StatusCode::kInvalidArgument);
-  std::jthread run([&](std::stop_token st) { inf.Run(st); });
+  std::jthread run([&](const std::stop_token& st) { inf.Run(st); });
   ASSERT_TRUE(inf.WaitForSync({}, seconds(10)));
   EXPECT_EQ(inf.store().ByIndex(kNamespaceIndex, "ns1").size(), 2u);
   EXPECT_EQ(inf.store().ByIndex(kLabelIndex, "app=llama").size(), 2u);
@@ -148,7 +148,7 @@ TEST(InformerTest, LabelSelectorLimitsTheCache) {
   ListOptions selector;
   selector.label_selector = "app=x";
   Informer inf(client, kCm, "ns", selector, FastOptions());
-  std::jthread run([&](std::stop_token st) { inf.Run(st); });
+  std::jthread run([&](const std::stop_token& st) { inf.Run(st); });
   ASSERT_TRUE(inf.WaitForSync({}, seconds(10)));
   EXPECT_EQ(inf.store().ListKeys(), std::vector<std::string>{"ns/in"});
   // Relabelled out of the selector: deleted from the cache.
@@ -164,7 +164,7 @@ TEST(InformerTest, DroppedConnectionResumesFromLastResourceVersionWithoutRelist)
   Informer inf(client, kCm, "ns", {}, FastOptions());
   Recorder rec;
   inf.AddEventHandler(rec.Handler());
-  std::jthread run([&](std::stop_token st) { inf.Run(st); });
+  std::jthread run([&](const std::stop_token& st) { inf.Run(st); });
   ASSERT_TRUE(inf.WaitForSync({}, seconds(10)));
   ASSERT_TRUE(client.WaitForOpenWatches(1));
   ASSERT_TRUE(client.Patch(kCm, "ns", "a", PatchType::kMerge, {{"data", {{"v", "2"}}}}).ok());
@@ -191,7 +191,7 @@ TEST(InformerTest, BookmarkAdvancesTheResumePoint) {
   FakeClient client;
   ASSERT_TRUE(client.Create(kCm, "ns", Cm("a", "1")).ok());
   Informer inf(client, kCm, "ns", {}, FastOptions());
-  std::jthread run([&](std::stop_token st) { inf.Run(st); });
+  std::jthread run([&](const std::stop_token& st) { inf.Run(st); });
   ASSERT_TRUE(inf.WaitForSync({}, seconds(10)));
   ASSERT_TRUE(client.WaitForOpenWatches(1));
   // Writes elsewhere move the resourceVersion without events for this watch.
@@ -215,7 +215,7 @@ TEST(InformerTest, GoneRelistsAndDiffsIncludingDeletionWhileDisconnected) {
   Informer inf(client, kCm, "ns", {}, FastOptions());
   Recorder rec;
   inf.AddEventHandler(rec.Handler());
-  std::jthread run([&](std::stop_token st) { inf.Run(st); });
+  std::jthread run([&](const std::stop_token& st) { inf.Run(st); });
   ASSERT_TRUE(inf.WaitForSync({}, seconds(10)));
   ASSERT_TRUE(client.WaitForOpenWatches(1));
 
@@ -247,7 +247,7 @@ TEST(InformerTest, GoneMidStreamAlsoRelists) {
   FakeClient client;
   ASSERT_TRUE(client.Create(kCm, "ns", Cm("a", "1")).ok());
   Informer inf(client, kCm, "ns", {}, FastOptions());
-  std::jthread run([&](std::stop_token st) { inf.Run(st); });
+  std::jthread run([&](const std::stop_token& st) { inf.Run(st); });
   ASSERT_TRUE(inf.WaitForSync({}, seconds(10)));
   ASSERT_TRUE(client.WaitForOpenWatches(1));
   client.DisconnectWatches(GoneError("too old resource version"));
@@ -264,7 +264,7 @@ TEST(InformerTest, ResyncRedeliversEveryObjectPerPeriod) {
   Informer inf(client, kCm, "ns", {}, o);
   Recorder rec;
   inf.AddEventHandler(rec.Handler());
-  std::jthread run([&](std::stop_token st) { inf.Run(st); });
+  std::jthread run([&](const std::stop_token& st) { inf.Run(st); });
   ASSERT_TRUE(inf.WaitForSync({}, seconds(10)));
   EXPECT_EQ(rec.Count("update "), 0u);
   clock.Advance(seconds(29));
@@ -280,7 +280,7 @@ TEST(InformerTest, LateHandlerGetsTheCacheAsAdds) {
   FakeClient client;
   for (const char* n : {"a", "b"}) ASSERT_TRUE(client.Create(kCm, "ns", Cm(n, "1")).ok());
   Informer inf(client, kCm, "ns", {}, FastOptions());
-  std::jthread run([&](std::stop_token st) { inf.Run(st); });
+  std::jthread run([&](const std::stop_token& st) { inf.Run(st); });
   ASSERT_TRUE(inf.WaitForSync({}, seconds(10)));
   Recorder rec;
   inf.AddEventHandler(rec.Handler());

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "kube/fake_client.h"
@@ -67,7 +68,7 @@ struct Candidate {
       std::mutex m;
       std::condition_variable_any cv;
       std::unique_lock<std::mutex> l(m);
-      cv.wait(l, token, [] { return false; });
+      cv.wait(l, std::move(token), [] { return false; });
       work_stopped = true;
     };
     c.callbacks.on_stopped_leading = [this] { ++stopped; };

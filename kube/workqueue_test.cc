@@ -156,6 +156,7 @@ TEST(WorkQueueTest, ShutDownHandsOutQueuedKeysThenStops) {
 TEST(WorkQueueTest, ShutDownWakesBlockedWorkers) {
   WorkQueue q;
   std::vector<std::jthread> workers;
+  workers.reserve(3);
   std::atomic<int> stopped{0};
   for (int i = 0; i < 3; ++i) {
     workers.emplace_back([&] {
@@ -199,6 +200,7 @@ TEST(WorkQueueTest, TwoWorkersNeverHoldTheSameKey) {
   std::atomic<int> violations{0};
   std::atomic<int> processed{0};
   std::vector<std::jthread> workers;
+  workers.reserve(4);
   for (int w = 0; w < 4; ++w) {
     workers.emplace_back([&] {
       while (auto key = q.Get()) {
@@ -218,6 +220,7 @@ TEST(WorkQueueTest, TwoWorkersNeverHoldTheSameKey) {
   }
   {
     std::vector<std::jthread> producers;
+    producers.reserve(2);
     for (int p = 0; p < 2; ++p) {
       producers.emplace_back([&, p] {
         for (int i = 0; i < kAddsPerProducer; ++i) q.Add("key-" + std::to_string((i + p) % kKeys));

@@ -209,7 +209,7 @@ TEST_F(InformerRestartTest, ConvergesAfterApiServerRestartMidWatch) {
   Informer informer(*informer_client, kConfigMaps, kNs, selector_, Options());
   Recorder rec;
   informer.AddEventHandler(rec.Handler());
-  std::jthread run([&](std::stop_token st) { informer.Run(st); });
+  std::jthread run([&](const std::stop_token& st) { informer.Run(st); });
   ASSERT_TRUE(informer.WaitForSync({}, std::chrono::seconds(60)));
   EXPECT_EQ(Snapshot(informer.store().List()), Want({{"a", "1"}, {"b", "1"}, {"c", "1"}}));
 
@@ -249,7 +249,7 @@ TEST_F(InformerRestartTest, RelistsAfterCompactionWithNoLostFinalState) {
   Informer informer(informer_client, kConfigMaps, kNs, selector_, Options());
   Recorder rec;
   informer.AddEventHandler(rec.Handler());
-  std::jthread run([&](std::stop_token st) { informer.Run(st); });
+  std::jthread run([&](const std::stop_token& st) { informer.Run(st); });
   ASSERT_TRUE(informer.WaitForSync({}, std::chrono::seconds(60)));
   ASSERT_EQ(informer.ListCount(), 1);
   const std::string resume_rv = informer.LastResourceVersion();

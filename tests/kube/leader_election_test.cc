@@ -9,6 +9,7 @@
 #include <atomic>
 #include <iostream>
 #include <thread>
+#include <utility>
 
 #include "tests/kube/kube_test_util.h"
 
@@ -57,7 +58,7 @@ class Candidate {
       std::mutex mu;
       std::condition_variable_any cv;
       std::unique_lock<std::mutex> l(mu);
-      cv.wait(l, token, [] { return false; });
+      cv.wait(l, std::move(token), [] { return false; });
       --leadership->now;
     };
     auto e = LeaderElector::Create(*client_, c);
