@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "initwarm/aoti/aoti_rung.h"
+
 namespace kc::initwarm {
 namespace {
 
@@ -107,6 +109,48 @@ TEST(LoadAndRunAotiPackageTest, MissingHelperIsUnavailable) {
   } else {
     unsetenv("KC_AOTI_CHECK");
   }
+}
+
+core::Manifest ManifestWith(std::vector<std::string> paths) {
+  core::Manifest m;
+  for (auto& p : paths) m.files.push_back({std::move(p), 10, std::string(64, 'a')});
+  return m;
+}
+
+TEST(CheckAotiPackagesTest, ChecksEveryPackageAndNamesTheFirstBadOne) {
+  // The fake loader fails for packages whose path contains "bad".
+  FakeHelper h(R"(case "$2" in *bad*) echo '{"ok":false,"error":"no kernel image"}'; exit 1;; esac
+echo '{"ok":true,"load_ms":1}')");
+  auto m = ManifestWith({"inductor/aoti/a.pt2", "triton/x/k.cubin", "inductor/aoti/b.pt2"});
+  AotiRungResult ok = CheckAotiPackages("/cache/v1/fp", m);
+  EXPECT_FALSE(ok.finding.has_value());
+  EXPECT_EQ(ok.checked, 2);
+  EXPECT_TRUE(ok.notes.empty());
+
+  auto bad = ManifestWith({"inductor/aoti/a.pt2", "inductor/aoti/bad.pt2", "z/c.pt2"});
+  AotiRungResult r = CheckAotiPackages("/cache/v1/fp", bad);
+  ASSERT_TRUE(r.finding.has_value());
+  EXPECT_EQ(r.finding->level, core::Level::kLoadTest);
+  EXPECT_EQ(r.finding->file, "inductor/aoti/bad.pt2");
+  EXPECT_NE(r.finding->reason.find("no kernel image"), std::string::npos) << r.finding->reason;
+  EXPECT_EQ(r.checked, 1);
+}
+
+TEST(CheckAotiPackagesTest, MissingHelperIsANoteNotAFailure) {
+  setenv("KC_AOTI_CHECK", "/nonexistent/kc-aoti-check", 1);
+  AotiRungResult r = CheckAotiPackages("/cache/v1/fp", ManifestWith({"inductor/aoti/a.pt2"}));
+  unsetenv("KC_AOTI_CHECK");
+  EXPECT_FALSE(r.finding.has_value());
+  EXPECT_EQ(r.checked, 0);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find("not checked"), std::string::npos);
+}
+
+TEST(CheckAotiPackagesTest, NoPackagesNothingToDo) {
+  AotiRungResult r = CheckAotiPackages("/cache/v1/fp", ManifestWith({"triton/x/k.cubin"}));
+  EXPECT_FALSE(r.finding.has_value());
+  EXPECT_EQ(r.checked, 0);
+  EXPECT_TRUE(r.notes.empty());
 }
 
 // GPU-only: a real package through the real helper. The bench driver
