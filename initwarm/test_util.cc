@@ -88,7 +88,11 @@ std::vector<std::string> WriteTritonCache(const fs::path& dir, int kernels, int 
       grp += "\"";
     }
     grp += "}}";
-    WriteFile(dir / (base + "__grp__" + name + ".json"), grp);
+    std::string grp_name = base;
+    grp_name += "__grp__";
+    grp_name += name;
+    grp_name += ".json";
+    WriteFile(dir / grp_name, grp);
     for (const std::string& f :
          {name + ".json", name + ".cubin", name + ".ptx", "__grp__" + name + ".json"}) {
       out.push_back(base + f);

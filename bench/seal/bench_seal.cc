@@ -88,6 +88,7 @@ std::uint64_t ReadAll(const std::vector<HashJob>& jobs, int threads) {
   std::atomic<size_t> next{0};
   std::atomic<std::uint64_t> total{0};
   std::vector<std::thread> pool;
+  pool.reserve(static_cast<size_t>(threads));
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&] {
       std::vector<char> buf(1 << 20);
@@ -150,7 +151,7 @@ int main(int argc, char** argv) {
   std::uint64_t salt = 0;
   const std::uint64_t small_budget = total / 4;
   while (written < small_budget) {
-    std::uint64_t sz = 1024 + (salt * 7919) % (49 * 1024);
+    std::uint64_t sz = 1024 + (salt * 7919) % (std::uint64_t{49} * 1024);
     fs::path p = staging / "triton" / ("K" + std::to_string(salt / 8)) /
                  ("kernel_" + std::to_string(salt) + (salt % 2 ? ".cubin" : ".json"));
     WriteFileOfSize(p, sz, block, ++salt);
@@ -166,7 +167,8 @@ int main(int argc, char** argv) {
     written += sz;
   }
   std::printf("cache: %zu files, %.1f MiB (small files: %.1f MiB), threads %d, cores %u\n",
-              jobs.size(), written / 1048576.0, small_budget / 1048576.0, threads,
+              jobs.size(), static_cast<double>(written) / 1048576.0,
+              static_cast<double>(small_budget) / 1048576.0, threads,
               std::thread::hardware_concurrency());
 
   kc::initwarm::HashOptions ho;
@@ -188,8 +190,8 @@ int main(int argc, char** argv) {
       std::cerr << sums.status() << "\n";
       std::exit(1);
     }
-    double read_mbs = bytes / 1048576.0 / read_s;
-    double hash_mbs = written / 1048576.0 / hash_s;
+    double read_mbs = static_cast<double>(bytes) / 1048576.0 / read_s;
+    double hash_mbs = static_cast<double>(written) / 1048576.0 / hash_s;
     std::printf(
         "%s: read %.0f MiB/s (%.2fs wall, %.2fs cpu), hash %.0f MiB/s (%.2fs wall, %.2fs cpu), "
         "ratio hash/read %.2f\n",
