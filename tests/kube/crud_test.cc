@@ -255,5 +255,62 @@ TEST_F(CrudTest, TlsAndAuthenticationFailures) {
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument) << refused.status();
 }
 
+// Bearer tokens against the real server: a service-account token from the
+// TokenRequest API authenticates as that account (which has no rights: 403
+// naming it), from bearer_token and from token_file alike; a made-up token
+// is 401.
+TEST_F(CrudTest, BearerTokenAuthentication) {
+  LocalCluster* cluster = LocalClusterEnvironment::cluster();
+  auto admin = LoadKubeconfig(cluster->kubeconfig_path());
+  ASSERT_TRUE(admin.ok());
+  auto admin_transport = HttpTransport::Create(*admin);
+  ASSERT_TRUE(admin_transport.ok()) << admin_transport.status();
+  HttpRequest token_request;
+  token_request.method = "POST";
+  token_request.path = "/api/v1/namespaces/default/serviceaccounts/default/token";
+  token_request.content_type = "application/json";
+  token_request.body = Json{{"apiVersion", "authentication.k8s.io/v1"},
+                            {"kind", "TokenRequest"},
+                            {"spec", {{"expirationSeconds", 600}}}}
+                           .dump();
+  auto issued = (*admin_transport)->Do(token_request);
+  ASSERT_TRUE(issued.ok()) << issued.status();
+  ASSERT_EQ(issued->status, 201) << issued->body;
+  const std::string token = Json::parse(issued->body)["status"]["token"];
+  ASSERT_FALSE(token.empty());
+
+  ClusterConfig as_sa = *admin;
+  as_sa.client_cert_pem.clear();
+  as_sa.client_key_pem.clear();
+  as_sa.bearer_token = token;
+  auto client = NewClient(as_sa);
+  ASSERT_TRUE(client.ok()) << client.status();
+  auto listed = (*client)->List(kConfigMaps, "kube-system", {});
+  EXPECT_EQ(listed.status().code(), StatusCode::kPermissionDenied) << listed.status();
+  EXPECT_NE(listed.status().message().find("system:serviceaccount:default:default"),
+            std::string::npos)
+      << listed.status();
+
+  const std::string token_file = cluster->dir() + "/sa-token-" + std::to_string(::getpid());
+  std::ofstream(token_file) << token << "\n";
+  ClusterConfig from_file = as_sa;
+  from_file.bearer_token.clear();
+  from_file.token_file = token_file;
+  auto file_client = NewClient(from_file);
+  ASSERT_TRUE(file_client.ok()) << file_client.status();
+  auto file_listed = (*file_client)->List(kConfigMaps, "kube-system", {});
+  std::filesystem::remove(token_file);
+  EXPECT_NE(file_listed.status().message().find("system:serviceaccount:default:default"),
+            std::string::npos)
+      << file_listed.status();
+
+  ClusterConfig bogus = as_sa;
+  bogus.bearer_token = "not-a-token";
+  auto bogus_client = NewClient(bogus);
+  ASSERT_TRUE(bogus_client.ok());
+  auto refused = (*bogus_client)->List(kConfigMaps, "kube-system", {});
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnauthenticated) << refused.status();
+}
+
 }  // namespace
 }  // namespace kc::kube
