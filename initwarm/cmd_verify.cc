@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "core/layout.h"
+#include "initwarm/aoti/aoti_rung.h"
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
 #include "initwarm/cuda_module_loader.h"
@@ -78,6 +79,17 @@ int RunVerify(const std::vector<std::string>& args) {
     }
   }
   VerifyReport r = VerifyCache(o);
+  // LoadTest, AOTInductor rung (initwarm/aoti/aoti_rung.h): every listed
+  // *.pt2 must load and run; skipped, noted, without the kc-aoti-check helper.
+  if (r.ok && o.level == core::Level::kLoadTest) {
+    AotiRungResult aoti = CheckAotiPackages(o.dir, r.manifest);
+    r.notes.insert(r.notes.end(), aoti.notes.begin(), aoti.notes.end());
+    if (aoti.finding) {
+      r.ok = false;
+      r.passed = static_cast<int>(core::Level::kTargetArch);
+      r.finding = *aoti.finding;
+    }
+  }
   std::string quarantined;
   // A directory without READY may still be publishing: never quarantine it.
   bool ready_missing = r.finding.file == core::kReadyFileName && !Exists(o.dir / "READY");
