@@ -69,6 +69,28 @@ TEST_F(Cli, HelpAndUsage) {
   EXPECT_EQ(Run({"seal", "--bogus"}), kExitUsage);
 }
 
+// initwarm must run on GPU machines we did not build: nothing but glibc may
+// be loaded dynamically (NVML and libcuda come later, through dlopen).
+TEST_F(Cli, LinksOnlyGlibcDynamically) {
+  if (!fs::exists("/usr/bin/ldd")) GTEST_SKIP() << "no ldd";
+  std::string out;
+  ASSERT_EQ(RunProcess({"/usr/bin/ldd", kBin}, {}, &out), 0) << out;
+  size_t start = 0;
+  while (start < out.size()) {
+    size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    std::string line = out.substr(start, end - start);
+    start = end + 1;
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    bool allowed = false;
+    for (const char* lib : {"linux-vdso", "libc.so", "ld-linux", "libm.so", "libdl.so",
+                            "libpthread.so", "librt.so"}) {
+      allowed |= line.find(lib) != std::string::npos;
+    }
+    EXPECT_TRUE(allowed) << "unexpected dynamic dependency: " << line;
+  }
+}
+
 TEST_F(Cli, SealWritesTerminationMessage) {
   Publish();
   std::string term = ReadFile(d_.path() / "term");
