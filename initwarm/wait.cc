@@ -209,7 +209,13 @@ StatusOr<WaitResult> Wait(const WaitOptions& o, const WaitDeps& deps) {
         if (ans->state == "Failed") failed = true;
       }
     }
-    if (!fp.empty() && Exists(core::Layout(o.root).Ready(fp))) {
+    const bool ready_file = !fp.empty() && Exists(core::Layout(o.root).Ready(fp));
+    if (!fp.empty() && !ready_file && state == "Ready") {
+      reason = "the operator reports fingerprint " + fp + " Ready but " +
+               core::Layout(o.root).Ready(fp).string() +
+               " is missing: is the cache volume mounted at --root?";
+    }
+    if (ready_file) {
       std::string why;
       auto target = TryUse(o, deps, fp, node, &why, clock);
       if (target.ok()) {

@@ -224,6 +224,15 @@ TEST_F(WaitTest, CorruptCacheIsQuarantinedAndWaitingGoesOn) {
   EXPECT_TRUE(fs::exists(core::Layout(root_).QuarantineRoot()));
 }
 
+TEST_F(WaitTest, ReadyStateButNoReadyFileSaysWhy) {
+  resolver_.answer.state = "Ready";
+  opts_.timeout_s = 3;
+  auto r = Wait(opts_, deps_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("is the cache volume mounted at --root?"), std::string::npos)
+      << r.status();
+}
+
 TEST_F(WaitTest, FixedFingerprintWithoutResolver) {
   Publish();
   deps_.resolver = nullptr;
