@@ -24,8 +24,9 @@ std::vector<kube::Json> Caches::ByLabel(const std::vector<const kube::Store*>& s
                                         const std::string& ns, const std::string& key,
                                         const std::string& value) {
   std::vector<kube::Json> out;
+  const std::string index_value = key + "=" + value;
   for (const kube::Store* s : stores) {
-    for (auto& obj : s->ByIndex(kube::kLabelIndex, key + "=" + value)) {
+    for (auto& obj : s->ByIndex(kube::kLabelIndex, index_value)) {
       if (obj["metadata"].value("namespace", "") == ns) out.push_back(std::move(obj));
     }
   }

@@ -37,8 +37,8 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
   queue_ = std::make_unique<kube::WorkQueue>(std::move(qo));
 
   std::vector<std::string> namespaces = options_.namespaces;
-  if (namespaces.empty()) namespaces.push_back("");  // all
-  const std::string owned = kLabelName;              // "exists" selector
+  if (namespaces.empty()) namespaces.emplace_back();  // all
+  const std::string owned = kLabelName;               // "exists" selector
   for (const std::string& ns : namespaces) {
     auto& kcs = AddInformer(resources::KernelCaches(), ns, "", &caches_.kernelcaches);
     kcs.AddEventHandler({
@@ -102,7 +102,8 @@ kube::Informer& Controller::AddInformer(const kube::Resource& r, const std::stri
 
 void Controller::StartInformers() {
   for (auto& inf : informers_) {
-    informer_threads_.emplace_back([inf = inf.get()](std::stop_token stop) { inf->Run(stop); });
+    informer_threads_.emplace_back(
+        [inf = inf.get()](const std::stop_token& stop) { inf->Run(stop); });
   }
 }
 
@@ -111,7 +112,7 @@ bool Controller::HasSynced() const {
                      [](const auto& i) { return i->HasSynced(); });
 }
 
-bool Controller::WaitForSync(std::stop_token stop, std::chrono::milliseconds timeout) const {
+bool Controller::WaitForSync(const std::stop_token& stop, std::chrono::milliseconds timeout) const {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (const auto& inf : informers_) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -211,12 +212,13 @@ void Controller::Worker() {
   }
 }
 
-void Controller::RunWorkers(std::stop_token stop) {
+void Controller::RunWorkers(const std::stop_token& stop) {
   logger_.Info("waiting for informer caches to sync");
   if (!WaitForSync(stop, std::chrono::hours(24))) return;
   logger_.Info("caches synced; starting workers", {{"workers", options_.workers}});
   for (const Json& kc : Caches::All(caches_.kernelcaches)) Enqueue(kube::ObjectKey(kc));
   std::vector<std::thread> workers;
+  workers.reserve(static_cast<size_t>(options_.workers));
   for (int i = 0; i < options_.workers; ++i) workers.emplace_back([this] { Worker(); });
   {
     std::mutex mu;

@@ -57,8 +57,8 @@ class Controller {
 
   void StartInformers();
   bool HasSynced() const;
-  bool WaitForSync(std::stop_token stop, std::chrono::milliseconds timeout) const;
-  void RunWorkers(std::stop_token stop);
+  bool WaitForSync(const std::stop_token& stop, std::chrono::milliseconds timeout) const;
+  void RunWorkers(const std::stop_token& stop);
   void Stop();
 
   // The /v1/resolve answer from the caches.

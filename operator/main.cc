@@ -77,6 +77,7 @@ int Run(int argc, char** argv) {
   sigemptyset(&sigs);
   sigaddset(&sigs, SIGTERM);
   sigaddset(&sigs, SIGINT);
+  sigaddset(&sigs, SIGUSR1);  // internal: wakes the waiter at exit
   pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
   std::stop_source stop;
 
@@ -119,10 +120,10 @@ int Run(int argc, char** argv) {
     servers.push_back(std::move(*server));
   }
 
-  std::jthread signal_thread([&stop, sigs, &log](std::stop_token) {
+  std::jthread signal_thread([&stop, sigs, &log] {
     int sig = 0;
     sigwait(&sigs, &sig);
-    log.Info("signal received; shutting down", {{"signal", sig}});
+    if (sig != SIGUSR1) log.Info("signal received; shutting down", {{"signal", sig}});
     stop.request_stop();
   });
 
@@ -146,7 +147,7 @@ int Run(int argc, char** argv) {
     le.release_on_cancel = true;
     const Logger lelog = log.With("logger", "leader-election");
     le.on_error = [lelog](const Status& s) { lelog.Warn("lease", {{"error", s.ToString()}}); };
-    le.callbacks.on_started_leading = [&](std::stop_token token) {
+    le.callbacks.on_started_leading = [&](const std::stop_token& token) {
       lelog.Info("became leader", {{"identity", c.identity}});
       metrics.SetLeader(c.lease_name, true);
       std::stop_source both;
@@ -180,8 +181,7 @@ int Run(int argc, char** argv) {
   for (auto& s : servers) s->Stop();
   log.Info("stopped", {{"exitCode", exit_code}});
   // The signal thread may still wait in sigwait: wake it.
-  if (!stop.stop_requested()) stop.request_stop();
-  pthread_kill(signal_thread.native_handle(), SIGTERM);
+  pthread_kill(signal_thread.native_handle(), SIGUSR1);
   return exit_code;
 }
 
