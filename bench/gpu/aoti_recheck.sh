@@ -1,4 +1,9 @@
 #!/bin/bash
+# NOT YET RUN SUCCESSFULLY: its one H200 run (2026-12-02 11:11) failed at
+# `prepare` because the view path had been turned into a directory by the
+# CUDA probe in libtorch's CMake config (CUDA_CACHE_PATH points into the
+# view); fixed below (rm before prepare), not re-run: the device budget was
+# spent.
 # Follow-up to run_all.sh's AOTI part (docs/benchmarks.md, findings 3 and 6):
 # the warmup runs the package through the C++ loader before sealing, and a
 # sealed AOTI cache must still verify (LoadTest, including the .pt2 rung)
@@ -25,6 +30,7 @@ FP=$("$IW" probe --runtime-facts "$D/rt.json" | python3 -c "import json,sys;prin
 NODE=$("$IW" probe | python3 -c "import json,sys;print(json.dumps(json.load(sys.stdin)['node']))")
 PKG=inductor/aoti/model.pt2
 log "fingerprint $FP"
+rm -rf "$V"  # the CUDA probe in libtorch's CMake config created view/nv (CUDA_CACHE_PATH)
 tm prepare "$IW" prepare --root "$VOL" --fingerprint "$FP" --job-uid job-aoti --view "$V"
 tm build python3 bench/gpu/aoti_build.py --out "$V/$PKG" --result "$RES/aoti-build.json"
 tm warmup-run "$KC_AOTI_CHECK" --package "$V/$PKG" --runs 3
@@ -41,6 +47,7 @@ head -c 1000000 "$VOL/v1/$FP/$PKG" > "$D/trunc.pt2"
 # .pt2 rung must catch it.
 echo '{"image":"bench/gpu-aoti:recheck-bad","versions":{"pytorch":"2.11.0","triton":"3.6.0"}}' > "$D/rt-bad.json"
 FPB=$("$IW" probe --runtime-facts "$D/rt-bad.json" | python3 -c "import json,sys;print(json.load(sys.stdin)['fingerprint']['id'])")
+rm -rf "$V"
 tm prepare-bad "$IW" prepare --root "$VOL" --fingerprint "$FPB" --job-uid job-bad --view "$V"
 mkdir -p "$V/inductor/aoti" && cp "$D/trunc.pt2" "$V/$PKG"
 tm seal-bad "$IW" seal --root "$VOL" --fingerprint "$FPB" --job-uid job-bad --node-facts "$NODE" \
