@@ -5,8 +5,15 @@ cd "$(dirname "$0")/.."
 build_dir=${KC_BUILD_DIR:-build}
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
+# ccache makes a rebuild from a fresh clone take seconds; BASEDIR lets clones
+# in different folders share its entries.
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+fi
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-  cmake -S . -B "$build_dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  cmake -S . -B "$build_dir" "${gen[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 fi
 echo "build: compiling (first build takes ~10 minutes on 2 cores)"
 cmake --build "$build_dir" -j "$(nproc)"

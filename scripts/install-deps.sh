@@ -7,7 +7,7 @@ pkgs=(
   libcpprest-dev libboost-dev nlohmann-json3-dev libyaml-cpp-dev libssl-dev
   libgtest-dev libgmock-dev googletest
   clang-format clang-tidy
-  openssl curl procps psmisc iproute2 util-linux
+  openssl curl procps psmisc ccache iproute2 util-linux
 )
 missing=()
 for p in "${pkgs[@]}"; do
