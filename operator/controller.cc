@@ -76,8 +76,7 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
       [this](const Json& o, bool) { EnqueueForNode(o); },
   });
 
-  events_ = std::make_unique<ClientEventSink>(client_, logger_,
-                                              [] { return std::chrono::system_clock::now(); });
+  events_ = std::make_unique<ClientEventSink>(client_, logger_, options_.identity);
   reconciler_ = std::make_unique<Reconciler>(client_, caches_, options_.settings, events_.get(),
                                              metrics_, logger_);
 }

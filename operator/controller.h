@@ -45,6 +45,7 @@ struct ControllerOptions {
   Settings settings;
   std::chrono::seconds resync_period{600};
   std::string queue_name = "kernelcache";
+  std::string identity = "kernelcache-operator";  // Event reportingInstance
 };
 
 class Controller {

@@ -97,6 +97,7 @@ int Run(int argc, char** argv) {
   co.namespaces = c.namespaces;
   co.workers = c.workers;
   co.resync_period = c.resync_period;
+  co.identity = c.identity;
   co.settings.initwarm_image = c.initwarm_image;
   co.settings.image_pull_policy = c.image_pull_policy;
   co.settings.service_account = c.warmup_service_account;

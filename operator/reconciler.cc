@@ -1,7 +1,6 @@
 #include "operator/reconciler.h"
 
 #include <algorithm>
-#include <random>
 
 #include "core/api_types.h"
 #include "operator/views.h"
@@ -28,52 +27,31 @@ bool NodeSelectorMatches(const std::map<std::string, std::string>& selector,
   });
 }
 
-std::string RandomHex(int digits) {
-  thread_local std::mt19937_64 rng(std::random_device{}());
-  static const char* kHex = "0123456789abcdef";
-  std::string s;
-  for (int i = 0; i < digits; ++i) s += kHex[rng() % 16];
-  return s;
-}
-
 double Seconds(Time a, Time b) { return std::chrono::duration<double>(b - a).count(); }
 
 }  // namespace
 
-ClientEventSink::ClientEventSink(kube::Client& client, Logger logger, std::function<Time()> now)
-    : client_(client), logger_(std::move(logger)), now_(std::move(now)) {}
+namespace {
+kube::EventRecorderOptions RecorderOptions(const Logger& logger, const std::string& identity) {
+  kube::EventRecorderOptions o;
+  o.component = "kernelcache-operator";
+  o.host = identity;
+  o.on_error = [logger](const Status& s) {
+    logger.Warn("cannot record Event", {{"error", s.ToString()}});
+  };
+  return o;
+}
+}  // namespace
+
+ClientEventSink::ClientEventSink(kube::Client& client, const Logger& logger,
+                                 const std::string& identity)
+    : recorder_(client, RecorderOptions(logger, identity)) {}
 
 void ClientEventSink::Emit(const Json& involved, const std::string& type, const std::string& reason,
                            const std::string& message) {
-  const Json& meta = involved["metadata"];
-  const std::string ns = meta.value("namespace", "default");
-  const std::string ts = core::FormatTime(now_());
-  Json event = {
-      {"apiVersion", "v1"},
-      {"kind", "Event"},
-      {"metadata",
-       {{"name", meta.value("name", "kernelcache") + "." + RandomHex(16)}, {"namespace", ns}}},
-      {"involvedObject",
-       {{"apiVersion", involved.value("apiVersion", std::string(core::kApiVersion))},
-        {"kind", involved.value("kind", std::string(core::kKind))},
-        {"name", meta.value("name", "")},
-        {"namespace", ns},
-        {"uid", meta.value("uid", "")},
-        {"resourceVersion", meta.value("resourceVersion", "")}}},
-      {"type", type},
-      {"reason", reason},
-      {"message", message.substr(0, 1024)},
-      {"source", {{"component", "kernelcache-operator"}}},
-      {"reportingComponent", "kernelcache-operator"},
-      {"firstTimestamp", ts},
-      {"lastTimestamp", ts},
-      {"count", 1},
-  };
-  auto created = client_.Create(kube::resources::kEvents, ns, event);
-  if (!created.ok()) {
-    logger_.Warn("cannot record Event",
-                 {{"reason", reason}, {"error", created.status().ToString()}});
-  }
+  recorder_.Event(kube::ReferenceTo(involved),
+                  type == "Warning" ? kube::EventType::kWarning : kube::EventType::kNormal, reason,
+                  message);
 }
 
 Reconciler::Reconciler(kube::Client& client, Caches caches, Settings settings, EventSink* events,

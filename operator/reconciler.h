@@ -37,6 +37,7 @@
 
 #include "base/status.h"
 #include "kube/client.h"
+#include "kube/event_recorder.h"
 #include "operator/caches.h"
 #include "operator/decide.h"
 #include "operator/logging.h"
@@ -58,18 +59,18 @@ class EventSink {
                     const std::string& message) = 0;
 };
 
-// Creates core/v1 Events (source component "kernelcache-operator"); a
-// failure is logged, never retried.
+// Events through kube::EventRecorder (component "kernelcache-operator",
+// instance = this replica's identity): repeats of one (object, type, reason,
+// message) within 10 minutes bump the count of one Event. A failed write is
+// logged, never retried.
 class ClientEventSink : public EventSink {
  public:
-  ClientEventSink(kube::Client& client, Logger logger, std::function<Time()> now);
+  ClientEventSink(kube::Client& client, const Logger& logger, const std::string& identity);
   void Emit(const kube::Json& involved, const std::string& type, const std::string& reason,
             const std::string& message) override;
 
  private:
-  kube::Client& client_;
-  Logger logger_;
-  std::function<Time()> now_;
+  kube::EventRecorder recorder_;
 };
 
 struct ReconcileResult {
