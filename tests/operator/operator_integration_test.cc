@@ -11,6 +11,7 @@
 // namespace. Waits poll the API until a deadline; nothing sleeps to
 // synchronise.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -788,6 +789,37 @@ TEST_F(OperatorIntegrationTest, DeletionCleansUpOnlyOwnObjects) {
   ASSERT_TRUE(mine.ok()) << mine.status();
   EXPECT_FALSE((*mine)["metadata"].contains("deletionTimestamp"));
   EXPECT_TRUE(client_->Get(kube::resources::kJobs, ns_, "unrelated").ok());
+}
+
+}  // namespace
+}  // namespace kc::optest
+
+namespace kc::optest {
+namespace {
+
+// The real binary refuses bad configuration with exit 2 and a message naming
+// the problem (no cluster needed).
+TEST(OperatorBinaryTest, BadConfigExitsTwoNamingTheProblem) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string want;
+  } cases[] = {
+      {{"--workers=0"}, "--workers: 0 is out of range 1..64"},
+      {{"--config=/nonexistent/kernelcache.yaml"},
+       "--config: cannot read /nonexistent/kernelcache.yaml"},
+      {{"--log-format=xml"}, "--log-format: \"xml\" is not one of json, text"},
+      {{"--kubeconfig=/nonexistent/kubeconfig", "--leader-elect=false"}, "/nonexistent/kubeconfig"},
+  };
+  const std::string dir = ::testing::TempDir();
+  int i = 0;
+  for (const Case& c : cases) {
+    OperatorProcess op(KC_OPERATOR_BINARY, dir + "/bad-config-" + std::to_string(i++) + ".log");
+    ASSERT_TRUE(op.Start(c.args).ok());
+    int st = 0;
+    ASSERT_TRUE(op.WaitExit(30000, &st)) << c.args[0];
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 2) << c.args[0] << ": status " << st;
+    EXPECT_NE(op.Log().find(c.want), std::string::npos) << op.Log();
+  }
 }
 
 }  // namespace
