@@ -146,8 +146,11 @@ Status ReplaceSymlink(const fs::path& target, const fs::path& link) {
   if (::lstat(link.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     std::error_code ec;
     if (!fs::is_empty(link, ec) || ec) {
-      return FailedPreconditionError("the view " + link.string() +
-                                     " is a non-empty directory; refusing to replace it");
+      return FailedPreconditionError(
+          "the view " + link.string() +
+          " is a non-empty directory; refusing to replace it (something wrote there "
+          "before initwarm ran: remove it, or use an emptyDir for "
+          "its parent)");
     }
     if (::rmdir(link.c_str()) != 0) return ErrnoStatus(errno, "rmdir " + link.string());
   }
