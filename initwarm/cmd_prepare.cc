@@ -1,4 +1,5 @@
 // `initwarm prepare`: staging directory + view symlink + single-writer lock.
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -29,10 +30,11 @@ int RunPrepare(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   PrepareOptions o;
-  o.root = f.Get("root");
+  // Absolute paths: the view becomes a symlink to a staging path under root.
+  o.root = std::filesystem::absolute(f.Get("root"));
   o.fingerprint = f.Get("fingerprint");
   o.owner = ResolveOwner(f, /*allow_random=*/true);
-  o.view = f.Get("view");
+  o.view = std::filesystem::absolute(f.Get("view"));
   o.lock_stale_after_s = *stale;
   auto r = Prepare(o);
   if (!r.ok()) {

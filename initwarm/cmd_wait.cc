@@ -1,4 +1,5 @@
 // `initwarm wait`: the model pod's init container.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -54,9 +55,12 @@ int RunWait(const std::vector<std::string>& args) {
     return kExitUsage;
   };
   WaitOptions o;
-  o.root = f.Get("root");
-  o.view = f.Get("view");
-  o.view_prefix = f.Get("view-prefix").empty() ? f.Get("view") : f.Get("view-prefix");
+  // Absolute paths: the view becomes a symlink to a directory under root.
+  o.root = std::filesystem::absolute(f.Get("root"));
+  o.view = std::filesystem::absolute(f.Get("view"));
+  o.view_prefix =
+      std::filesystem::absolute(f.Get("view-prefix").empty() ? f.Get("view") : f.Get("view-prefix"))
+          .string();
   o.local_dir = f.Get("local-dir");
   o.ns = f.Get("namespace");
   o.kernelcache = f.Get("kernelcache");

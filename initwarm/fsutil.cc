@@ -118,6 +118,7 @@ Status FsyncPath(const fs::path& path) {
 }
 
 Status MkdirAll(const fs::path& path) {
+  if (path.empty()) return OkStatus();  // the parent of a bare relative name: "."
   std::error_code ec;
   fs::create_directories(path, ec);
   if (ec) return ErrnoStatus(ec.value(), "mkdir -p " + path.string());

@@ -50,10 +50,12 @@ StatusOr<SealResult> ParseSealResult(std::string_view message) {
     *out = it->get<int64_t>();
   }
   if (auto d = j.find("durations"); d != j.end() && !d->is_null()) {
-    if (!d->is_object()) return Bad("durations", "must be an object of seconds");
+    if (!d->is_object()) return Bad("durations", "must be an object of milliseconds");
     for (const auto& [k, v] : d->items()) {
-      if (!v.is_number()) return Bad("durations." + k, "must be a number of seconds");
-      r.durations[k] = v.get<double>();
+      if (!v.is_number()) return Bad("durations." + k, "must be a number of milliseconds");
+      std::string phase = k;
+      if (phase.size() > 2 && phase.ends_with("Ms")) phase.resize(phase.size() - 2);
+      r.durations[phase] = v.get<double>() / 1000.0;
     }
   }
   return r;

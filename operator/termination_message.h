@@ -3,7 +3,8 @@
 // `initwarm seal` writes one JSON object to /dev/termination-log:
 //   {"fingerprint": "<16 hex>", "manifestDigest": "<64 hex sha256>",
 //    "bytes": <int >= 0>, "files": <int >= 0>,
-//    "durations": {"<phase>": <seconds>, ...}}      (durations optional)
+//    "durations": {"walkMs": 14, "hashMs": 16, "publishMs": 17, "totalMs": 53}}
+// (durations optional; milliseconds, as seal writes them).
 // Unknown fields are ignored (newer initwarm, older operator). The kubelet
 // caps the message at 4096 bytes.
 // Pure.
@@ -23,7 +24,8 @@ struct SealResult {
   std::string manifest_digest;
   int64_t bytes = 0;
   int64_t files = 0;
-  std::map<std::string, double> durations;  // seconds per phase ("hash", "publish", ...)
+  // Seconds per phase: "walk", "hash", "publish", "total" (from "<phase>Ms").
+  std::map<std::string, double> durations;
 };
 
 // Parses and checks the shape. InvalidArgument naming the field otherwise.

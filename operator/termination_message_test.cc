@@ -13,13 +13,15 @@ std::string Msg(const std::string& fp, const std::string& extra = "") {
 }
 
 TEST(TerminationMessage, Good) {
-  auto r = CheckSealResult(Msg("3f9a1c2b7d4e5f60", R"(,"durations":{"hash":1.5},"x":1)"),
-                           "3f9a1c2b7d4e5f60");
+  auto r = CheckSealResult(
+      Msg("3f9a1c2b7d4e5f60", R"(,"durations":{"hashMs":1500,"totalMs":2250},"x":1)"),
+      "3f9a1c2b7d4e5f60");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->bytes, 1024);
   EXPECT_EQ(r->files, 3);
   EXPECT_EQ(r->manifest_digest, kDigest);
-  EXPECT_DOUBLE_EQ(r->durations.at("hash"), 1.5);
+  EXPECT_DOUBLE_EQ(r->durations.at("hash"), 1.5);  // seal writes milliseconds
+  EXPECT_DOUBLE_EQ(r->durations.at("total"), 2.25);
 }
 
 TEST(TerminationMessage, Mismatch) {
