@@ -22,9 +22,10 @@ root=$PWD
 ./tests/cluster/build.sh
 build_dir=${KC_BUILD_DIR:-build}
 [ -f "$build_dir/CMakeCache.txt" ] || cmake -S . -B "$build_dir" -G Ninja >/dev/null
-echo "demo: building kernelcache-operator"
-cmake --build "$build_dir" --target kernelcache-operator >/dev/null
+echo "demo: building kernelcache-operator and initwarm"
+cmake --build "$build_dir" --target kernelcache-operator initwarm >/dev/null
 operator="$root/$build_dir/operator/kernelcache-operator"
+initwarm="$root/$build_dir/initwarm/initwarm"
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 if [ -n "${KUBECONFIG:-}" ] || [ -f "$HOME/.kube/config" ]; then
@@ -138,4 +139,25 @@ wait_ready 2/2
 k get kcache llama -o jsonpath='{range .status.fingerprints[*]}{.id}{"  "}{.gpuProduct}{"  "}{.driver}{"  nodes="}{.nodes}{"  "}{.state}{"\n"}{end}'
 say "kubectl describe kcache llama"
 k describe kcache llama
+say "the data path: a warmup seals a cache; a model pod's init container validates it"
+fp=$(k get kcache llama -o jsonpath='{.status.fingerprints[?(@.gpuProduct=="NVIDIA-H200")].id}')
+vol="$state/volume"  # stands in for the ReadWriteMany volume
+"$initwarm" prepare --root "$vol" --fingerprint "$fp" --job-uid demo-warmup --view "$state/warm/view"
+# A stand-in for the user's warmup: a Triton kernel and its metadata, written through the view.
+mkdir -p "$state/warm/view/triton/3kq7f2"
+head -c 65536 /dev/urandom >"$state/warm/view/triton/3kq7f2/softmax_kernel.cubin"
+echo '{"name":"softmax_kernel","target":{"backend":"cuda","arch":90,"warp_size":32}}' \
+  >"$state/warm/view/triton/3kq7f2/softmax_kernel.json"
+"$initwarm" seal --root "$vol" --fingerprint "$fp" --job-uid demo-warmup \
+  --termination-log "$state/termination-log"
+echo "-- initwarm wait, asking the operator which fingerprint node gpu-h200-a has:"
+"$initwarm" wait --root "$vol" --view "$state/model/view" --resolve-url "http://127.0.0.1:$port" \
+  --namespace default --kernelcache llama --node gpu-h200-a --mode Copy --verify Checksums \
+  --timeout 30s 2>&1 | grep -v "no local cross-check"
+"$initwarm" inspect --root "$vol"
+echo "-- one flipped byte in the published cache:"
+printf '\x01' | dd of="$vol/v1/$fp/triton/3kq7f2/softmax_kernel.cubin" bs=1 seek=100 conv=notrunc 2>/dev/null
+"$initwarm" verify --root "$vol" --fingerprint "$fp" --level Checksums || echo "(verify exit $?: quarantined)"
+ls "$vol/v1/.quarantine/"
+
 say "done; stopping everything"
