@@ -77,7 +77,7 @@ TEST(ControllerTest, WarmsOneJobPerFingerprintAndFollowsNodeChanges) {
   opts.workers = 2;
   Controller controller(fake, opts, &metrics, Logger(&logs, true, LogLevel::kDebug));
   controller.StartInformers();
-  std::jthread workers([&](std::stop_token stop) { controller.RunWorkers(stop); });
+  std::jthread workers([&](const std::stop_token& stop) { controller.RunWorkers(stop); });
 
   // One fingerprint (both nodes alike): one Job, a claim, a finalizer, status.
   ASSERT_TRUE(Eventually([&] { return Jobs(fake).size() == 1; })) << logs.str();
@@ -116,6 +116,34 @@ TEST(ControllerTest, WarmsOneJobPerFingerprintAndFollowsNodeChanges) {
   ASSERT_TRUE(Eventually([&] { return controller.queue().Len() == 0; }));
   EXPECT_EQ(Jobs(fake).size(), 2u);
 
+  workers.request_stop();
+  workers.join();
+  controller.Stop();
+}
+
+TEST(ControllerTest, WatchesOnlyTheListedNamespaces) {
+  kube::FakeClient fake;
+  ASSERT_TRUE(fake.Create(kube::resources::kNodes, "", GpuNode("gpu-1", "580.159.04")).ok());
+  for (const char* ns : {"ml", "team-b", "ignored"}) {
+    Json kc = KernelCacheObj();
+    kc["metadata"]["namespace"] = ns;
+    ASSERT_TRUE(fake.Create(resources::KernelCaches(), ns, kc).ok());
+  }
+  std::ostringstream logs;
+  ControllerOptions opts;
+  opts.namespaces = {"ml", "team-b"};
+  Controller controller(fake, opts, nullptr, Logger(&logs, true, LogLevel::kInfo));
+  controller.StartInformers();
+  std::jthread workers([&](const std::stop_token& stop) { controller.RunWorkers(stop); });
+  auto jobs_in = [&](const char* ns) {
+    auto list = fake.List(kube::resources::kJobs, ns, {});
+    return list.ok() ? list->items.size() : 0u;
+  };
+  ASSERT_TRUE(Eventually([&] { return jobs_in("ml") == 1 && jobs_in("team-b") == 1; }))
+      << logs.str();
+  ASSERT_TRUE(Eventually([&] { return controller.queue().Len() == 0; }));
+  EXPECT_EQ(jobs_in("ignored"), 0u);
+  EXPECT_FALSE(fake.Get(resources::KernelCaches(), "ignored", "llama")->contains("status"));
   workers.request_stop();
   workers.join();
   controller.Stop();

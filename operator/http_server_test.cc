@@ -50,6 +50,7 @@ TEST(HttpServerTest, ServesHandlersAndErrors) {
   // Concurrent clients.
   std::atomic<int> good{0};
   std::vector<std::thread> threads;
+  threads.reserve(8);
   for (int i = 0; i < 8; ++i) {
     threads.emplace_back([&] {
       auto r = HttpGet("127.0.0.1", port, "/hello?who=x");

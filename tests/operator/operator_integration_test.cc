@@ -245,7 +245,7 @@ class OperatorIntegrationTest : public ::testing::Test {
                                      "--log-level=debug"};
     bool has_le = false;
     for (const auto& e : extra) has_le |= e.rfind("--leader-elect", 0) == 0;
-    if (!has_le) args.push_back("--leader-elect=false");
+    if (!has_le) args.emplace_back("--leader-elect=false");
     args.insert(args.end(), extra.begin(), extra.end());
     Status s = op->Start(args);
     EXPECT_TRUE(s.ok()) << s;
