@@ -14,12 +14,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "base/status.h"
 #include "kube/resource.h"
@@ -37,9 +36,9 @@ struct ListOptions {
 };
 
 struct ListResult {
-  std::vector<Json> items;        // each with apiVersion and kind filled in
-  std::string resource_version;   // of the list, for a following watch
-  std::string continue_token;     // non-empty when more pages remain
+  std::vector<Json> items;       // each with apiVersion and kind filled in
+  std::string resource_version;  // of the list, for a following watch
+  std::string continue_token;    // non-empty when more pages remain
 };
 
 enum class PropagationPolicy { kDefault, kForeground, kBackground, kOrphan };

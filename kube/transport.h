@@ -19,10 +19,10 @@
 namespace kc::kube {
 
 struct HttpRequest {
-  std::string method;          // "GET", "POST", "PUT", "PATCH", "DELETE"
-  std::string path;            // "/api/v1/namespaces/ns/configmaps?labelSelector=a%3Db"
-  std::string body;            // empty for none
-  std::string content_type;    // e.g. "application/merge-patch+json"; empty for none
+  std::string method;        // "GET", "POST", "PUT", "PATCH", "DELETE"
+  std::string path;          // "/api/v1/namespaces/ns/configmaps?labelSelector=a%3Db"
+  std::string body;          // empty for none
+  std::string content_type;  // e.g. "application/merge-patch+json"; empty for none
   std::map<std::string, std::string> headers;  // extra headers
 };
 

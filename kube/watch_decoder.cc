@@ -69,10 +69,9 @@ StatusOr<WatchEvent> DecodeWatchLine(std::string_view line) {
   }
   WatchEvent event;
   if (!ParseWatchEventType(type_it->get_ref<const std::string&>(), &event.type)) {
-    return InvalidArgumentError("watch event has unknown type \"" +
-                                type_it->get_ref<const std::string&>() +
-                                "\" (want ADDED, MODIFIED, DELETED, BOOKMARK or ERROR): " +
-                                Shown(line));
+    return InvalidArgumentError(
+        "watch event has unknown type \"" + type_it->get_ref<const std::string&>() +
+        "\" (want ADDED, MODIFIED, DELETED, BOOKMARK or ERROR): " + Shown(line));
   }
   auto object_it = j.find("object");
   if (object_it == j.end() || !object_it->is_object()) {
