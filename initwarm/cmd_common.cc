@@ -1,6 +1,7 @@
 #include "initwarm/cmd_common.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "core/layout.h"
@@ -18,6 +19,13 @@ StatusOr<std::string> ArgText(const std::string& value) {
   return ReadFileToString(value, 1 << 20);
 }
 }  // namespace
+
+std::string AbsolutePath(const std::string& path) {
+  if (path.empty()) return path;
+  std::error_code ec;
+  auto abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.string();
+}
 
 void AddRootFlag(Flags* f) {
   f->String("root", std::string(core::kDefaultRoot), "the cache volume's mount path",

@@ -13,6 +13,10 @@ namespace kc::initwarm {
 
 // --root, with env KC_CACHE_ROOT.
 void AddRootFlag(Flags* f);
+
+// `path` made absolute against the working directory ("" stays "": no path).
+// Views are symlinks to directories under the root, so both must be absolute.
+std::string AbsolutePath(const std::string& path);
 // --job-uid, with env KC_JOB_UID (else POD_UID).
 void AddOwnerFlag(Flags* f);
 // The owner id: --job-uid, $KC_JOB_UID, $POD_UID, else a random id when

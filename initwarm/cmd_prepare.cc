@@ -31,10 +31,10 @@ int RunPrepare(const std::vector<std::string>& args) {
   }
   PrepareOptions o;
   // Absolute paths: the view becomes a symlink to a staging path under root.
-  o.root = std::filesystem::absolute(f.Get("root"));
+  o.root = AbsolutePath(f.Get("root"));
   o.fingerprint = f.Get("fingerprint");
   o.owner = ResolveOwner(f, /*allow_random=*/true);
-  o.view = std::filesystem::absolute(f.Get("view"));
+  o.view = AbsolutePath(f.Get("view"));
   o.lock_stale_after_s = *stale;
   auto r = Prepare(o);
   if (!r.ok()) {

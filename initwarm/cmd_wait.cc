@@ -56,11 +56,9 @@ int RunWait(const std::vector<std::string>& args) {
   };
   WaitOptions o;
   // Absolute paths: the view becomes a symlink to a directory under root.
-  o.root = std::filesystem::absolute(f.Get("root"));
-  o.view = std::filesystem::absolute(f.Get("view"));
-  o.view_prefix =
-      std::filesystem::absolute(f.Get("view-prefix").empty() ? f.Get("view") : f.Get("view-prefix"))
-          .string();
+  o.root = AbsolutePath(f.Get("root"));
+  o.view = AbsolutePath(f.Get("view"));
+  o.view_prefix = AbsolutePath(f.Get("view-prefix").empty() ? f.Get("view") : f.Get("view-prefix"));
   o.local_dir = f.Get("local-dir");
   o.ns = f.Get("namespace");
   o.kernelcache = f.Get("kernelcache");
