@@ -514,11 +514,33 @@ class Decider {
               (pod.node_name.empty() ? "" : " on node " + pod.node_name));
   }
 
+  // Owners (Job uids) of this fingerprint's earlier warmups that can no
+  // longer write: the Job whose outcome the status records (recorded only
+  // once it finished) and every Job of it seen Complete or Failed (a Job's
+  // terminal condition comes after its pods have terminated). The next
+  // warmup's prepare may break their lock at once (item: a failed warmup
+  // never reaches seal, which releases it). A running Job is never listed.
+  std::vector<std::string> DeadOwners(const FingerprintStatus& f) const {
+    std::set<std::string> dead;
+    if (!f.job_uid.empty()) dead.insert(f.job_uid);
+    for (const auto& j : obs_.jobs) {
+      if (Ours(j) && Component(j) == "warmup" && JobFingerprint(j) == f.id && !j.uid.empty() &&
+          (j.complete || j.failed_condition)) {
+        dead.insert(j.uid);
+      }
+    }
+    for (const auto& j : obs_.jobs) {
+      if (!j.complete && !j.failed_condition) dead.erase(j.uid);  // never a live one
+    }
+    return {dead.begin(), dead.end()};
+  }
+
   void CreateWarmup(FingerprintStatus& f, const Group& g, const std::string& name) {
     Action a;
     a.kind = Action::Kind::kCreateJob;
     a.name = name;
-    a.object = BuildWarmupJob(kc_, f.id, g.facts, f.warm_generation, g.label_sets, obs_.settings);
+    a.object = BuildWarmupJob(kc_, f.id, g.facts, f.warm_generation, g.label_sets, obs_.settings,
+                              DeadOwners(f));
     plan_.actions.push_back(std::move(a));
     f.job = name;
     if (f.state != st::kReady) SetState(f, st::kWarming);
@@ -678,17 +700,19 @@ class Decider {
     }
     if (gc_running || collectable_.empty() || !storage_usable_) return;
     std::sort(collectable_.begin(), collectable_.end());
-    std::vector<std::string> keep;
-    for (const auto& [id, f] : entries_) {
-      if (std::find(collectable_.begin(), collectable_.end(), id) == collectable_.end()) {
-        keep.push_back(id);
-      }
+    // Exactly what to remove, each with the digest recorded for it: GC
+    // never removes a cache it was not given (a shared claim holds other
+    // KernelCaches' caches) nor one sealed after this Job was made.
+    std::map<std::string, std::string> remove;
+    for (const auto& id : collectable_) {
+      auto e = entries_.find(id);
+      remove[id] = e == entries_.end() ? "" : e->second.manifest_digest;
     }
     Action a;
     a.kind = Action::Kind::kCreateJob;
     a.name = GcJobName(kc_.metadata.name, collectable_);
     if (FindJob(a.name) != nullptr) return;  // finished and being handled above
-    a.object = BuildGcJob(kc_, keep, collectable_, obs_.settings);
+    a.object = BuildGcJob(kc_, remove, obs_.settings);
     Event("Normal", "GcStarted",
           "GC Job " + a.name + " removes the cache(s) of fingerprint(s) " +
               Join(collectable_, ", ") + ", stale for more than " + kc_.spec.retention.stale_after);

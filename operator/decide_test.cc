@@ -550,6 +550,40 @@ TEST(Decide, FailedJobBacksOffThenRetries) {
   EXPECT_EQ(p.status.phase, "Ready");
 }
 
+// A failed warmup never reaches seal, so its prepare-held lock stays on the
+// volume; the next Job's prepare is told the failed Job's uid.
+TEST(Decide, RetriedWarmupNamesTheFailedJobAsDeadLockOwner) {
+  World w;
+  w.obs.nodes = {Node("gpu-1", Gpu())};
+  Plan first = w.Step(kT0);
+  const std::string fp = w.Fp(Gpu());
+  const std::string job = WarmupJobName("llama", fp);
+  auto prepare_args = [](const Plan& p) {
+    for (const auto& a : p.actions) {
+      if (a.kind != Kind::kCreateJob) continue;
+      return a.object["spec"]["template"]["spec"]["initContainers"][0]["args"];
+    }
+    return Json();
+  };
+  auto has_break = [](const Json& args, const std::string& want) {
+    for (const auto& a : args) {
+      if (a.get<std::string>().rfind("--break-lock-of", 0) == 0) return a == want;
+    }
+    return want.empty();
+  };
+  // The first Job has no dead predecessor.
+  EXPECT_TRUE(has_break(prepare_args(first), "")) << prepare_args(first);
+  const std::string failed_uid = w.FindJob(job)->uid;
+  w.Fail(job, kT0 + minutes(2));
+  w.Step(kT0 + minutes(2) + seconds(1));
+  w.Step(kT0 + minutes(3));  // backoff over: the failed Job is deleted
+  ASSERT_EQ(w.FindJob(job), nullptr);
+  Plan p = w.Step(kT0 + minutes(3) + seconds(1));
+  ASSERT_EQ(Names(p, Kind::kCreateJob), std::vector<std::string>{job});
+  EXPECT_TRUE(has_break(prepare_args(p), "--break-lock-of=" + failed_uid)) << prepare_args(p);
+  EXPECT_NE(w.FindJob(job)->uid, failed_uid);
+}
+
 TEST(Decide, BackoffIsCapped) {
   World w;
   w.obs.nodes = {Node("gpu-1", Gpu())};
@@ -663,7 +697,12 @@ TEST(Decide, DriverUpgradeWarmsNewFingerprintAndCollectsOldAfterGrace) {
   ASSERT_EQ(Names(p, Kind::kCreateJob), std::vector<std::string>{gc});
   const Action& a = *std::find_if(p.actions.begin(), p.actions.end(),
                                   [](const Action& x) { return x.kind == Kind::kCreateJob; });
-  EXPECT_EQ(a.object["spec"]["template"]["spec"]["containers"][0]["args"][2], "--keep=" + new_fp);
+  // Only the stale fingerprint, with the digest recorded for it: never the
+  // new one, nor anything else on the claim.
+  const Json& gc_args = a.object["spec"]["template"]["spec"]["containers"][0]["args"];
+  ASSERT_EQ(gc_args.size(), 3u) << gc_args;
+  EXPECT_EQ(gc_args[2], "--remove=" + old_fp + ":" + kDigest);
+  for (const auto& arg : gc_args) EXPECT_EQ(arg.get<std::string>().find(new_fp), std::string::npos);
   EXPECT_NE(FindEvent(p, "GcStarted"), nullptr);
   // While it runs: nothing new.
   p = w.Step(t_stale + hours(1) + seconds(10));
