@@ -219,12 +219,19 @@ StatusOr<ResolveAnswer> ParseResolveAnswer(std::string_view body) {
   KC_RETURN_IF_ERROR(str("directory", &a.directory, false));
   KC_RETURN_IF_ERROR(str("manifestDigest", &a.manifest_digest, false));
   KC_RETURN_IF_ERROR(str("message", &a.message, false));
+  KC_RETURN_IF_ERROR(str("reason", &a.reason, false));
+  if (auto it = j.find("final"); it != j.end() && !it->is_null()) {
+    if (!it->is_boolean()) return InvalidArgumentError("resolve answer field \"final\" is not a boolean");
+    a.final = it->get<bool>();
+  }
   static constexpr std::array<std::string_view, 6> kStates = {"Pending", "Warming", "Ready",
                                                               "Failed",  "Stale",   "Unknown"};
-  if (std::find(kStates.begin(), kStates.end(), a.state) == kStates.end()) {
-    return InvalidArgumentError("resolve answer state \"" + a.state +
-                                "\" is not one of Pending, Warming, Ready, Failed, Stale, Unknown");
+  if (std::find(kStates.begin(), kStates.end(), a.state) == kStates.end() && a.state != "Degraded") {
+    return InvalidArgumentError(
+        "resolve answer state \"" + a.state +
+        "\" is not one of Pending, Warming, Ready, Degraded, Failed, Stale, Unknown");
   }
+  if (a.final && a.fingerprint.empty()) return a;  // no fingerprint for this node at all
   if (!core::IsFingerprintId(a.fingerprint)) {
     return InvalidArgumentError("resolve answer fingerprint \"" + a.fingerprint +
                                 "\" is not a 16-hex-digit fingerprint id");
@@ -234,7 +241,7 @@ StatusOr<ResolveAnswer> ParseResolveAnswer(std::string_view body) {
     auto facts = NodeFactsFromJson(it->dump());
     if (!facts.ok()) return facts.status().WithContext("resolve answer \"node\"");
     a.node = *facts;
-  } else {
+  } else if (!a.final) {
     return InvalidArgumentError("resolve answer has no \"node\" object");
   }
   return a;

@@ -4,7 +4,9 @@
 // Wire (plain HTTP to the in-cluster service):
 //   GET <base>/v1/resolve?namespace=<ns>&kernelcache=<name>&node=<node>
 //   200 {"fingerprint","state","directory","manifestDigest","message",
-//        "node":{"gpuProduct","computeCapability","driver","cudaDriver","arch"}}
+//        "node":{"gpuProduct","computeCapability","driver","cudaDriver","arch"},
+//        "final": true, "reason": "<why>"   (only on a definitive answer;
+//        then "fingerprint" may be "" and "node" absent)}
 //   non-200 {"error":"<why>"} -> an error carrying that message (404 is
 //   NotFound, 400 InvalidArgument, 5xx and connection failures Unavailable).
 // HTTP is Boost.Beast over Boost.Asio, with a connect+request timeout.
@@ -28,6 +30,11 @@ struct ResolveAnswer {
   std::string manifest_digest;  // sha256 of the manifest, when Ready
   std::string message;          // a human sentence: why it is in this state
   core::NodeFacts node;
+  // The answer is definitive: this pod gets no cache (waiting cannot
+  // change it). `reason`: InvalidSpec | NodeNotSelected |
+  // NodeHasNoFingerprint (core/gate_report.h gate_reason names).
+  bool final = false;
+  std::string reason;
 };
 
 class Resolver {

@@ -543,14 +543,43 @@ class Decider {
                               DeadOwners(f));
     plan_.actions.push_back(std::move(a));
     f.job = name;
-    if (f.state != st::kReady) SetState(f, st::kWarming);
+    if (f.state != st::kReady && f.state != st::kDegraded) SetState(f, st::kWarming);
     running_.push_back(name);
     Event("Normal", "WarmupStarted",
           "Job " + name + " warms fingerprint " + Describe(f) + " on one of " +
               std::to_string(g.eligible.size()) + " eligible node(s): " + ListSome(g.eligible));
   }
 
+  // A gated pod's report that it quarantined the cache the status records
+  // for `f` (matched by manifest digest, so a report about an older cache
+  // does nothing): forget the cache, mark it Degraded and bump the warm
+  // generation, so InUse creates a new warmup Job.
+  void GateReports(FingerprintStatus& f) {
+    if (f.manifest_digest.empty()) return;
+    for (const auto& g : obs_.gate_reports) {
+      for (const auto& q : g.report.quarantined) {
+        const std::string& digest = q.expected_digest.empty() ? q.found_digest : q.expected_digest;
+        if (q.fingerprint != f.id || digest != f.manifest_digest) continue;
+        if (g.finished && f.ready_at && *g.finished < *f.ready_at) continue;
+        const std::string what = "pod " + g.pod + (g.node.empty() ? "" : " on node " + g.node) +
+                                 " found the cache of fingerprint " + f.id + " bad (" + q.level +
+                                 (q.file.empty() ? "" : ": " + q.file) + ": " + q.reason + ")" +
+                                 (q.moved_to.empty() ? "" : " and quarantined it");
+        f.manifest_digest.clear();
+        f.bytes = f.files = 0;
+        f.ready_at.reset();
+        f.last_failure = "CacheQuarantined: " + what;
+        if (f.last_failure.size() > 1024) f.last_failure = f.last_failure.substr(0, 1024) + "...";
+        SetState(f, st::kDegraded);
+        ++f.warm_generation;
+        Event("Warning", "CacheQuarantined", what + "; re-warming it");
+        return;
+      }
+    }
+  }
+
   void InUse(FingerprintStatus& f, const Group& g) {
+    GateReports(f);
     std::string want = WarmupJobName(kc_.metadata.name, f.id, f.warm_generation);
     const JobView* job = FindJob(want);
     if (job != nullptr && !Ours(*job)) job = nullptr;
@@ -589,7 +618,7 @@ class Decider {
       }
     }
     if (job != nullptr && !finished) {
-      if (f.state != st::kReady) SetState(f, st::kWarming);
+      if (f.state != st::kReady && f.state != st::kDegraded) SetState(f, st::kWarming);
       f.job = want;
       running_.push_back(want);
       return;
@@ -749,7 +778,7 @@ class Decider {
     }
     int32_t total = 0, ready = 0;
     int64_t bytes = 0;
-    std::vector<std::string> waiting, failed;
+    std::vector<std::string> waiting, failed, quarantined;
     for (const auto& f : status.fingerprints) {
       if (!f.manifest_digest.empty()) bytes += f.bytes;
       if (f.nodes == 0) continue;
@@ -759,7 +788,10 @@ class Decider {
         continue;
       }
       std::string why = f.id + " " + f.state;
-      if (f.state == st::kFailed) {
+      if (f.state == st::kDegraded) {
+        why += " (re-warming with Job " + f.job + ")";
+        quarantined.push_back(f.id + ": " + f.last_failure);
+      } else if (f.state == st::kFailed) {
         why += " (" + f.last_failure + ")";
         failed.push_back(f.id + ": " + f.last_failure);
       } else if (f.state == st::kWarming) {
@@ -801,6 +833,9 @@ class Decider {
         Event("Warning", "ShapeExplosion", msg);
       }
       SetCondition(cond::kDegraded, true, "ShapeExplosion", msg);
+    } else if (!quarantined.empty()) {
+      SetCondition(cond::kDegraded, true, "CacheQuarantined",
+                   "caches found bad by model pods, being re-warmed: " + ListSome(quarantined));
     } else if (!failed.empty()) {
       SetCondition(cond::kDegraded, true, "WarmupFailed",
                    "failed warmups (retried with backoff): " + ListSome(failed));

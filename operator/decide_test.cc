@@ -584,6 +584,84 @@ TEST(Decide, RetriedWarmupNamesTheFailedJobAsDeadLockOwner) {
   EXPECT_NE(w.FindJob(job)->uid, failed_uid);
 }
 
+// A model pod's gate quarantined the Ready cache (its termination message,
+// read from the pod status): the fingerprint turns Degraded, a new warmup
+// generation is created, and once it seals, Ready again. Reports about a
+// cache the status no longer records change nothing.
+TEST(Decide, GateQuarantineMarksDegradedAndRewarms) {
+  World w;
+  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.WarmAll(kT0);
+  const std::string fp = w.Fp(Gpu());
+  ASSERT_EQ(w.Status(fp)->state, "Ready");
+  ASSERT_EQ(w.Status(fp)->manifest_digest, kDigest);
+
+  GateReportView stale_report;
+  stale_report.pod = "llama-0";
+  stale_report.node = "gpu-1";
+  stale_report.report.outcome = "Failed";
+  stale_report.report.reason = "Quarantined";
+  stale_report.report.quarantined.push_back(
+      {fp, std::string(64, 'e'), std::string(64, 'e'), "Checksums", "triton/x", "sha256", ""});
+  w.obs.gate_reports = {stale_report};
+  Plan p = w.Step(kT0 + minutes(10));
+  EXPECT_EQ(Mutations(p), 0u) << "a report about another digest changes nothing";
+  EXPECT_EQ(w.Status(fp)->state, "Ready");
+
+  // A report that finished before the cache was sealed is not about it.
+  GateReportView early = stale_report;
+  early.report.quarantined[0].expected_digest = kDigest;
+  early.finished = kT0 - minutes(1);
+  w.obs.gate_reports = {early};
+  p = w.Step(kT0 + minutes(10));
+  EXPECT_EQ(Mutations(p), 0u) << "a report older than the cache changes nothing";
+
+  w.obs.gate_reports = {stale_report};
+  GateReportView report = stale_report;
+  report.finished = kT0 + minutes(11);
+  report.report.quarantined[0] = {fp,          kDigest,
+                                  kDigest,     "Checksums",
+                                  "triton/H1/k.cubin", "sha256 mismatch",
+                                  "/var/cache/kernelcache/v1/.quarantine/x"};
+  w.obs.gate_reports.push_back(report);
+  p = w.Step(kT0 + minutes(11));
+  const FingerprintStatus* f = w.Status(fp);
+  EXPECT_EQ(f->state, "Degraded");
+  EXPECT_TRUE(f->manifest_digest.empty());
+  EXPECT_EQ(f->warm_generation, 1);
+  EXPECT_NE(f->last_failure.find("pod llama-0 on node gpu-1"), std::string::npos)
+      << f->last_failure;
+  EXPECT_EQ(Names(p, Kind::kCreateJob), std::vector<std::string>{WarmupJobName("llama", fp, 1)});
+  const Action* e = FindEvent(p, "CacheQuarantined");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->event_type, "Warning");
+  EXPECT_NE(e->event_message.find("sha256 mismatch"), std::string::npos) << e->event_message;
+  EXPECT_EQ(Cond(p.status, "Degraded").status, "True");
+  EXPECT_EQ(Cond(p.status, "Degraded").reason, "CacheQuarantined");
+  EXPECT_EQ(Cond(p.status, "Ready").status, "False");
+  EXPECT_EQ(p.status.phase, "Degraded");
+
+  // The same report again (the pod status keeps it): nothing new.
+  p = w.Step(kT0 + minutes(12));
+  EXPECT_EQ(CountKind(p, Kind::kCreateJob), 0u);
+  EXPECT_EQ(w.Status(fp)->state, "Degraded");
+  EXPECT_EQ(w.Status(fp)->warm_generation, 1);
+
+  // The re-warm seals a new cache: Ready; the old report stays inert.
+  const std::string fresh(64, 'c');
+  w.Succeed(WarmupJobName("llama", fp, 1),
+            nlohmann::json{{"fingerprint", fp}, {"manifestDigest", fresh}, {"bytes", 5}, {"files", 1}}
+                .dump(),
+            kT0 + minutes(20));
+  p = w.Step(kT0 + minutes(21));
+  EXPECT_EQ(w.Status(fp)->state, "Ready");
+  EXPECT_EQ(w.Status(fp)->manifest_digest, fresh);
+  EXPECT_EQ(Cond(p.status, "Degraded").status, "False");
+  p = w.Step(kT0 + minutes(22));
+  EXPECT_EQ(CountKind(p, Kind::kCreateJob), 0u);
+  EXPECT_EQ(w.Status(fp)->state, "Ready");
+}
+
 TEST(Decide, BackoffIsCapped) {
   World w;
   w.obs.nodes = {Node("gpu-1", Gpu())};

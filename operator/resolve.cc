@@ -127,9 +127,32 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
   if (!in.node) return Error(404, "node " + q.node + " not found");
   const core::KernelCache& kc = *in.kc;
 
+  const core::Condition* invalid =
+      core::FindCondition(kc.status.conditions, core::condition::kInvalidSpec);
+  const bool spec_invalid = !in.parse_errors.empty() || (invalid != nullptr && invalid->status == "True");
   auto facts = core::NodeFactsFromLabels(in.node->labels);
   if (!facts.ok()) {
-    return Error(404, "node " + q.node + " has no GPU fingerprint: " + facts.status().message());
+    // Definitive: a node without the GPU labels gets no cache; the gate
+    // acts on its onTimeout at once instead of waiting it out.
+    Json body = {{"fingerprint", ""},
+                 {"state", "Unknown"},
+                 {"directory", ""},
+                 {"manifestDigest", ""},
+                 {"final", true}};
+    if (spec_invalid) {
+      body["reason"] = "InvalidSpec";
+      body["message"] = "KernelCache " + q.ns + "/" + q.kernelcache + " has an invalid spec: " +
+                        (!in.parse_errors.empty() ? in.parse_errors.front() : invalid->message);
+    } else if (!MatchesNodeSelector(kc.spec.node_selector, in.node->labels)) {
+      body["reason"] = "NodeNotSelected";
+      body["message"] = "node " + q.node + " does not match the KernelCache's nodeSelector (" +
+                        SelectorText(kc.spec.node_selector) + "); no cache is kept for it";
+    } else {
+      body["reason"] = "NodeHasNoFingerprint";
+      body["message"] = "node " + q.node + " has no GPU fingerprint: " + facts.status().message() +
+                        "; is GPU Feature Discovery running on it?";
+    }
+    return {200, body};
   }
   const core::RuntimeFacts runtime = core::RuntimeFactsFor(kc.spec);
   const std::string fp = core::ComputeFingerprint(*facts, runtime).id;
@@ -144,16 +167,18 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
                   {"cudaDriver", facts->cuda_driver_version},
                   {"arch", facts->arch}};
 
-  const core::Condition* invalid =
-      core::FindCondition(kc.status.conditions, core::condition::kInvalidSpec);
-  if (!in.parse_errors.empty() || (invalid != nullptr && invalid->status == "True")) {
+  if (spec_invalid) {
     body["state"] = "Unknown";
+    body["final"] = true;
+    body["reason"] = "InvalidSpec";
     body["message"] = "KernelCache " + q.ns + "/" + q.kernelcache + " has an invalid spec: " +
                       (!in.parse_errors.empty() ? in.parse_errors.front() : invalid->message);
     return {200, body};
   }
   if (!MatchesNodeSelector(kc.spec.node_selector, in.node->labels)) {
     body["state"] = "Unknown";
+    body["final"] = true;
+    body["reason"] = "NodeNotSelected";
     body["message"] = "node " + q.node + " does not match the KernelCache's nodeSelector (" +
                       SelectorText(kc.spec.node_selector) + "); no cache is kept for it";
     return {200, body};
@@ -180,6 +205,11 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
     msg += " (" + std::to_string(fs->files) + " files, " + core::FormatBytes(fs->bytes) + ")";
   } else if (fs->state == core::fp_state::kWarming) {
     msg = WarmingMessage(*fs, in, now);
+  } else if (fs->state == core::fp_state::kDegraded) {
+    // A gate found the Ready cache bad: tell new pods why they wait.
+    msg = "the cache of fingerprint " + fp + " was found bad and is being re-warmed";
+    if (!fs->last_failure.empty()) msg += " (" + fs->last_failure + ")";
+    msg += "; " + WarmingMessage(*fs, in, now);
   } else if (fs->state == core::fp_state::kFailed) {
     msg = "warmup of fingerprint " + fp + " failed " + std::to_string(fs->failures) + " time(s)";
     if (!fs->last_failure.empty()) msg += ": " + fs->last_failure;
