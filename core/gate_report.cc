@@ -56,8 +56,8 @@ Json Encode(const GateReport& r, size_t message_max, size_t reason_max) {
 std::string GateReportToJson(const GateReport& r) {
   // Shrink the free-text fields until the object fits the kubelet's cap.
   for (size_t message_max = 1200, reason_max = 400;; message_max /= 2, reason_max /= 2) {
-    std::string out = Encode(r, message_max, reason_max).dump(-1, ' ', false,
-                                                              Json::error_handler_t::replace);
+    std::string out =
+        Encode(r, message_max, reason_max).dump(-1, ' ', false, Json::error_handler_t::replace);
     if (out.size() <= kMaxReportBytes || message_max < 16) return out;
   }
 }

@@ -45,7 +45,8 @@ int RunGc(const std::vector<std::string>& args) {
       return kExitUsage;
     }
     if (p.keep.count(r.substr(0, r.find(':'))) > 0) {
-      PrintError("gc", InvalidArgumentError("--remove " + r + " names a fingerprint also in --keep"));
+      PrintError("gc",
+                 InvalidArgumentError("--remove " + r + " names a fingerprint also in --keep"));
       return kExitUsage;
     }
   }

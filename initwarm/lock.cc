@@ -50,8 +50,8 @@ LockJudgement JudgeLock(const LockRecord& holder, std::int64_t lock_mtime, const
                         const std::vector<std::string>& dead_owners) {
   if (holder.owner == me.owner) return {LockVerdict::kMine, "held by this owner"};
   if (std::find(dead_owners.begin(), dead_owners.end(), holder.owner) != dead_owners.end()) {
-    return {LockVerdict::kStale, "holder " + holder.owner +
-                                     " is a finished or deleted Job (--break-lock-of)"};
+    return {LockVerdict::kStale,
+            "holder " + holder.owner + " is a finished or deleted Job (--break-lock-of)"};
   }
   if (!holder.host.empty() && holder.host == me.host) {
     if (!holder.boot_id.empty() && !me.boot_id.empty() && holder.boot_id != me.boot_id) {

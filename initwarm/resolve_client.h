@@ -19,23 +19,14 @@
 #include <string>
 
 #include "base/status.h"
-#include "core/fingerprint.h"
+#include "core/resolve_answer.h"
 
 namespace kc::initwarm {
 
-struct ResolveAnswer {
-  std::string fingerprint;      // 16-hex id
-  std::string state;            // Pending|Warming|Ready|Failed|Stale|Unknown
-  std::string directory;        // "v1/<fingerprint>"
-  std::string manifest_digest;  // sha256 of the manifest, when Ready
-  std::string message;          // a human sentence: why it is in this state
-  core::NodeFacts node;
-  // The answer is definitive: this pod gets no cache (waiting cannot
-  // change it). `reason`: InvalidSpec | NodeNotSelected |
-  // NodeHasNoFingerprint (core/gate_report.h gate_reason names).
-  bool final = false;
-  std::string reason;
-};
+// The wire struct and its codec live in core/resolve_answer.h (shared
+// with the operator, which writes it).
+using core::ParseResolveAnswer;
+using core::ResolveAnswer;
 
 class Resolver {
  public:
@@ -48,8 +39,5 @@ class Resolver {
 std::unique_ptr<Resolver> NewHttpResolver(
     std::string base_url, std::chrono::milliseconds timeout = std::chrono::seconds(10));
 std::unique_ptr<Resolver> NewFileResolver(std::string path);
-
-// Parses a 200 body. Pure.
-StatusOr<ResolveAnswer> ParseResolveAnswer(std::string_view body);
 
 }  // namespace kc::initwarm

@@ -220,8 +220,8 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
   std::string fp = o.fingerprint;
   std::string state = fp.empty() ? "Unknown" : "Pending";
   std::string reason = "waiting for the first answer";
-  std::string expected_digest;  // the operator's manifestDigest for fp
-  std::optional<std::int64_t> digest_mismatch_since;
+  std::string expected_digest;              // the operator's manifestDigest for fp
+  std::int64_t digest_mismatch_since = -1;  // when READY's digest first differed; -1 none
   std::optional<core::NodeFacts> node;
   bool cross_checked = deps.prober == nullptr;
   bool failed = false;
@@ -238,8 +238,8 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
         state = ans->state;
         reason = ans->message.empty() ? "state " + ans->state : ans->message;
         if (ans->final) {
-          final_reason = ans->reason.empty() ? std::string(core::gate_reason::kInvalidSpec)
-                                             : ans->reason;
+          final_reason =
+              ans->reason.empty() ? std::string(core::gate_reason::kInvalidSpec) : ans->reason;
         }
         if (core::IsFingerprintId(ans->fingerprint)) {
           if (!o.fingerprint.empty() && ans->fingerprint != o.fingerprint) {
@@ -284,8 +284,8 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
       // someone rewrote the cache. Wait out a short grace before refusing.
       const std::string on_disk = ReadyDigestOf(published);
       if (!on_disk.empty() && on_disk != expected_digest) {
-        if (!digest_mismatch_since) digest_mismatch_since = polled;
-        if (polled - *digest_mismatch_since < o.digest_grace_s * 1000) {
+        if (digest_mismatch_since < 0) digest_mismatch_since = polled;
+        if (polled - digest_mismatch_since < o.digest_grace_s * 1000) {
           reason = "READY of fingerprint " + fp + " holds digest " + on_disk.substr(0, 12) +
                    "..., the operator recorded " + expected_digest.substr(0, 12) +
                    "...; waiting up to " + std::to_string(o.digest_grace_s) +
@@ -293,7 +293,7 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
           ready_file = false;
         }
       } else {
-        digest_mismatch_since.reset();
+        digest_mismatch_since = -1;
       }
     }
     if (ready_file) {
@@ -343,8 +343,9 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
     fail = NotFoundError(why);
     rep->reason = final_reason;
   } else if (found) {
-    why = reason + "; the operator is told through this container's termination message and "
-                   "re-warms it";
+    why = reason +
+          "; the operator is told through this container's termination message and "
+          "re-warms it";
     fail = DataLossError(why);
     rep->reason = std::string(core::gate_reason::kQuarantined);
     rep->quarantined.push_back(*found);

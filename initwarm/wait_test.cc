@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include "core/gate_report.h"
-
 #include "initwarm/fsutil.h"
 #include "initwarm/prepare.h"
 #include "initwarm/seal.h"
@@ -52,7 +51,9 @@ class WaitTest : public ::testing::Test {
                         "v1/" + fp_,
                         "",
                         "warmup Job kc-warm-1 running for 2m",
-                        testing::H200Facts()};
+                        testing::H200Facts(),
+                        /*final=*/false,
+                        /*reason=*/""};
     prober_.facts = testing::H200Facts();
     deps_.resolver = &resolver_;
     deps_.prober = &prober_;

@@ -70,8 +70,8 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
     // Gated model pods: their gate's termination message (core/gate_report.h)
     // says when it quarantined a cache. Only a change of the gate
     // container's reports enqueues (model pods change often otherwise).
-    auto& gated = AddInformer(kube::resources::kPods, ns, core::kConsumerLabel,
-                              &caches_.gated_pods);
+    auto& gated =
+        AddInformer(kube::resources::kPods, ns, core::kConsumerLabel, &caches_.gated_pods);
     gated.AddEventHandler({
         [this](const Json& o) {
           if (!GateReportsFromPod(o).empty()) EnqueueConsumer(o);

@@ -619,9 +619,12 @@ TEST(Decide, GateQuarantineMarksDegradedAndRewarms) {
   w.obs.gate_reports = {stale_report};
   GateReportView report = stale_report;
   report.finished = kT0 + minutes(11);
-  report.report.quarantined[0] = {fp,          kDigest,
-                                  kDigest,     "Checksums",
-                                  "triton/H1/k.cubin", "sha256 mismatch",
+  report.report.quarantined[0] = {fp,
+                                  kDigest,
+                                  kDigest,
+                                  "Checksums",
+                                  "triton/H1/k.cubin",
+                                  "sha256 mismatch",
                                   "/var/cache/kernelcache/v1/.quarantine/x"};
   w.obs.gate_reports.push_back(report);
   p = w.Step(kT0 + minutes(11));
@@ -649,10 +652,11 @@ TEST(Decide, GateQuarantineMarksDegradedAndRewarms) {
 
   // The re-warm seals a new cache: Ready; the old report stays inert.
   const std::string fresh(64, 'c');
-  w.Succeed(WarmupJobName("llama", fp, 1),
-            nlohmann::json{{"fingerprint", fp}, {"manifestDigest", fresh}, {"bytes", 5}, {"files", 1}}
-                .dump(),
-            kT0 + minutes(20));
+  w.Succeed(
+      WarmupJobName("llama", fp, 1),
+      nlohmann::json{{"fingerprint", fp}, {"manifestDigest", fresh}, {"bytes", 5}, {"files", 1}}
+          .dump(),
+      kT0 + minutes(20));
   p = w.Step(kT0 + minutes(21));
   EXPECT_EQ(w.Status(fp)->state, "Ready");
   EXPECT_EQ(w.Status(fp)->manifest_digest, fresh);

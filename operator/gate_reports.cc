@@ -11,8 +11,8 @@ std::vector<GateReportView> GateReportsFromPod(const Json& pod) {
     auto it = j.find(key);
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  const Json& meta = pod.contains("metadata") && pod["metadata"].is_object() ? pod["metadata"]
-                                                                             : Json::object();
+  const Json& meta =
+      pod.contains("metadata") && pod["metadata"].is_object() ? pod["metadata"] : Json::object();
   const Json& spec = pod.contains("spec") && pod["spec"].is_object() ? pod["spec"] : Json::object();
   auto status = pod.find("status");
   if (status == pod.end() || !status->is_object()) return out;

@@ -15,8 +15,8 @@ std::string Report(const std::string& fp) {
   core::GateReport r;
   r.outcome = "Failed";
   r.reason = "Quarantined";
-  r.quarantined.push_back({fp, std::string(64, 'a'), std::string(64, 'a'), "Checksums", "f",
-                           "sha256 mismatch", ""});
+  r.quarantined.push_back(
+      {fp, std::string(64, 'a'), std::string(64, 'a'), "Checksums", "f", "sha256 mismatch", ""});
   return core::GateReportToJson(r);
 }
 
@@ -38,13 +38,14 @@ TEST(GateReports, ReadsStateAndLastStateOfTheGateContainerOnly) {
 
 TEST(GateReports, HostileStatusesAreSkippedNotFatal) {
   for (const Json& bad :
-       {Json(), Json::array(), Json{{"status", 5}}, Json{{"status", {{"initContainerStatuses", 1}}}},
+       {Json(), Json::array(), Json{{"status", 5}},
+        Json{{"status", {{"initContainerStatuses", 1}}}},
         Pod(Json::array({1, "x", Json::object()})),
         Pod(Json::array({{{"name", "kernelcache-wait"}, {"state", {{"terminated", 5}}}}})),
         Pod(Json::array({{{"name", "kernelcache-wait"},
                           {"state", {{"terminated", {{"message", "not json"}}}}}}})),
-        Pod(Json::array({{{"name", "kernelcache-wait"},
-                          {"state", {{"terminated", {{"message", 42}}}}}}}))}) {
+        Pod(Json::array(
+            {{{"name", "kernelcache-wait"}, {"state", {{"terminated", {{"message", 42}}}}}}}))}) {
     EXPECT_TRUE(GateReportsFromPod(bad).empty()) << bad.dump();
   }
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "core/fingerprint.h"
+#include "core/gate_report.h"
+#include "core/resolve_answer.h"
 
 namespace kc::op {
 namespace {
@@ -127,77 +129,63 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
   if (!in.node) return Error(404, "node " + q.node + " not found");
   const core::KernelCache& kc = *in.kc;
 
+  // The answer; encoded by core/resolve_answer.h (initwarm decodes it).
+  core::ResolveAnswer a;
+  auto answer = [&a] {
+    return ResolveResponse{200, Json::parse(core::ResolveAnswerToJson(a), nullptr, false)};
+  };
+  // Answers waiting cannot change are final: the gate acts on its
+  // onTimeout at once instead of waiting it out.
+  auto final_answer = [&](std::string_view reason, std::string message) {
+    a.state = "Unknown";
+    a.final = true;
+    a.reason = std::string(reason);
+    a.message = std::move(message);
+    return answer();
+  };
   const core::Condition* invalid =
       core::FindCondition(kc.status.conditions, core::condition::kInvalidSpec);
-  const bool spec_invalid = !in.parse_errors.empty() || (invalid != nullptr && invalid->status == "True");
+  const bool spec_invalid =
+      !in.parse_errors.empty() || (invalid != nullptr && invalid->status == "True");
   auto facts = core::NodeFactsFromLabels(in.node->labels);
-  if (!facts.ok()) {
-    // Definitive: a node without the GPU labels gets no cache; the gate
-    // acts on its onTimeout at once instead of waiting it out.
-    Json body = {{"fingerprint", ""},
-                 {"state", "Unknown"},
-                 {"directory", ""},
-                 {"manifestDigest", ""},
-                 {"final", true}};
-    if (spec_invalid) {
-      body["reason"] = "InvalidSpec";
-      body["message"] = "KernelCache " + q.ns + "/" + q.kernelcache + " has an invalid spec: " +
-                        (!in.parse_errors.empty() ? in.parse_errors.front() : invalid->message);
-    } else if (!MatchesNodeSelector(kc.spec.node_selector, in.node->labels)) {
-      body["reason"] = "NodeNotSelected";
-      body["message"] = "node " + q.node + " does not match the KernelCache's nodeSelector (" +
-                        SelectorText(kc.spec.node_selector) + "); no cache is kept for it";
-    } else {
-      body["reason"] = "NodeHasNoFingerprint";
-      body["message"] = "node " + q.node + " has no GPU fingerprint: " + facts.status().message() +
-                        "; is GPU Feature Discovery running on it?";
-    }
-    return {200, body};
+  if (facts.ok()) {
+    a.fingerprint = core::ComputeFingerprint(*facts, core::RuntimeFactsFor(kc.spec)).id;
+    a.directory = "v1/" + a.fingerprint;
+    a.node = *facts;
   }
-  const core::RuntimeFacts runtime = core::RuntimeFactsFor(kc.spec);
-  const std::string fp = core::ComputeFingerprint(*facts, runtime).id;
-
-  Json body;
-  body["fingerprint"] = fp;
-  body["directory"] = "v1/" + fp;
-  body["manifestDigest"] = "";
-  body["node"] = {{"gpuProduct", facts->gpu_product},
-                  {"computeCapability", facts->compute_capability},
-                  {"driver", facts->driver_version},
-                  {"cudaDriver", facts->cuda_driver_version},
-                  {"arch", facts->arch}};
-
   if (spec_invalid) {
-    body["state"] = "Unknown";
-    body["final"] = true;
-    body["reason"] = "InvalidSpec";
-    body["message"] = "KernelCache " + q.ns + "/" + q.kernelcache + " has an invalid spec: " +
-                      (!in.parse_errors.empty() ? in.parse_errors.front() : invalid->message);
-    return {200, body};
+    return final_answer(
+        core::gate_reason::kInvalidSpec,
+        "KernelCache " + q.ns + "/" + q.kernelcache + " has an invalid spec: " +
+            (!in.parse_errors.empty() ? in.parse_errors.front() : invalid->message));
   }
   if (!MatchesNodeSelector(kc.spec.node_selector, in.node->labels)) {
-    body["state"] = "Unknown";
-    body["final"] = true;
-    body["reason"] = "NodeNotSelected";
-    body["message"] = "node " + q.node + " does not match the KernelCache's nodeSelector (" +
-                      SelectorText(kc.spec.node_selector) + "); no cache is kept for it";
-    return {200, body};
+    return final_answer(core::gate_reason::kNodeNotSelected,
+                        "node " + q.node + " does not match the KernelCache's nodeSelector (" +
+                            SelectorText(kc.spec.node_selector) + "); no cache is kept for it");
   }
+  if (!facts.ok()) {
+    return final_answer(core::gate_reason::kNodeHasNoFingerprint,
+                        "node " + q.node + " has no GPU fingerprint: " + facts.status().message() +
+                            "; is GPU Feature Discovery running on it?");
+  }
+  const core::RuntimeFacts runtime = core::RuntimeFactsFor(kc.spec);
+  const std::string fp = a.fingerprint;
 
   const core::FingerprintStatus* fs = nullptr;
   for (const auto& f : kc.status.fingerprints) {
     if (f.id == fp) fs = &f;
   }
   if (fs == nullptr) {
-    body["state"] = std::string(core::fp_state::kPending);
+    a.state = std::string(core::fp_state::kPending);
     const std::string why = NoWarmupReason(fp, in.nodes, runtime);
-    body["message"] = why.empty() ? "fingerprint " + fp + " not yet recorded by the operator"
-                                  : "no warmup scheduled for fingerprint " + fp + ": " + why;
-    return {200, body};
+    a.message = why.empty() ? "fingerprint " + fp + " not yet recorded by the operator"
+                            : "no warmup scheduled for fingerprint " + fp + ": " + why;
+    return answer();
   }
 
-  body["state"] = fs->state;
-  body["manifestDigest"] = fs->manifest_digest;
+  a.state = fs->state;
+  a.manifest_digest = fs->manifest_digest;
   std::string msg;
   if (fs->state == core::fp_state::kReady) {
     msg = "cache ready";
@@ -223,8 +211,8 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
     msg = why.empty() ? "warmup for fingerprint " + fp + " pending"
                       : "no warmup scheduled for fingerprint " + fp + ": " + why;
   }
-  body["message"] = msg;
-  return {200, body};
+  a.message = msg;
+  return answer();
 }
 
 }  // namespace kc::op

@@ -189,6 +189,30 @@ TEST_F(Cli, WaitExitCodes) {
   EXPECT_EQ(Run({"wait", "--mode", "Sideways"}), kExitUsage);
 }
 
+// The operator's final answer ends the wait at once (no 900s timeout), with
+// exit 10 under Fail and a cold view under StartCold; the gate report goes
+// to the termination log named by KC_TERMINATION_LOG.
+TEST_F(Cli, WaitFinalAnswerAndGateReport) {
+  std::string view = (d_.path() / "run" / "view").string();
+  fs::path answer = d_.path() / "final.json";
+  WriteFile(answer,
+            R"({"fingerprint":"","state":"Unknown","final":true,"reason":"NodeHasNoFingerprint",)"
+            R"("message":"node n has no GPU fingerprint"})");
+  const fs::path term = d_.path() / "wait-term";
+  std::vector<std::string> args = {
+      kBin,     "wait", "--root",    root(), "--resolve-file", answer.string(),
+      "--view", view,   "--no-probe"};
+  std::string out;
+  EXPECT_EQ(RunProcess(args, {"KC_TERMINATION_LOG=" + term.string()}, &out), kExitNoCache) << out;
+  EXPECT_NE(out.find("NodeHasNoFingerprint"), std::string::npos) << out;
+  const std::string report = ReadFile(term);
+  EXPECT_NE(report.find("\"outcome\":\"Failed\""), std::string::npos) << report;
+  EXPECT_NE(report.find("\"reason\":\"NodeHasNoFingerprint\""), std::string::npos) << report;
+  args.insert(args.end(), {"--on-timeout", "StartCold"});
+  EXPECT_EQ(RunProcess(args, {}, &out), 0) << out;
+  EXPECT_NE(out.find("\"outcome\":\"Cold\""), std::string::npos) << out;
+}
+
 TEST_F(Cli, GcAndInspect) {
   Publish();
   std::string out;
