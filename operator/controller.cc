@@ -77,10 +77,7 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
           if (!GateReportsFromPod(o).empty()) EnqueueConsumer(o);
         },
         [this](const Json& old_pod, const Json& new_pod) {
-          if (GateReportsFromPod(old_pod).size() != GateReportsFromPod(new_pod).size() ||
-              GateMessages(old_pod) != GateMessages(new_pod)) {
-            EnqueueConsumer(new_pod);
-          }
+          if (GateMessages(old_pod) != GateMessages(new_pod)) EnqueueConsumer(new_pod);
         },
         [](const Json&, bool) {},
     });
@@ -170,7 +167,9 @@ void Controller::EnqueueByLabel(const Json& obj) {
 }
 
 void Controller::EnqueueConsumer(const Json& pod) {
-  const Json& meta = pod["metadata"];
+  if (!pod.is_object()) return;
+  const Json meta = pod.value("metadata", Json::object());
+  if (!meta.is_object()) return;
   auto labels = StringMap(meta.value("labels", Json::object()));
   auto it = labels.find(core::kConsumerLabel);
   if (it == labels.end() || it->second.empty()) return;

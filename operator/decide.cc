@@ -571,7 +571,13 @@ class Decider {
         f.last_failure = "CacheQuarantined: " + what;
         if (f.last_failure.size() > 1024) f.last_failure = f.last_failure.substr(0, 1024) + "...";
         SetState(f, st::kDegraded);
-        ++f.warm_generation;
+        // A warmup of it already running (a purge re-warm) re-seals it; a
+        // second live writer would only meet the lock.
+        const bool warming = std::any_of(obs_.jobs.begin(), obs_.jobs.end(), [&](const JobView& j) {
+          return Ours(j) && Component(j) == "warmup" && JobFingerprint(j) == f.id && !j.complete &&
+                 !j.failed_condition && !j.deleting;
+        });
+        if (!warming) ++f.warm_generation;
         Event("Warning", "CacheQuarantined", what + "; re-warming it");
         return;
       }
