@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "core/api_types.h"
+#include "operator/gate_reports.h"
 #include "operator/views.h"
 
 namespace kc::op {
@@ -18,6 +19,14 @@ std::map<std::string, std::string> StringMap(const Json& j) {
   for (const auto& [k, v] : j.items()) {
     if (v.is_string()) out[k] = v.get<std::string>();
   }
+  return out;
+}
+
+// The gate container's reports, compared to decide whether a pod update
+// matters.
+std::string GateMessages(const Json& pod) {
+  std::string out;
+  for (const auto& r : GateReportsFromPod(pod)) out += core::GateReportToJson(r.report) + "\n";
   return out;
 }
 
@@ -57,6 +66,20 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
         [this](const Json& o) { EnqueueByLabel(o); },
         [this](const Json&, const Json& o) { EnqueueByLabel(o); },
         [this](const Json& o, bool) { EnqueueByLabel(o); },
+    });
+    // Gated model pods: their gate's termination message (core/gate_report.h)
+    // says when it quarantined a cache. Only a change of the gate
+    // container's reports enqueues (model pods change often otherwise).
+    auto& gated =
+        AddInformer(kube::resources::kPods, ns, core::kConsumerLabel, &caches_.gated_pods);
+    gated.AddEventHandler({
+        [this](const Json& o) {
+          if (!GateReportsFromPod(o).empty()) EnqueueConsumer(o);
+        },
+        [this](const Json& old_pod, const Json& new_pod) {
+          if (GateMessages(old_pod) != GateMessages(new_pod)) EnqueueConsumer(new_pod);
+        },
+        [](const Json&, bool) {},
     });
     auto& pvcs = AddInformer(kube::resources::kPersistentVolumeClaims, ns, "", &caches_.pvcs);
     pvcs.AddEventHandler({
@@ -140,6 +163,16 @@ void Controller::EnqueueByLabel(const Json& obj) {
   auto labels = StringMap(meta.value("labels", Json::object()));
   auto it = labels.find(kLabelName);
   if (it == labels.end()) return;
+  Enqueue(meta.value("namespace", "") + "/" + it->second);
+}
+
+void Controller::EnqueueConsumer(const Json& pod) {
+  if (!pod.is_object()) return;
+  const Json meta = pod.value("metadata", Json::object());
+  if (!meta.is_object()) return;
+  auto labels = StringMap(meta.value("labels", Json::object()));
+  auto it = labels.find(core::kConsumerLabel);
+  if (it == labels.end() || it->second.empty()) return;
   Enqueue(meta.value("namespace", "") + "/" + it->second);
 }
 
