@@ -265,20 +265,36 @@ class RealNodeTest : public ::testing::Test {
   // helm install of charts/kernelcache into the test namespace, with the
   // locally built images; waits for the Deployment to be available.
   void HelmInstall(int replicas) {
-    std::string out = Helm({"install", "kc", std::string(KC_SOURCE_DIR) + "/charts/kernelcache",
-                            "-n", ns_, "--set", std::string("image.repository=") + kOperatorImage,
-                            "--set", "image.tag=dev", "--set", "image.pullPolicy=Never", "--set",
-                            "initwarmImage.repository=kernelcache.local/initwarm", "--set",
-                            "initwarmImage.tag=dev", "--set", "replicas=" + std::to_string(replicas),
-                            "--set", "watchNamespaces={" + ns_ + "}", "--set", "logFormat=text",
-                            "--wait", "--timeout=180s"});
+    std::string out = Helm({"install",
+                            "kc",
+                            std::string(KC_SOURCE_DIR) + "/charts/kernelcache",
+                            "-n",
+                            ns_,
+                            "--set",
+                            std::string("image.repository=") + kOperatorImage,
+                            "--set",
+                            "image.tag=dev",
+                            "--set",
+                            "image.pullPolicy=Never",
+                            "--set",
+                            "initwarmImage.repository=kernelcache.local/initwarm",
+                            "--set",
+                            "initwarmImage.tag=dev",
+                            "--set",
+                            "replicas=" + std::to_string(replicas),
+                            "--set",
+                            "watchNamespaces={" + ns_ + "}",
+                            "--set",
+                            "logFormat=text",
+                            "--wait",
+                            "--timeout=180s"});
     helm_installed_ = true;
     ASSERT_TRUE(helm_ok_) << out;
   }
 
   std::string Helm(const std::vector<std::string>& args) {
-    std::string cmd = "'" + cluster_->helm_path() + "' --kubeconfig '" +
-                      cluster_->kubeconfig_path() + "'";
+    std::string cmd =
+        "'" + cluster_->helm_path() + "' --kubeconfig '" + cluster_->kubeconfig_path() + "'";
     for (const auto& a : args) cmd += " '" + a + "'";
     int rc = 0;
     std::string out = Run(cmd + " 2>&1", &rc);
@@ -296,9 +312,8 @@ class RealNodeTest : public ::testing::Test {
   // What `initwarm inspect --json` reads on the volume directory.
   Json Inspect(const std::string& volume) {
     int rc = 0;
-    std::string out = Run(std::string("'") + KC_INITWARM_BINARY + "' inspect --json --root='" +
-                              volume + "'",
-                          &rc);
+    std::string out = Run(
+        std::string("'") + KC_INITWARM_BINARY + "' inspect --json --root='" + volume + "'", &rc);
     EXPECT_EQ(rc, 0) << out;
     return Json::parse(out, nullptr, false);
   }
@@ -370,6 +385,165 @@ TEST_F(RealNodeTest, WarmupJobRunsAndSealsOnTheVolume) {
             << prepare << "---- warmup ----\n"
             << warmup << "---- seal ----\n"
             << seal;
+}
+
+// The chart's operator (two replicas, leader election, the chart's
+// ServiceAccount and RBAC) reconciles to Ready; the leader pod is deleted
+// while the warmup runs: no second Job, the other replica takes over and
+// the fingerprint goes Ready with status equal to the volume; health,
+// metrics and resolve answer through the Service.
+TEST_F(RealNodeTest, ChartOperatorTwoReplicasLeaderDeletedDuringWarmup) {
+  const std::string volume = AddPv(65532, 65532, 0755);
+  ASSERT_NO_FATAL_FAILURE(HelmInstall(2));
+  const std::string selector = "app.kubernetes.io/name=kernelcache,app.kubernetes.io/instance=kc";
+  auto ops = Pods(selector);
+  ASSERT_EQ(ops.size(), 2u) << Kubectl({"get", "pods", "-n", ns_});
+  for (const Json& p : ops) {
+    EXPECT_EQ(p["spec"].value("serviceAccountName", ""), "kc-operator") << p["spec"].dump();
+  }
+  // Exactly one replica leads: the Lease names one of the two pods.
+  std::string leader;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto lease = client_->Get(kLeases, ns_, "kernelcache-operator");
+        if (!lease.ok()) return false;
+        leader = (*lease)["spec"].value("holderIdentity", "");
+        for (const Json& p : Pods(selector)) {
+          if (p["metadata"]["name"] == leader) return true;
+        }
+        return false;
+      },
+      90s))
+      << "lease holder '" << leader << "'\n"
+      << Kubectl({"logs", "-n", ns_, "-l", selector, "--tail=30"});
+
+  CreateKc(KernelCache("llama", std::string("sleep 12; ") + kWarmupScript));
+  std::string job_name;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto jobs = WarmupJobs("llama");
+        if (jobs.size() != 1) return false;
+        job_name = jobs[0]["metadata"]["name"];
+        return true;
+      },
+      90s))
+      << GetKc("llama").dump(2) << Kubectl({"logs", "-n", ns_, leader});
+  // Kill the leader mid-warmup.
+  Kubectl({"delete", "pod", "-n", ns_, leader, "--wait=false"});
+  Json fp = WaitFingerprint("llama", "Ready", 240s);
+  ASSERT_TRUE(fp.is_object()) << GetKc("llama").dump(2)
+                              << Kubectl({"logs", "-n", ns_, "-l", selector, "--tail=40"});
+  auto jobs = WarmupJobs("llama");
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0]["metadata"]["name"], job_name);
+  EXPECT_EQ(fp.value("job", ""), job_name);
+  ExpectStatusMatchesVolume(fp, volume);
+  auto lease = client_->Get(kLeases, ns_, "kernelcache-operator");
+  ASSERT_TRUE(lease.ok());
+  EXPECT_NE((*lease)["spec"].value("holderIdentity", ""), leader) << lease->dump();
+
+  // Through the Service (ClusterIP, kube-proxy): health, metrics, resolve.
+  std::string ip =
+      Kubectl({"get", "svc", "-n", ns_, "kc-operator", "-o", "jsonpath={.spec.clusterIP}"});
+  ASSERT_FALSE(ip.empty());
+  // The Service selects both replicas; the ready one answers.
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto r = op::HttpGet(ip, 80, "/healthz");
+        return r.ok() && r->status == 200;
+      },
+      60s));
+  bool metrics_ok = WaitFor(
+      [&] {
+        auto m = op::HttpGet(ip, 80, "/metrics");
+        return m.ok() &&
+               m->body.find("kernelcache_fingerprints{kernelcache=\"llama\",namespace=\"" + ns_ +
+                            "\",state=\"Ready\"} 1") != std::string::npos;
+      },
+      60s);
+  EXPECT_TRUE(metrics_ok) << op::HttpGet(ip, 80, "/metrics")->body;
+  auto resolved =
+      op::HttpGet(ip, 80, "/v1/resolve?namespace=" + ns_ + "&kernelcache=llama&node=kc-node");
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  Json answer = Json::parse(resolved->body, nullptr, false);
+  EXPECT_EQ(answer.value("state", ""), "Ready") << resolved->body;
+  EXPECT_EQ(answer.value("manifestDigest", ""), fp.value("manifestDigest", "?"));
+}
+
+// A warmup container that exits 1 the first time: the Job fails
+// (backoffLimit 0), the operator's next Job runs, and the fingerprint
+// becomes Ready once the warmup succeeds.
+TEST_F(RealNodeTest, FailedWarmupRetriedByTheNextJob) {
+  const std::string volume = AddPv(65532, 65532, 0755);
+  StartOperatorProcess();
+  const std::string script =
+      "if [ ! -f /var/cache/kernelcache/attempted ]; then touch /var/cache/kernelcache/attempted; "
+      "echo 'first attempt fails'; exit 1; fi; " +
+      std::string(kWarmupScript);
+  CreateKc(KernelCache("llama", script, /*backoff_limit=*/0));
+  Json fp = WaitFingerprint("llama", "Ready", 240s);
+  ASSERT_TRUE(fp.is_object()) << GetKc("llama").dump(2) << "\n"
+                              << Kubectl({"get", "jobs,pods", "-n", ns_}) << "\nprepare logs:\n"
+                              << WarmupLogs("llama", "prepare");
+  EXPECT_GE(WarmupJobs("llama").size(), 2u);
+  ExpectStatusMatchesVolume(fp, volume);
+}
+
+// The volume's root is owned by root with mode 0755 (what most RWX volumes
+// give a fresh claim) and every container is non-root: the warmup still
+// publishes, and a non-root model pod can read the cache but not change it.
+TEST_F(RealNodeTest, RootOwnedVolumeNonRootContainers) {
+  const std::string volume = AddPv(0, 0, 0755);
+  StartOperatorProcess();
+  CreateKc(KernelCache("llama", kWarmupScript));
+  Json fp = WaitFingerprint("llama", "Ready", 180s);
+  ASSERT_TRUE(fp.is_object()) << GetKc("llama").dump(2) << "\nprepare logs:\n"
+                              << WarmupLogs("llama", "prepare") << "\nseal logs:\n"
+                              << WarmupLogs("llama", "seal");
+  ExpectStatusMatchesVolume(fp, volume);
+  // A model pod (uid 1000) with the claim mounted read-write.
+  const std::string dir = "/var/cache/kernelcache/v1/" + fp.value("id", "");
+  Json pod = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", {{"name", "model"}, {"namespace", ns_}}},
+      {"spec",
+       {{"restartPolicy", "Never"},
+        {"securityContext", {{"runAsUser", 1000}, {"runAsGroup", 1000}}},
+        {"containers", Json::array({{{"name", "model"},
+                                     {"image", kWarmupImage},
+                                     {"imagePullPolicy", "Never"},
+                                     {"args",
+                                      {"-c", "cat " + dir +
+                                                 "/triton/k1/softmax.cubin && "
+                                                 "if echo x > " +
+                                                 dir +
+                                                 "/triton/k1/softmax.cubin; then echo WROTE; fi; "
+                                                 "if touch " +
+                                                 dir +
+                                                 "/triton/new; then echo CREATED; fi; "
+                                                 "if touch /var/cache/kernelcache/v1/stray; then "
+                                                 "echo ROOTWRITE; fi; echo end"}},
+                                     {"volumeMounts",
+                                      Json::array({{{"name", "cache"},
+                                                    {"mountPath", "/var/cache/kernelcache"}}})}}})},
+        {"volumes", Json::array({{{"name", "cache"},
+                                  {"persistentVolumeClaim", {{"claimName", "llama-cache"}}}}})}}}};
+  auto created = client_->Create(kube::resources::kPods, ns_, pod);
+  ASSERT_TRUE(created.ok()) << created.status();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto p = client_->Get(kube::resources::kPods, ns_, "model");
+        return p.ok() && (*p)["status"].value("phase", "") == "Succeeded";
+      },
+      90s))
+      << Kubectl({"describe", "pod", "-n", ns_, "model"});
+  std::string logs = Kubectl({"logs", "-n", ns_, "model"});
+  EXPECT_NE(logs.find("kernel-one"), std::string::npos) << logs;
+  EXPECT_EQ(logs.find("WROTE"), std::string::npos) << logs;
+  EXPECT_EQ(logs.find("CREATED"), std::string::npos) << logs;
+  EXPECT_EQ(logs.find("ROOTWRITE"), std::string::npos) << logs;
+  EXPECT_NE(logs.find("end"), std::string::npos) << logs;
 }
 
 }  // namespace
