@@ -38,8 +38,24 @@ check_clean() {  # <what>
 }
 
 t0=$(date +%s)
-"$cluster" --dir "$dir" up --with-node --timeout 240
-echo "up --with-node: $(($(date +%s) - t0)) s"
+"$cluster" --dir "$dir" up --with-node --with-kwok --timeout 240
+echo "up --with-node --with-kwok: $(($(date +%s) - t0)) s"
+
+# A kwok fake node sits beside the real one; kwok leaves kc-node alone.
+k apply -f - >/dev/null <<'EOF'
+apiVersion: v1
+kind: Node
+metadata:
+  name: fake-gpu-0
+  annotations: {kwok.x-k8s.io/node: fake}
+  labels: {type: kwok, nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}
+status:
+  capacity: {cpu: "32", memory: 256Gi, pods: "110", nvidia.com/gpu: "8"}
+  allocatable: {cpu: "32", memory: 256Gi, pods: "110", nvidia.com/gpu: "8"}
+EOF
+k wait --for=condition=Ready node/fake-gpu-0 --timeout=60s >/dev/null || fail "kwok node beside the real node not Ready"
+[[ "$(k get node kc-node -o jsonpath='{.metadata.annotations.kwok\.x-k8s\.io/node}')" == "" ]] || fail "kc-node carries the kwok annotation"
+k delete node fake-gpu-0 >/dev/null  # the pods below must land on kc-node
 
 k apply -f - >/dev/null <<'EOF'
 apiVersion: v1
