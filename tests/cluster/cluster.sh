@@ -30,7 +30,9 @@
 # is the same as --with-kwok. Everything listens on 127.0.0.1 only, on free
 # ports chosen at the first `up` (kept in DIR/cluster.env). With --owner-pid a
 # watchdog stops the cluster when that process exits. Binaries come from the
-# cache filled by tests/cluster/build.sh (see versions.sh).
+# cache filled by tests/cluster/build.sh (see versions.sh). With --with-node
+# the kubelet and a forwarder to the API server also listen on the node IP
+# (10.213.0.1, on an interface node.sh creates; see node.sh).
 #
 # DIR layout: pki/ (CA, serving, admin and service-account keys), etcd-data/,
 # logs/<component>.log, pids/<component>.pid, kubeconfig, cluster.env,
@@ -47,7 +49,7 @@ if [[ "${1:-}" == "--dir" ]]; then
   shift 2
 fi
 cmd="${1:-}"
-[[ -n "$cmd" ]] || { sed -n '2,37p' "$0"; exit 2; }
+[[ -n "$cmd" ]] || { sed -n '2,39p' "$0"; exit 2; }
 shift
 mkdir -p "$DIR"
 DIR="$(cd "$DIR" && pwd)"
