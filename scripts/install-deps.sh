@@ -8,6 +8,8 @@ pkgs=(
   libgtest-dev libgmock-dev googletest
   clang-format clang-tidy
   openssl curl procps psmisc ccache iproute2 util-linux
+  # the real node (tests/cluster/node.sh) and the images (scripts/build-images.sh)
+  containerd runc containernetworking-plugins iptables conntrack socat busybox-static python3
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -2,7 +2,9 @@
 # Builds the pinned control-plane binaries once into a cache keyed by version:
 #   ${KC_CACHE_DIR:-$HOME/.cache/kernelcache}/bin/<component>-<version>/
 # Components: etcd, kubernetes (kube-apiserver, kube-controller-manager,
-# kube-scheduler, kubectl), kwok, helm. A component whose binaries exist and
+# kube-scheduler, kubectl), kubernetes-node (kubelet, kube-proxy, and
+# crictl from cri-tools: the real node of `cluster.sh up --with-node`), kwok,
+# helm. A component whose binaries exist and
 # report the pinned version is skipped, so a warm run takes seconds.
 #
 # Usage: tests/cluster/build.sh [--check] [component...]   (default: all)
@@ -24,12 +26,12 @@ components=()
 for arg in "$@"; do
   case "$arg" in
     --check) check_only=1 ;;
-    etcd | kubernetes | kwok | helm) components+=("$arg") ;;
-    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
-    *) echo "build.sh: unknown argument '$arg' (components: etcd kubernetes kwok helm)" >&2; exit 2 ;;
+    etcd | kubernetes | kubernetes-node | kwok | helm) components+=("$arg") ;;
+    -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+    *) echo "build.sh: unknown argument '$arg' (components: etcd kubernetes kubernetes-node kwok helm)" >&2; exit 2 ;;
   esac
 done
-[[ ${#components[@]} -gt 0 ]] || components=(etcd kubernetes kwok helm)
+[[ ${#components[@]} -gt 0 ]] || components=(etcd kubernetes kubernetes-node kwok helm)
 
 log() { echo "[build.sh $(date +%H:%M:%S)] $*"; }
 fmt_dur() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
@@ -47,6 +49,15 @@ have_kubernetes() {
   done
   [[ -x "$KC_K8S_DIR/kubectl" ]] || return 1
   [[ "$("$KC_K8S_DIR/kubectl" version --client -o json 2>/dev/null)" == *"\"gitVersion\": \"$KC_K8S_VERSION\""* ]]
+}
+have_kubernetes-node() {
+  local b
+  for b in kubelet kube-proxy; do
+    [[ -x "$KC_K8S_NODE_DIR/$b" ]] || return 1
+    [[ "$("$KC_K8S_NODE_DIR/$b" --version 2>/dev/null)" == "Kubernetes $KC_K8S_VERSION" ]] || return 1
+  done
+  [[ -x "$KC_K8S_NODE_DIR/crictl" ]] &&
+    [[ "$("$KC_K8S_NODE_DIR/crictl" --version 2>/dev/null)" == "crictl version $KC_CRICTL_VERSION" ]]
 }
 have_kwok() {
   [[ -x "$KC_KWOK_DIR/kwok" && -f "$KC_KWOK_DIR/stages/pod-fast/pod-ready.yaml" ]] || return 1
@@ -141,27 +152,55 @@ build_etcd() {
   mv "$out" "$KC_ETCD_DIR"
 }
 
-build_kubernetes() {
-  local w out="$KC_K8S_DIR.tmp" ld="-s -w" p
+k8s_ldflags() {  # -X flags so --version and `kubectl version` report the pin
+  local ld="-s -w" p
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ld+=" -X $p.gitVersion=$KC_K8S_VERSION -X $p.gitMajor=$(echo "$KC_K8S_VERSION" | cut -d. -f1 | tr -d v)"
     ld+=" -X $p.gitMinor=$(echo "$KC_K8S_VERSION" | cut -d. -f2) -X $p.gitCommit=$KC_K8S_VERSION"
     ld+=" -X $p.gitTreeState=clean -X $p.buildDate=$KC_K8S_BUILD_DATE"
   done
-  local pkgs=(k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
-    k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl)
+  echo "$ld"
+}
+
+# build_k8s_binaries <component> <dest-dir> <estimate> <cmd/...>: one go build
+# from the k8s-wrapper module for all listed commands, so shared packages
+# compile once (and, through GOCACHE, are shared between components).
+build_k8s_binaries() {
+  local comp="$1" dest="$2" estimate="$3" w out="$2.tmp" total ld
+  shift 3
+  local pkgs=()
+  for p in "$@"; do pkgs+=("k8s.io/kubernetes/cmd/$p"); done
+  ld="$(k8s_ldflags)"
   w="$(stage_wrapper k8s-wrapper)"
-  log "kubernetes $KC_K8S_VERSION: resolving modules (first time: downloads ~300 modules)..."
-  local total
+  log "$comp $KC_K8S_VERSION: resolving modules (first time: downloads ~300 modules)..."
   total=$(count_deps "$w" "${pkgs[@]}")
   rm -rf "$out"
   mkdir -p "$out"
-  # One go build for all four binaries, so shared packages compile once.
-  (cd "$w" && run_go "kubernetes $KC_K8S_VERSION" "$total" "10-20 min on 2 cores (9 min measured)" \
-    "$KC_CACHE_DIR/logs/kubernetes.log" \
+  (cd "$w" && run_go "$comp $KC_K8S_VERSION" "$total" "$estimate" "$KC_CACHE_DIR/logs/$comp.log" \
     env GOFLAGS=-mod=mod "$KC_GO" build -v -trimpath -ldflags "$ld" -o "$out/" "${pkgs[@]}")
-  rm -rf "$KC_K8S_DIR"
-  mv "$out" "$KC_K8S_DIR"
+  rm -rf "$dest"
+  mv "$out" "$dest"
+}
+
+build_kubernetes() {
+  build_k8s_binaries kubernetes "$KC_K8S_DIR" "10-20 min on 2 cores (9 min measured)" \
+    kube-apiserver kube-controller-manager kube-scheduler kubectl
+}
+
+# kubelet and kube-proxy (and crictl, which `down` uses to stop pods through
+# the CRI): a separate directory, so clusters without a real node never need
+# them; most packages come from the kubernetes build's GOCACHE.
+build_kubernetes-node() {
+  build_k8s_binaries kubernetes-node "$KC_K8S_NODE_DIR" "1-2 min after kubernetes, ~10 min cold" \
+    kubelet kube-proxy
+  local tmp="$KC_K8S_NODE_DIR.crictl"
+  rm -rf "$tmp"
+  run_go "crictl $KC_CRICTL_VERSION" 0 "1-5 min" "$KC_CACHE_DIR/logs/crictl.log" \
+    env GOFLAGS= GOBIN="$tmp" "$KC_GO" install -v -trimpath \
+    -ldflags "-s -w -X sigs.k8s.io/cri-tools/pkg/version.Version=$KC_CRICTL_VERSION" \
+    "sigs.k8s.io/cri-tools/cmd/crictl@$KC_CRICTL_VERSION"
+  mv "$tmp/crictl" "$KC_K8S_NODE_DIR/crictl"
+  rm -rf "$tmp"
 }
 
 build_kwok() {
@@ -207,4 +246,4 @@ for c in "${components[@]}"; do
     exit 1
   fi
 done
-log "done in $(fmt_dur $(($(date +%s) - overall))): ${components[*]} (etcd $KC_ETCD_VERSION, kubernetes $KC_K8S_VERSION, kwok $KC_KWOK_VERSION, helm $KC_HELM_VERSION)"
+log "done in $(fmt_dur $(($(date +%s) - overall))): ${components[*]} (etcd $KC_ETCD_VERSION, kubernetes and kubernetes-node $KC_K8S_VERSION, kwok $KC_KWOK_VERSION, helm $KC_HELM_VERSION)"

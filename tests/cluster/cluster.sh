@@ -3,12 +3,19 @@
 #
 # Usage: tests/cluster/cluster.sh [--dir DIR] <command> [options]
 #   up [--with-kwok] [--kwok-stage FILE]... [--apiserver-arg ARG]...
+#      [--with-node [--node-gpus N] [--node-label K=V]... [--kubelet-arg ARG]...]
 #      [--owner-pid PID] [--timeout SECS]
 #                       start etcd, kube-apiserver, kube-controller-manager,
 #                       kube-scheduler (and kwok); wait until ready. Against an
 #                       existing DIR it reuses certs, ports and etcd data; it
 #                       only starts components that are not running.
-#   down [--purge]      stop everything (process groups, waited for);
+#                       --with-node adds a real node (node.sh: containerd,
+#                       kubelet, kube-proxy, CNI bridge; root only) named
+#                       kc-node with GPU Feature Discovery labels and N
+#                       (default 4) nvidia.com/gpu; images come from
+#                       scripts/build-images.sh (KC_IMAGES_DIR).
+#   down [--purge]      stop everything (process groups, waited for; the
+#                       node's pods, mounts, interfaces and chains too);
 #                       --purge also deletes DIR
 #   status              each component's pid and health; exit 1 if not ready
 #   stop-apiserver | start-apiserver | restart-apiserver
@@ -16,12 +23,16 @@
 #   env                 print export lines (KUBECONFIG, PATH, KC_CLUSTER_DIR)
 #   kubectl ARGS...     run the cached kubectl against this cluster
 #   helm ARGS...        run the cached helm against this cluster
+#   crictl ARGS... | ctr ARGS...   against the real node's containerd
+#   leftovers           print what of the real node remains (exit 0 if any)
 #
 # DIR defaults to ${KC_CLUSTER_DIR:-/tmp/kernelcache-cluster}. KC_WITH_KWOK=1
 # is the same as --with-kwok. Everything listens on 127.0.0.1 only, on free
 # ports chosen at the first `up` (kept in DIR/cluster.env). With --owner-pid a
 # watchdog stops the cluster when that process exits. Binaries come from the
-# cache filled by tests/cluster/build.sh (see versions.sh).
+# cache filled by tests/cluster/build.sh (see versions.sh). With --with-node
+# the kubelet and a forwarder to the API server also listen on the node IP
+# (10.213.0.1, on an interface node.sh creates; see node.sh).
 #
 # DIR layout: pki/ (CA, serving, admin and service-account keys), etcd-data/,
 # logs/<component>.log, pids/<component>.pid, kubeconfig, cluster.env,
@@ -38,7 +49,7 @@ if [[ "${1:-}" == "--dir" ]]; then
   shift 2
 fi
 cmd="${1:-}"
-[[ -n "$cmd" ]] || { sed -n '2,30p' "$0"; exit 2; }
+[[ -n "$cmd" ]] || { sed -n '2,39p' "$0"; exit 2; }
 shift
 mkdir -p "$DIR"
 DIR="$(cd "$DIR" && pwd)"
@@ -49,6 +60,8 @@ PIDS="$DIR/pids"
 KUBECONFIG_FILE="$DIR/kubeconfig"
 SERVICE_CIDR=10.96.0.0/16
 COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
+# shellcheck source=node.sh
+source "$here/node.sh"
 
 say() { echo "[cluster.sh $(date +%H:%M:%S)] $*" >&2; }
 die() {
@@ -297,6 +310,10 @@ start_apiserver() {
   pid_of kube-apiserver >/dev/null && return 0
   local extra=()
   [[ -n "${APISERVER_ARGS:-}" ]] && read -r -a extra <<<"$APISERVER_ARGS"
+  local node_args=()
+  # logs/exec/port-forward reach the real node's kubelet at its InternalIP.
+  [[ "${WITH_NODE:-0}" == 1 ]] && node_args=(--kubelet-client-certificate="$PKI/admin.crt"
+    --kubelet-client-key="$PKI/admin.key" --kubelet-preferred-address-types=InternalIP)
   mkdir -p "$DIR/apiserver"
   start_component kube-apiserver "$KC_K8S_DIR/kube-apiserver" \
     --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$APISERVER_PORT" \
@@ -311,7 +328,7 @@ start_apiserver() {
     --service-cluster-ip-range="$SERVICE_CIDR" \
     --endpoint-reconciler-type=none \
     --allow-privileged=true --profiling=false \
-    "${extra[@]}"
+    "${node_args[@]}" "${extra[@]}"
   wait_http kube-apiserver "https://127.0.0.1:$APISERVER_PORT/readyz" "$TIMEOUT" ok ||
     die "kube-apiserver did not become ready"
   say "kube-apiserver ready at https://127.0.0.1:$APISERVER_PORT (pid $(pid_of kube-apiserver))"
@@ -409,6 +426,7 @@ start_watchdog() {  # stops the cluster when process $1 exits
 # clean SIGTERM because it runs with --unsafe-no-fsync.
 stop_all() {
   local c rc=0 pids=()
+  node_down || rc=1
   for c in kwok kube-scheduler kube-controller-manager kube-apiserver; do
     APISERVER_GRACE=10 stop_component "$c" &
     pids+=($!)
@@ -425,6 +443,10 @@ case "$cmd" in
     WITH_KWOK="${KC_WITH_KWOK:-0}"
     KWOK_STAGES=""
     APISERVER_ARGS=""
+    WITH_NODE="${KC_WITH_NODE:-0}"
+    NODE_GPUS=4
+    NODE_LABELS=""
+    KUBELET_ARGS=""
     owner=""
     while [[ $# -gt 0 ]]; do
       if [[ "$1" == --*=* ]]; then  # --opt=value is the same as --opt value
@@ -438,6 +460,15 @@ case "$cmd" in
           APISERVER_ARGS+=" $2"
           shift
           ;;
+        --with-node) WITH_NODE=1 ;;
+        --node-gpus) NODE_GPUS="$2"; WITH_NODE=1; shift ;;
+        --node-label) NODE_LABELS+=" $2"; WITH_NODE=1; shift ;;
+        --kubelet-arg)
+          [[ "$2" != *[[:space:]]* ]] || die "--kubelet-arg '$2' must not contain spaces"
+          KUBELET_ARGS+=" $2"
+          WITH_NODE=1
+          shift
+          ;;
         --owner-pid) owner="$2"; shift ;;
         --timeout) TIMEOUT="$2"; shift ;;
         *) die "up: unknown option '$1'" ;;
@@ -445,6 +476,7 @@ case "$cmd" in
       shift
     done
     require_binaries
+    [[ $WITH_NODE == 1 ]] && node_require
     start=$(date +%s%N)
     mkdir -p "$LOGS" "$PIDS"
     exec 8>"$DIR/.lock"
@@ -454,6 +486,10 @@ case "$cmd" in
 WITH_KWOK=$WITH_KWOK
 KWOK_STAGES="$KWOK_STAGES"
 APISERVER_ARGS="$APISERVER_ARGS"
+WITH_NODE=$WITH_NODE
+NODE_GPUS=$NODE_GPUS
+NODE_LABELS="$NODE_LABELS"
+KUBELET_ARGS="$KUBELET_ARGS"
 EOF
     gen_certs
     write_kubeconfig
@@ -461,11 +497,17 @@ EOF
     # On any failure below, stop what runs so no stray processes remain.
     trap 'rc=$?; if [[ $rc -ne 0 ]]; then say "up failed; stopping the components (logs kept in $LOGS)"; stop_all; fi' EXIT
     start_etcd
+    # A running API server from an `up` without --with-node lacks the kubelet flags.
+    if [[ $WITH_NODE == 1 ]] && apid="$(pid_of kube-apiserver)" &&
+      ! grep -qa -- --kubelet-client-certificate "/proc/$apid/cmdline"; then
+      stop_component kube-apiserver
+    fi
     start_apiserver
     start_controller_manager
     start_scheduler
     start_kwok
     wait_components
+    if [[ $WITH_NODE == 1 ]]; then node_up; fi
     trap - EXIT
     say "cluster up in $((($(date +%s%N) - start) / 1000000)) ms: https://127.0.0.1:$APISERVER_PORT, KUBECONFIG=$KUBECONFIG_FILE"
     ;;
@@ -495,7 +537,9 @@ EOF
   status)
     load_env
     ready=0
-    for c in "${COMPONENTS[@]}"; do
+    shown=("${COMPONENTS[@]}")
+    [[ -d "$NODE_DIR" ]] && shown+=("${NODE_COMPONENTS[@]}")
+    for c in "${shown[@]}"; do
       if pid="$(pid_of "$c")"; then echo "$c: running (pid $pid)"; else echo "$c: stopped"; fi
     done
     if [[ -n "${APISERVER_PORT:-}" ]] && [[ "$(curl_api /readyz 2>/dev/null)" == ok ]]; then
@@ -545,6 +589,21 @@ EOF
     echo "export KC_HELM='$KC_HELM_DIR/helm'"
     echo "export KC_KWOK='$KC_KWOK_DIR/kwok'"
     [[ -n "${KC_SERVER:-}" ]] && echo "export KC_SERVER='$KC_SERVER'"
+    if [[ "${WITH_NODE:-0}" == 1 ]]; then
+      echo "export KC_NODE_NAME='$NODE_NAME'"
+      echo "export KC_NODE_IP='$NODE_IP'"
+      echo "export CONTAINERD_ADDRESS='$NODE_SOCK'"
+      echo "export CONTAINERD_NAMESPACE=k8s.io"
+    fi
+    ;;
+  leftovers)
+    node_leftovers
+    ;;
+  crictl)
+    exec "$KC_K8S_NODE_DIR/crictl" --runtime-endpoint "unix://$NODE_SOCK" --image-endpoint "unix://$NODE_SOCK" "$@"
+    ;;
+  ctr)
+    exec ctr --address "$NODE_SOCK" --namespace k8s.io "$@"
     ;;
   kubectl)
     exec "$KC_K8S_DIR/kubectl" --kubeconfig="$KUBECONFIG_FILE" "$@"
@@ -553,6 +612,6 @@ EOF
     exec "$KC_HELM_DIR/helm" --kubeconfig="$KUBECONFIG_FILE" "$@"
     ;;
   *)
-    die "unknown command '$cmd' (up, down, status, stop-apiserver, start-apiserver, restart-apiserver, compact, env, kubectl, helm)"
+    die "unknown command '$cmd' (up, down, status, stop-apiserver, start-apiserver, restart-apiserver, compact, env, kubectl, helm, crictl, ctr, leftovers)"
     ;;
 esac

@@ -156,9 +156,10 @@ bool EnvIsSet(const char* name) {
 }
 
 // Ensures the cached binaries exist (see the header for the policy).
-Status EnsureBinaries(bool with_kwok) {
+Status EnsureBinaries(bool with_kwok, bool with_node) {
   std::vector<std::string> check = {BuildScriptPath(), "--check", "etcd", "kubernetes"};
   if (with_kwok) check.emplace_back("kwok");
+  if (with_node) check.emplace_back("kubernetes-node");
   KC_ASSIGN_OR_RETURN(ProcessResult r, RunProcess(check, ""));
   if (r.exit_code == 0) return OkStatus();
   if (!EnvIsSet("KC_BUILD_IF_MISSING")) {
@@ -171,6 +172,7 @@ Status EnsureBinaries(bool with_kwok) {
             << " (slow the first time)\n";
   std::vector<std::string> build = {BuildScriptPath(), "etcd", "kubernetes"};
   if (with_kwok) build.emplace_back("kwok");
+  if (with_node) build.emplace_back("kubernetes-node");
   KC_ASSIGN_OR_RETURN(ProcessResult b, RunProcess(build, "", /*inherit_stderr=*/true));
   std::cerr << b.out;
   if (b.exit_code != 0) {
@@ -213,7 +215,7 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const Options& optio
   }
   c->kubeconfig_path_ = c->dir_ + "/kubeconfig";
 
-  Status bins = EnsureBinaries(options.with_kwok);
+  Status bins = EnsureBinaries(options.with_kwok, options.with_node);
   if (!bins.ok()) {
     c->stopped_ = true;
     std::error_code ec;
@@ -228,6 +230,7 @@ StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const Options& optio
     up.push_back(std::to_string(getpid()));
   }
   if (options.with_kwok) up.emplace_back("--with-kwok");
+  if (options.with_node) up.emplace_back("--with-node");
   for (const auto& f : options.kwok_stage_files) {
     up.emplace_back("--kwok-stage");
     up.push_back(f);

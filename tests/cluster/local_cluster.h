@@ -48,6 +48,11 @@ struct LocalClusterOptions {
   // Also start kwok, managing nodes annotated kwok.x-k8s.io/node=fake, with
   // its default stages (pods on fake nodes become Running; deletion works).
   bool with_kwok = false;
+  // Also start a real node (tests/cluster/node.sh: containerd, kubelet,
+  // kube-proxy; pods run as real containers). Needs root, the
+  // kubernetes-node binaries and the images of scripts/build-images.sh.
+  // One per machine: another cluster's running node makes Start() fail.
+  bool with_node = false;
   // Extra kwok Stage YAML files (kind: Stage), passed to kwok with --config.
   // They are added to the default stages. Requires with_kwok.
   std::vector<std::string> kwok_stage_files;
