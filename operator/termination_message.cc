@@ -4,6 +4,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "base/utf8.h"
 #include "core/fingerprint.h"
 
 namespace kc::op {
@@ -25,7 +26,7 @@ Status Bad(std::string_view field, std::string_view want) {
 StatusOr<SealResult> ParseSealResult(std::string_view message) {
   nlohmann::json j = nlohmann::json::parse(message, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
-    std::string head(message.substr(0, 80));
+    const std::string head = TruncateUtf8(message, 83);  // whole characters only
     return InvalidArgumentError(
         "BadTerminationMessage: the seal container's termination message is not a JSON "
         "object (starts \"" +
