@@ -178,6 +178,15 @@ void Reconciler::ReportUnexpected(const std::string& key, const std::string& wha
   try {
     auto kc_json = Caches::Get(caches_.kernelcaches, key);
     if (!kc_json) return;
+    // The pass may have written the object before it failed: patch on top
+    // of what the server has now (this path is rare; one GET is cheap).
+    {
+      std::vector<std::string> ignored;
+      const core::ObjectMeta meta = core::MetadataFromJson(
+          kc_json->contains("metadata") ? (*kc_json)["metadata"] : Json::object(), &ignored);
+      auto fresh = client_.Get(resources::KernelCaches(), meta.namespace_, meta.name);
+      if (fresh.ok()) kc_json = *fresh;
+    }
     std::vector<std::string> ignored;
     core::KernelCache kc = core::KernelCacheFromJson(*kc_json, &ignored);
     const std::string message = TruncateUtf8(
