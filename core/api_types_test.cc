@@ -243,9 +243,9 @@ TEST(ApiTypes, RuntimeFactsKeepCacheAffectingLiteralEnvOnly) {
 // the nanosecond clock by a huge duration or a far-away time).
 TEST(ApiTypes, HostileScalarsAreErrorsNotExceptions) {
   const std::string many(400, '9');
-  for (const std::string& q : {many, many + "Gi", "0." + std::string(400, '0') + "1Ki",
-                               std::string("9999999999999999Gi"), std::string("8Ei"),
-                               std::string("9223372036854775808"), std::string("1e400")}) {
+  for (const std::string& q :
+       {many, many + "Gi", "0." + std::string(400, '0') + "1Ki", std::string("9999999999999999Gi"),
+        std::string("8Ei"), std::string("9223372036854775808"), std::string("1e400")}) {
     StatusOr<int64_t> b = InternalError("not run");
     EXPECT_NO_THROW(b = ParseQuantityBytes(q)) << q.substr(0, 40);
     if (q.rfind("0.", 0) == 0) {

@@ -165,14 +165,13 @@ TEST(Crd, EveryFieldWeWriteIsDeclared) {
 // --verify` accepts (core::Level; it lacked Fingerprint and TargetArch),
 // and ValidateSpec accepts each of them.
 TEST(Crd, VerifyEnumMatchesTheValidationLadder) {
-  const Json& verify = Schema(Crd())["properties"]["spec"]["properties"]["consume"]["properties"]
-                                    ["verify"];
+  const Json& verify =
+      Schema(Crd())["properties"]["spec"]["properties"]["consume"]["properties"]["verify"];
   std::vector<std::string> in_crd;
   for (const Json& v : verify["enum"]) in_crd.push_back(v.get<std::string>());
   std::vector<std::string> in_code;
-  for (core::Level l : {core::Level::kManifest, core::Level::kFingerprint,
-                        core::Level::kChecksums, core::Level::kTargetArch,
-                        core::Level::kLoadTest}) {
+  for (core::Level l : {core::Level::kManifest, core::Level::kFingerprint, core::Level::kChecksums,
+                        core::Level::kTargetArch, core::Level::kLoadTest}) {
     in_code.emplace_back(core::LevelName(l));
     ASSERT_TRUE(core::ParseLevel(in_code.back()).ok()) << in_code.back();
   }

@@ -831,8 +831,8 @@ TEST(OperatorBinaryTest, BadConfigExitsTwoNamingTheProblem) {
 TEST(OperatorBinaryTest, HelpPrintsUsageAndExitsZero) {
   const std::string dir = ::testing::TempDir();
   int i = 0;
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"--help"}, {"-h"}, {"--workers=3", "--help"}}) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--help"}, {"-h"}, {"--workers=3", "--help"}}) {
     OperatorProcess op(KC_OPERATOR_BINARY, dir + "/help-" + std::to_string(i++) + ".log");
     ASSERT_TRUE(op.Start(args).ok());
     int st = 0;
