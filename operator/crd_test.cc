@@ -165,8 +165,9 @@ TEST(Crd, EveryFieldWeWriteIsDeclared) {
 // --verify` accepts (core::Level; it lacked Fingerprint and TargetArch),
 // and ValidateSpec accepts each of them.
 TEST(Crd, VerifyEnumMatchesTheValidationLadder) {
+  const Json crd = Crd();
   const Json& verify =
-      Schema(Crd())["properties"]["spec"]["properties"]["consume"]["properties"]["verify"];
+      Schema(crd)["properties"]["spec"]["properties"]["consume"]["properties"]["verify"];
   std::vector<std::string> in_crd;
   for (const Json& v : verify["enum"]) in_crd.push_back(v.get<std::string>());
   std::vector<std::string> in_code;
@@ -210,7 +211,8 @@ TEST(Crd, SpecValuesAreBounded) {
       walk(s["additionalProperties"], path + ".*");
     }
   };
-  walk(Schema(Crd())["properties"]["spec"], "spec");
+  const Json crd = Crd();
+  walk(Schema(crd)["properties"]["spec"], "spec");
   EXPECT_TRUE(unbounded.empty()) << Json(unbounded).dump();
 }
 
