@@ -191,7 +191,9 @@ TEST(ReconcilerTest, AnExceptionBecomesAnErrorOnThatObject) {
   ASSERT_TRUE(again.status.ok()) << again.status;
   kc = f.fake.Get(resources::KernelCaches(), "ml", "llama");
   for (const Json& c : (*kc)["status"]["conditions"]) {
-    if (c["type"] == "Degraded") EXPECT_EQ(c["status"], "False") << c.dump();
+    if (c["type"] == "Degraded") {
+      EXPECT_EQ(c["status"], "False") << c.dump();
+    }
   }
 }
 
