@@ -53,8 +53,9 @@ TEST(Flags, Seconds) {
 // multiplies --poll-initial by 1000 and adds --timeout to a clock, so
 // "999999999999d" (8.6e16 s) overflowed int64 there.
 TEST(Flags, HostileValues) {
-  for (const std::string s : {"999999999999d", "9999999999999", std::string(400, '9') + "s", "367d",
-                              "9000h", "-1", "1e9", "5\xC3\xBC", "0x10", " 5"}) {
+  for (const std::string& s :
+       std::vector<std::string>{"999999999999d", "9999999999999", std::string(400, '9') + "s",
+                                "367d", "9000h", "-1", "1e9", "5\xC3\xBC", "0x10", " 5"}) {
     auto v = ParseSeconds(s);
     ASSERT_FALSE(v.ok()) << s.substr(0, 40);
     EXPECT_EQ(v.status().code(), StatusCode::kInvalidArgument);
