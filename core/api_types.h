@@ -172,23 +172,25 @@ inline constexpr std::string_view kWarming = "Warming";
 inline constexpr std::string_view kReady = "Ready";
 inline constexpr std::string_view kFailed = "Failed";
 inline constexpr std::string_view kStale = "Stale";
+// A model pod's gate quarantined the Ready cache; a re-warm is under way.
+inline constexpr std::string_view kDegraded = "Degraded";
 }  // namespace fp_state
 
 // One fingerprint's cache, status.fingerprints[].
 struct FingerprintStatus {
-  std::string id;                         // "id": 16 hex digits
-  std::string gpu_product;                // "gpuProduct"
-  std::string compute_capability;         // "computeCapability"
-  std::string driver;                     // "driver"
-  std::string cuda_driver;                // "cudaDriver"
-  std::string arch;                       // "arch"
-  int32_t nodes = 0;                      // "nodes": matching nodes now carrying it
-  std::string state = "Pending";          // "state": Pending | Warming | Ready | Failed | Stale
-  std::string job;                        // "job": current or last warmup Job
-  int64_t bytes = 0;                      // "bytes"
-  int64_t files = 0;                      // "files"
-  std::string manifest_digest;            // "manifestDigest": sha256 of manifest.json
-  std::optional<Time> ready_at;           // "readyAt"
+  std::string id;                  // "id": 16 hex digits
+  std::string gpu_product;         // "gpuProduct"
+  std::string compute_capability;  // "computeCapability"
+  std::string driver;              // "driver"
+  std::string cuda_driver;         // "cudaDriver"
+  std::string arch;                // "arch"
+  int32_t nodes = 0;               // "nodes": matching nodes now carrying it
+  std::string state = "Pending";   // "state": Pending | Warming | Ready | Degraded | Failed | Stale
+  std::string job;                 // "job": current or last warmup Job
+  int64_t bytes = 0;               // "bytes"
+  int64_t files = 0;               // "files"
+  std::string manifest_digest;     // "manifestDigest": sha256 of manifest.json
+  std::optional<Time> ready_at;    // "readyAt"
   std::optional<Time> stale_since;        // "staleSince"
   int32_t failures = 0;                   // "failures": consecutive failed warmups
   std::string last_failure;               // "lastFailure": reason of the last failure

@@ -67,13 +67,16 @@ StatusOr<std::optional<core::RuntimeFacts>> RuntimeFactsArg(const std::string& v
 void AddTerminationLogFlag(Flags* f) {
   f->String("termination-log", kDefaultTerminationLog,
             "file that receives the one-line JSON result (the container termination message; "
-            "written when given, or when the default exists)");
+            "written when given, or when the default exists)",
+            "KC_TERMINATION_LOG");
 }
 
 void WriteTerminationMessage(const Flags& f, const std::string& message) {
   const std::string& path = f.Get("termination-log");
   if (path.empty()) return;
-  if (!f.IsSet("termination-log") && !Exists(path)) return;
+  const char* env = std::getenv("KC_TERMINATION_LOG");
+  const bool explicit_path = f.IsSet("termination-log") || (env != nullptr && *env != '\0');
+  if (!explicit_path && !Exists(path)) return;
   Status s = WriteNewFile(path, message + "\n");
   if (!s.ok()) std::cerr << "initwarm: could not write termination log: " << s << "\n";
 }

@@ -12,13 +12,20 @@ namespace kc::initwarm {
 
 int RunGc(const std::vector<std::string>& args) {
   Flags f("gc",
-          "Removes published fingerprint directories not named by --keep (only when --keep is "
-          "given), staging directories older than --staging-max-age that no live writer holds, "
-          "quarantine directories older than --quarantine-max-age, and dead locks. Never "
-          "removes a kept fingerprint's directories. --dry-run lists only.\n\n"
-          "exit codes: 0 done; 2 bad flags; 1 a removal failed (the rest were still tried).");
+          "Removes only what it is asked to remove (a volume may be shared by several "
+          "KernelCaches). --remove <fingerprint>:<manifest digest> removes that published "
+          "cache while its READY still holds that digest (never one sealed since), under the "
+          "fingerprint lock; with --remove, only the named fingerprints' staging (older than "
+          "--staging-max-age, no live writer), quarantine (older than --quarantine-max-age) "
+          "and dead locks go too. Without --remove, only such leftovers are removed, volume "
+          "wide, and no published cache. --keep protects fingerprints. --dry-run lists only.\n\n"
+          "exit codes: 0 done; 2 bad flags; 1 a removal failed or was skipped because a live "
+          "writer holds the fingerprint (the rest were still tried; retry later).");
   AddRootFlag(&f);
-  f.Repeated("keep", "fingerprint ids to keep");
+  f.Repeated("remove",
+             "<fingerprint>[:<manifest digest>] to remove; without the digest only its "
+             "leftovers (staging, quarantine, dead lock) go");
+  f.Repeated("keep", "fingerprint ids never to touch");
   f.String("staging-max-age", "24h", "remove staging directories older than this");
   f.String("quarantine-max-age", "0s", "remove quarantine directories older than this");
   f.String("lock-stale-after", "2h", "a lock older than this is dead");
@@ -32,7 +39,18 @@ int RunGc(const std::vector<std::string>& args) {
     }
     p.keep.insert(k);
   }
-  p.remove_unkept = f.IsSet("keep");
+  for (const auto& r : f.GetAll("remove")) {
+    if (Status s = ParseRemoveSpec(r, &p.remove); !s.ok()) {
+      PrintError("gc", s);
+      return kExitUsage;
+    }
+    if (p.keep.count(r.substr(0, r.find(':'))) > 0) {
+      PrintError("gc",
+                 InvalidArgumentError("--remove " + r + " names a fingerprint also in --keep"));
+      return kExitUsage;
+    }
+  }
+  p.scoped = f.IsSet("remove");
   for (const char* n : {"staging-max-age", "quarantine-max-age", "lock-stale-after"}) {
     if (auto v = f.GetSeconds(n); !v.ok()) {
       PrintError("gc", v.status());
@@ -59,7 +77,7 @@ int RunGc(const std::vector<std::string>& args) {
   std::cout << (dry ? "dry run: " : "") << removed << " of " << plan.size() << " entries "
             << (dry ? "would be " : "") << "removed\n";
   if (dry) return kExitOk;
-  Status s = ApplyGc(layout, plan);
+  Status s = ApplyGc(layout, plan, *f.GetSeconds("lock-stale-after"));
   if (!s.ok()) {
     PrintError("gc", s);
     return kExitError;

@@ -23,6 +23,9 @@ int RunPrepare(const std::vector<std::string>& args) {
   AddOwnerFlag(&f);
   f.String("view", std::string(core::kDefaultView), "the cache view path", "KC_VIEW");
   f.String("lock-stale-after", "2h", "a lock older than this is taken as dead and broken");
+  f.Repeated("break-lock-of",
+             "owner ids (Job uids) whose Jobs are finished or deleted: a lock they hold is "
+             "broken at once (the operator passes the dead warmups of this fingerprint)");
   if (int rc = ParseOrExit(&f, args); rc >= 0) return rc;
   auto stale = f.GetSeconds("lock-stale-after");
   if (!stale.ok()) {
@@ -36,6 +39,7 @@ int RunPrepare(const std::vector<std::string>& args) {
   o.owner = ResolveOwner(f, /*allow_random=*/true);
   o.view = AbsolutePath(f.Get("view"));
   o.lock_stale_after_s = *stale;
+  o.break_lock_of = f.GetAll("break-lock-of");
   auto r = Prepare(o);
   if (!r.ok()) {
     PrintError("prepare", r.status());

@@ -4,6 +4,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "core/gate_report.h"
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
 #include "initwarm/cuda_module_loader.h"
@@ -19,9 +20,16 @@ int RunWait(const std::vector<std::string>& args) {
           "exponential backoff, validates the cache up to --verify, and points the cache view "
           "at it (Shared/SharedReadWrite: a symlink into the volume; Copy: a validated local "
           "copy). Logs one line every --log-every saying why it waits.\n\n"
+          "A cache that fails validation (or whose manifest digest differs from the one the "
+          "operator recorded) is quarantined and the wait ends at once; so does a final answer "
+          "of the operator (invalid spec, node not selected or without GPU labels). The JSON "
+          "gate report (core/gate_report.h) goes to stdout and the termination log, where the "
+          "operator reads it.\n\n"
           "exit codes: 0 the view is ready (warm, or empty under --on-timeout StartCold; the "
           "last line says which); 3 timed out, or the warmup failed, with --on-timeout Fail; "
-          "4 the operator's fingerprint and the local GPU probe disagree; 2 bad flags; 1 other "
+          "4 the operator's fingerprint and the local GPU probe disagree; 9 the cache failed "
+          "validation (quarantined; the operator re-warms it) with --on-timeout Fail; 10 the "
+          "operator says this pod gets no cache, with --on-timeout Fail; 2 bad flags; 1 other "
           "error (e.g. the view could not be built).");
   AddRootFlag(&f);
   f.String("view", std::string(core::kDefaultView), "the cache view path", "KC_VIEW");
@@ -44,6 +52,9 @@ int RunWait(const std::vector<std::string>& args) {
   f.String("poll-initial", "1s", "first poll interval");
   f.String("poll-max", "15s", "poll interval cap");
   f.String("log-every", "10s", "interval of the human status line");
+  f.String("digest-grace", "30s",
+           "how long a READY whose digest differs from the operator's is given before it is "
+           "refused (the operator records a fresh re-warm moments after it is sealed)");
   f.Bool("no-probe", "do not cross-check with the local GPU probe");
   f.String("probe-file", "", "read probed node facts from this JSON file (tests)");
   f.Bool("no-quarantine", "never move a cache that fails validation");
@@ -77,7 +88,7 @@ int RunWait(const std::vector<std::string>& args) {
                                       "\" is unknown: want Fail or StartCold"));
   }
   o.start_cold_on_timeout = on_timeout == "StartCold";
-  for (const char* name : {"timeout", "poll-initial", "poll-max", "log-every"}) {
+  for (const char* name : {"timeout", "poll-initial", "poll-max", "log-every", "digest-grace"}) {
     auto v = f.GetSeconds(name);
     if (!v.ok()) return usage(v.status());
   }
@@ -85,6 +96,7 @@ int RunWait(const std::vector<std::string>& args) {
   o.poll_initial_ms = std::max<std::int64_t>(1, *f.GetSeconds("poll-initial")) * 1000;
   o.poll_max_ms = std::max<std::int64_t>(1, *f.GetSeconds("poll-max")) * 1000;
   o.log_every_s = *f.GetSeconds("log-every");
+  o.digest_grace_s = *f.GetSeconds("digest-grace");
 
   std::unique_ptr<Resolver> resolver;
   if (!f.Get("resolve-file").empty()) {
@@ -118,29 +130,28 @@ int RunWait(const std::vector<std::string>& args) {
       std::cerr << "initwarm wait: LoadTest unavailable: " << l.status().message() << "\n";
     }
   }
-  auto r = Wait(o, deps);
+  core::GateReport report;
+  auto r = Wait(o, deps, &report);
+  const std::string report_json = core::GateReportToJson(report);
+  std::cout << report_json << "\n";
+  WriteTerminationMessage(f, report_json);
   if (!r.ok()) {
     PrintError("wait", r.status());
-    nlohmann::json j = {{"outcome", "Failed"},
-                        {"reason", std::string(StatusCodeName(r.status().code()))},
-                        {"message", r.status().message()}};
-    WriteTerminationMessage(f, j.dump());
     switch (r.status().code()) {
       case StatusCode::kDeadlineExceeded:
         return kExitTimeout;
       case StatusCode::kFailedPrecondition:
         return kExitMismatch;
+      case StatusCode::kDataLoss:
+        return kExitInvalid;
+      case StatusCode::kNotFound:
+        return kExitNoCache;
       case StatusCode::kInvalidArgument:
         return kExitUsage;
       default:
         return kExitError;
     }
   }
-  nlohmann::json j = {{"outcome", r->outcome},    {"fingerprint", r->fingerprint},
-                      {"view", o.view.string()},  {"target", r->target.string()},
-                      {"waitedMs", r->waited_ms}, {"reason", r->reason}};
-  std::cout << j.dump() << "\n";
-  WriteTerminationMessage(f, j.dump());
   std::cerr << "initwarm wait: " << (r->outcome == "Warm" ? "view ready: " : "starting cold: ")
             << o.view.string() << " -> " << r->target.string() << " (" << r->reason << ")\n";
   return kExitOk;

@@ -12,7 +12,10 @@ inline constexpr int kExitLockHeld = 5;      // prepare/seal: another writer hol
 inline constexpr int kExitAlreadyReady = 6;  // seal: fingerprint already published (no --replace)
 inline constexpr int kExitEmpty = 7;         // seal: empty cache without --allow-empty
 inline constexpr int kExitNoSpace = 8;       // seal: disk full; nothing published
-inline constexpr int kExitInvalid =
-    9;  // verify: validation failed (quarantined unless told not to)
+// verify, wait: validation failed (quarantined unless told not to)
+inline constexpr int kExitInvalid = 9;
+// wait: the operator's answer is final, this pod gets no cache (invalid
+// spec, node not selected or without a fingerprint), with --on-timeout Fail
+inline constexpr int kExitNoCache = 10;
 
 }  // namespace kc::initwarm

@@ -24,7 +24,42 @@ std::vector<fs::path> List(const fs::path& dir) {
   return out;
 }
 
+// READY's content without its newline; "" when absent or unreadable.
+std::string ReadyDigest(const fs::path& dir) {
+  auto text = ReadFileToString(dir / core::kReadyFileName, 4096);
+  if (!text.ok()) return "";
+  std::string d = *text;
+  while (!d.empty() && (d.back() == '\n' || d.back() == '\r' || d.back() == ' ')) d.pop_back();
+  return d;
+}
+
+bool IsDigest(std::string_view s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
 }  // namespace
+
+Status ParseRemoveSpec(std::string_view value, std::map<std::string, std::string>* out) {
+  std::string_view fp = value, digest;
+  if (auto colon = value.find(':'); colon != std::string_view::npos) {
+    fp = value.substr(0, colon);
+    digest = value.substr(colon + 1);
+    if (!IsDigest(digest)) {
+      return InvalidArgumentError("--remove \"" + std::string(value) +
+                                  "\": the part after ':' must be the manifest digest (64 "
+                                  "lower-case hex digits)");
+    }
+  }
+  if (!core::IsFingerprintId(fp)) {
+    return InvalidArgumentError("--remove \"" + std::string(value) +
+                                "\" does not start with a fingerprint id (16 lower-case hex "
+                                "digits); want <fingerprint>[:<manifest digest>]");
+  }
+  (*out)[std::string(fp)] = std::string(digest);
+  return OkStatus();
+}
 
 StatusOr<std::vector<GcEntry>> ScanVolume(const core::Layout& layout,
                                           std::int64_t lock_stale_after_s) {
@@ -45,7 +80,7 @@ StatusOr<std::vector<GcEntry>> ScanVolume(const core::Layout& layout,
   for (const auto& p : List(layout.VersionDir())) {
     std::string name = p.filename().string();
     if (core::IsFingerprintId(name) && IsRealDirectory(p)) {
-      out.push_back({Kind::kPublished, p, name, MtimeSeconds(p), false});
+      out.push_back({Kind::kPublished, p, name, MtimeSeconds(p), false, ReadyDigest(p)});
     }
   }
   for (const auto& p : List(layout.StagingRoot())) {
@@ -74,22 +109,36 @@ std::vector<GcDecision> PlanGc(const std::vector<GcEntry>& entries, const GcPoli
   for (const auto& e : entries) {
     GcDecision d{e, false, ""};
     const bool kept = !e.fingerprint.empty() && p.keep.count(e.fingerprint) > 0;
+    const auto listed = p.remove.find(e.fingerprint);
     const std::int64_t age = p.now - e.mtime;
+    if (kept) {
+      d.why = "fingerprint is kept";
+      out.push_back(std::move(d));
+      continue;
+    }
+    if (p.scoped && listed == p.remove.end()) {
+      d.why = "fingerprint not named by --remove: not this GC's to touch";
+      out.push_back(std::move(d));
+      continue;
+    }
     switch (e.kind) {
       case Kind::kPublished:
-        if (kept) {
-          d.why = "fingerprint is kept";
-        } else if (!p.remove_unkept) {
-          d.why = "no --keep given: published fingerprints are left alone";
+        if (listed == p.remove.end()) {
+          d.why = "published caches are removed only when named by --remove";
+        } else if (listed->second.empty()) {
+          d.why = "no manifest digest given with --remove: not provably the cache to remove";
+        } else if (e.ready_digest.empty()) {
+          d.why = "no READY (being published, or a crash leftover the next seal handles)";
+        } else if (e.ready_digest != listed->second) {
+          d.why = "sealed again since it was listed (READY " + e.ready_digest.substr(0, 12) +
+                  "..., listed " + listed->second.substr(0, 12) + "...)";
         } else {
           d.remove = true;
-          d.why = "fingerprint not in --keep";
+          d.why = "named by --remove with its manifest digest";
         }
         break;
       case Kind::kStaging:
-        if (kept) {
-          d.why = "fingerprint is kept";
-        } else if (e.live_writer) {
+        if (e.live_writer) {
           d.why = "a live warmup holds its lock";
         } else if (age <= p.staging_max_age_s) {
           d.why = "younger than --staging-max-age";
@@ -122,18 +171,50 @@ std::vector<GcDecision> PlanGc(const std::vector<GcEntry>& entries, const GcPoli
   return out;
 }
 
-Status ApplyGc(const core::Layout& layout, const std::vector<GcDecision>& plan) {
+namespace {
+
+// Removes one published cache under its fingerprint lock, only while READY
+// still holds the digest the plan saw.
+Status RemovePublished(const core::Layout& layout, const GcEntry& e,
+                       std::int64_t lock_stale_after_s) {
+  const std::string owner = "initwarm-gc-" + RandomHex();
+  LockOptions lo;
+  lo.stale_after_s = lock_stale_after_s;
+  const fs::path lock = layout.Lock(e.fingerprint);
+  Status locked = AcquireLock(lock, SelfLockRecord(owner, ""), lo);
+  if (!locked.ok()) {
+    if (IsConflict(locked)) {
+      return UnavailableError("not removing " + e.path.string() + ": " + locked.message() +
+                              "; retry later");
+    }
+    return locked;
+  }
+  Status s;
+  const std::string now_digest = ReadyDigest(e.path);
+  if (now_digest == e.ready_digest && !now_digest.empty()) {
+    // Invisible first (one rename), then delete at leisure.
+    fs::path aside =
+        layout.Quarantine(e.fingerprint, core::TimeTag(NowSeconds()), "gc-" + RandomHex());
+    s = MkdirAll(layout.QuarantineRoot());
+    if (s.ok()) s = Rename(e.path, aside);
+    Status released = ReleaseLock(lock, owner);
+    if (s.ok()) s = RemoveTree(aside);
+    if (s.ok()) s = released;
+    return s;
+  }
+  return ReleaseLock(lock, owner);  // re-sealed (or unpublished) meanwhile: kept
+}
+
+}  // namespace
+
+Status ApplyGc(const core::Layout& layout, const std::vector<GcDecision>& plan,
+               std::int64_t lock_stale_after_s) {
   Status first;
   for (const auto& d : plan) {
     if (!d.remove) continue;
     Status s;
     if (d.entry.kind == Kind::kPublished) {
-      // Invisible first (one rename), then delete at leisure.
-      fs::path aside =
-          layout.Quarantine(d.entry.fingerprint, core::TimeTag(NowSeconds()), "gc-" + RandomHex());
-      s = MkdirAll(layout.QuarantineRoot());
-      if (s.ok()) s = Rename(d.entry.path, aside);
-      if (s.ok()) s = RemoveTree(aside);
+      s = RemovePublished(layout, d.entry, lock_stale_after_s);
     } else if (d.entry.kind == Kind::kLock) {
       if (::unlink(d.entry.path.c_str()) != 0 && errno != ENOENT) {
         s = ErrnoStatus(errno, "unlink " + d.entry.path.string());

@@ -1,21 +1,34 @@
 // GC: what to remove from a cache volume.
 //
-// ScanVolume lists v1/: published fingerprint directories, staging
-// directories (with whether a live writer holds their fingerprint's lock
-// for their owner), quarantine directories, and lock files. PlanGc (pure)
-// decides, entry by entry:
-//   published <fp>     removed only when `remove_unkept` and <fp> is not kept
-//   staging <fp>-<uid> removed when older than staging_max_age, not locked by
-//                      a live writer, and <fp> is not kept
+// GC removes only what it was asked to remove. A volume may be shared (two
+// KernelCaches on one existingClaim), so nothing is removed because it is
+// merely absent from a list.
+//
+// ScanVolume lists v1/: published fingerprint directories (with READY's
+// digest), staging directories (with whether a live writer holds their
+// fingerprint's lock for their owner), quarantine directories, and lock
+// files. PlanGc (pure) decides, entry by entry:
+//   published <fp>     removed only when `remove` names <fp> with a manifest
+//                      digest equal to READY's: provably the cache the
+//                      operator recorded, not one sealed since (another
+//                      KernelCache's, or a re-warm after the GC Job was made)
+//   staging <fp>-<uid> removed when older than staging_max_age and not locked
+//                      by a live writer
 //   quarantine         removed when older than quarantine_max_age
 //   lock file          removed when older than staging_max_age and not live
-// A kept fingerprint's directories are never removed. ApplyGc removes:
-// a published directory is first renamed into .quarantine (atomically
-// invisible to readers), then deleted.
+// With `scoped` (the operator's GC Job: `--remove` given) only entries of
+// the fingerprints in `remove` are considered; without it (an admin's run)
+// published caches are never removed and only leftovers are. A kept
+// fingerprint's entries are never removed.
+// ApplyGc removes a published directory under the fingerprint lock (so no
+// seal publishes meanwhile; a live writer's lock makes it skip that one and
+// report Unavailable), re-checks READY's digest, renames it into
+// .quarantine (atomically invisible to readers), then deletes it.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,11 +45,15 @@ struct GcEntry {
   std::string fingerprint;  // may be empty for unparsable names
   std::int64_t mtime = 0;
   bool live_writer = false;  // staging/lock: a live writer holds the lock
+  std::string ready_digest;  // published: READY's content ("" when absent)
 };
 
 struct GcPolicy {
   std::set<std::string> keep;
-  bool remove_unkept = false;
+  // fingerprint -> the manifest digest the operator recorded for it ("" =
+  // none: its published directory is not provably ours and is kept).
+  std::map<std::string, std::string> remove;
+  bool scoped = false;  // consider only the fingerprints in `remove`
   std::int64_t staging_max_age_s = 24 * 3600;
   std::int64_t quarantine_max_age_s = 0;
   std::int64_t now = 0;
@@ -51,7 +68,11 @@ struct GcDecision {
 StatusOr<std::vector<GcEntry>> ScanVolume(const core::Layout& layout,
                                           std::int64_t lock_stale_after_s);
 std::vector<GcDecision> PlanGc(const std::vector<GcEntry>& entries, const GcPolicy& policy);
+// "<fp>" or "<fp>:<64-hex manifest digest>" (a --remove value).
+// InvalidArgument naming the value otherwise.
+Status ParseRemoveSpec(std::string_view value, std::map<std::string, std::string>* out);
 // Removes what the plan says; returns the first error (continuing past it).
-Status ApplyGc(const core::Layout& layout, const std::vector<GcDecision>& plan);
+Status ApplyGc(const core::Layout& layout, const std::vector<GcDecision>& plan,
+               std::int64_t lock_stale_after_s = 2 * 3600);
 
 }  // namespace kc::initwarm

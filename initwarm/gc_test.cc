@@ -18,49 +18,79 @@ using Kind = GcEntry::Kind;
 const std::string kA = "aaaaaaaaaaaaaaaa";
 const std::string kB = "bbbbbbbbbbbbbbbb";
 
+const std::string kDigestA(64, '1');
+const std::string kDigestA2(64, '2');
+
 struct PlanCase {
   std::string name;
   GcEntry entry;
-  bool keep_a;
-  bool remove_unkept;
+  bool scoped;  // --remove A:kDigestA given (the operator's GC Job)
   bool want_remove;
 };
+
+GcEntry Published(const std::string& fp, const std::string& ready) {
+  return {Kind::kPublished, "v1/" + fp, fp, 0, false, ready};
+}
 
 TEST(PlanGc, Table) {
   const std::int64_t now = 100000;
   const PlanCase cases[] = {
-      {"kept published", {Kind::kPublished, "v1/" + kA, kA, 0, false}, true, true, false},
-      {"unkept published", {Kind::kPublished, "v1/" + kB, kB, 0, false}, true, true, true},
-      {"no --keep: published left",
-       {Kind::kPublished, "v1/" + kB, kB, 0, false},
-       false,
-       false,
+      {"listed published, digest matches", Published(kA, kDigestA), true, true},
+      {"listed published, sealed again since", Published(kA, kDigestA2), true, false},
+      {"listed published without READY", Published(kA, ""), true, false},
+      {"unlisted published (another KernelCache's)", Published(kB, kDigestA), true, false},
+      {"no --remove: published never removed", Published(kA, kDigestA), false, false},
+      {"old staging of listed fp", {Kind::kStaging, "s/" + kA + "-j", kA, 0, false}, true, true},
+      {"old staging of unlisted fp", {Kind::kStaging, "s/" + kB + "-j", kB, 0, false}, true, false},
+      {"old staging, admin run", {Kind::kStaging, "s/" + kB + "-j", kB, 0, false}, false, true},
+      {"young staging", {Kind::kStaging, "s/" + kA + "-j", kA, now - 60, false}, true, false},
+      {"old staging, live writer", {Kind::kStaging, "s/" + kA + "-j", kA, 0, true}, true, false},
+      {"quarantine of listed fp",
+       {Kind::kQuarantine, "q/" + kA + "-t", kA, now, false},
+       true,
+       true},
+      {"quarantine of unlisted fp",
+       {Kind::kQuarantine, "q/" + kB + "-t", kB, now, false},
+       true,
        false},
-      {"old staging", {Kind::kStaging, "s/" + kB + "-j", kB, 0, false}, true, true, true},
-      {"young staging", {Kind::kStaging, "s/" + kB + "-j", kB, now - 60, false}, true, true, false},
-      {"old staging, live writer",
-       {Kind::kStaging, "s/" + kB + "-j", kB, 0, true},
-       true,
-       true,
-       false},
-      {"old staging of kept fp",
-       {Kind::kStaging, "s/" + kA + "-j", kA, 0, false},
-       true,
+      {"dead lock", {Kind::kLock, "l/" + kA + ".lock", kA, 0, false}, true, true},
+      {"live lock", {Kind::kLock, "l/" + kA + ".lock", kA, 0, true}, true, false},
+      {"unparsable staging name, operator run",
+       {Kind::kStaging, "s/zz", "", 0, false},
        true,
        false},
-      {"quarantine", {Kind::kQuarantine, "q/" + kA + "-t", kA, now, false}, true, true, true},
-      {"dead lock", {Kind::kLock, "l/" + kB + ".lock", kB, 0, false}, true, true, true},
-      {"live lock", {Kind::kLock, "l/" + kB + ".lock", kB, 0, true}, true, true, false},
   };
   for (const auto& c : cases) {
     GcPolicy p;
-    if (c.keep_a) p.keep.insert(kA);
-    p.remove_unkept = c.remove_unkept;
+    if (c.scoped) {
+      p.remove[kA] = kDigestA;
+      p.scoped = true;
+    }
     p.staging_max_age_s = 3600;
     p.now = now;
     auto plan = PlanGc({c.entry}, p);
     ASSERT_EQ(plan.size(), 1u);
     EXPECT_EQ(plan[0].remove, c.want_remove) << c.name << ": " << plan[0].why;
+  }
+  // A kept fingerprint is never touched, even when listed.
+  GcPolicy p;
+  p.keep = {kA};
+  p.remove[kA] = kDigestA;
+  p.scoped = true;
+  EXPECT_FALSE(PlanGc({Published(kA, kDigestA)}, p)[0].remove);
+}
+
+TEST(ParseRemoveSpec, Forms) {
+  std::map<std::string, std::string> m;
+  ASSERT_TRUE(ParseRemoveSpec(kA, &m).ok());
+  ASSERT_TRUE(ParseRemoveSpec(kB + ":" + kDigestA, &m).ok());
+  EXPECT_EQ(m.at(kA), "");
+  EXPECT_EQ(m.at(kB), kDigestA);
+  for (std::string bad : {std::string("zz"), kA + ":", kA + ":abc", kA + ":" + std::string(64, 'G'),
+                          std::string(":") + kDigestA}) {
+    Status s = ParseRemoveSpec(bad, &m);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(s.message().find("--remove"), std::string::npos) << s;
   }
 }
 
@@ -70,38 +100,82 @@ void Age(const fs::path& p, std::int64_t seconds) {
   ASSERT_EQ(::utimensat(AT_FDCWD, p.c_str(), ts, AT_SYMLINK_NOFOLLOW), 0);
 }
 
-TEST(Gc, ScanApplyAndDryRun) {
+// Two KernelCaches share one claim: A is this one's (stale, listed with the
+// digest the operator recorded), B the other's. GC removes A and its
+// leftovers only.
+TEST(Gc, RemovesOnlyWhatItWasAskedToOnASharedVolume) {
   testing::ScratchDir d;
   core::Layout l(d.path());
   testing::WriteTritonCache(l.Published(kA), 1);
-  testing::WriteFile(l.Published(kA) / "READY", "x");
+  testing::WriteFile(l.Ready(kA), kDigestA + "\n");
   testing::WriteTritonCache(l.Published(kB), 1);
+  testing::WriteFile(l.Ready(kB), kDigestA2 + "\n");
+  testing::WriteFile(l.Staging(kA, "old") / "triton/x", "x");
+  Age(l.Staging(kA, "old"), 100000);
   testing::WriteFile(l.Staging(kB, "old") / "triton/x", "x");
   Age(l.Staging(kB, "old"), 100000);
-  testing::WriteFile(l.Staging(kB, "live") / "triton/x", "x");
-  Age(l.Staging(kB, "live"), 100000);
-  ASSERT_TRUE(AcquireLock(l.Lock(kB), SelfLockRecord("live", ""), {}).ok());
-  testing::WriteFile(l.Quarantine(kA, "20260101T000000Z") / "REASON", "bad");
+  testing::WriteFile(l.Staging(kA, "live") / "triton/x", "x");
+  Age(l.Staging(kA, "live"), 100000);
+  testing::WriteFile(l.Quarantine(kB, "20260101T000000Z") / "REASON", "bad");
   testing::WriteFile(l.VersionDir() / "lost+found" / "x", "unrelated");
 
   auto entries = ScanVolume(l, 7200);
   ASSERT_TRUE(entries.ok()) << entries.status();
   GcPolicy p;
-  p.keep = {kA};
-  p.remove_unkept = true;
+  p.remove[kA] = kDigestA;
+  p.scoped = true;
   p.now = NowSeconds();
   auto plan = PlanGc(*entries, p);
   int removals = 0;
   for (const auto& x : plan) removals += x.remove;
-  EXPECT_EQ(removals, 3);  // v1/B, old staging, quarantine
+  EXPECT_EQ(removals, 3);  // v1/A, A's two old staging dirs (no lock: no live writer)
+  ASSERT_TRUE(ApplyGc(l, plan).ok());
+  EXPECT_FALSE(Exists(l.Published(kA)));
+  EXPECT_FALSE(Exists(l.Staging(kA, "old")));
+  EXPECT_TRUE(Exists(l.Ready(kB)));
+  EXPECT_TRUE(Exists(l.Staging(kB, "old")));
+  EXPECT_TRUE(Exists(l.Quarantine(kB, "20260101T000000Z") / "REASON"));
+  EXPECT_TRUE(Exists(l.VersionDir() / "lost+found" / "x"));
+  EXPECT_FALSE(Exists(l.Lock(kA)));  // gc's own lock was released
+}
+
+// A cache sealed again after the GC Job was created (a re-warm, or another
+// KernelCache) has a new digest: kept, even when it changes between plan
+// and apply.
+TEST(Gc, KeepsACacheSealedAfterTheListWasMade) {
+  testing::ScratchDir d;
+  core::Layout l(d.path());
+  testing::WriteTritonCache(l.Published(kA), 1);
+  testing::WriteFile(l.Ready(kA), kDigestA + "\n");
+  GcPolicy p;
+  p.remove[kA] = kDigestA;
+  p.scoped = true;
+  p.now = NowSeconds();
+  auto plan = PlanGc(*ScanVolume(l, 7200), p);
+  ASSERT_TRUE(plan[0].remove) << plan[0].why;
+  testing::WriteFile(l.Ready(kA), kDigestA2 + "\n");  // re-sealed between plan and apply
   ASSERT_TRUE(ApplyGc(l, plan).ok());
   EXPECT_TRUE(Exists(l.Ready(kA)));
-  EXPECT_FALSE(Exists(l.Published(kB)));
-  EXPECT_FALSE(Exists(l.Staging(kB, "old")));
-  EXPECT_TRUE(Exists(l.Staging(kB, "live")));
-  EXPECT_TRUE(Exists(l.Lock(kB)));
-  EXPECT_TRUE(Exists(l.VersionDir() / "lost+found" / "x"));
-  EXPECT_TRUE(fs::is_empty(l.QuarantineRoot()));
+  // And the next run's plan keeps it and says why.
+  plan = PlanGc(*ScanVolume(l, 7200), p);
+  EXPECT_FALSE(plan[0].remove);
+  EXPECT_NE(plan[0].why.find("sealed again"), std::string::npos) << plan[0].why;
+}
+
+TEST(Gc, SkipsACacheWhoseFingerprintALiveWriterHolds) {
+  testing::ScratchDir d;
+  core::Layout l(d.path());
+  testing::WriteTritonCache(l.Published(kA), 1);
+  testing::WriteFile(l.Ready(kA), kDigestA + "\n");
+  ASSERT_TRUE(AcquireLock(l.Lock(kA), SelfLockRecord("warming", ""), {}).ok());
+  GcPolicy p;
+  p.remove[kA] = kDigestA;
+  p.scoped = true;
+  p.now = NowSeconds();
+  Status s = ApplyGc(l, PlanGc(*ScanVolume(l, 7200), p));
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s;
+  EXPECT_TRUE(Exists(l.Ready(kA)));
+  EXPECT_EQ((*ReadLock(l.Lock(kA)))->owner, "warming");
 }
 
 TEST(Inspect, Summarises) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <nlohmann/json.hpp>
 
@@ -45,8 +46,13 @@ std::string DescribeLock(const LockRecord& r) {
 }
 
 LockJudgement JudgeLock(const LockRecord& holder, std::int64_t lock_mtime, const LockRecord& me,
-                        std::int64_t now, std::int64_t stale_after_s, bool holder_pid_alive) {
+                        std::int64_t now, std::int64_t stale_after_s, bool holder_pid_alive,
+                        const std::vector<std::string>& dead_owners) {
   if (holder.owner == me.owner) return {LockVerdict::kMine, "held by this owner"};
+  if (std::find(dead_owners.begin(), dead_owners.end(), holder.owner) != dead_owners.end()) {
+    return {LockVerdict::kStale,
+            "holder " + holder.owner + " is a finished or deleted Job (--break-lock-of)"};
+  }
   if (!holder.host.empty() && holder.host == me.host) {
     if (!holder.boot_id.empty() && !me.boot_id.empty() && holder.boot_id != me.boot_id) {
       return {LockVerdict::kStale, "holder's host has rebooted since (boot id changed)"};
@@ -113,7 +119,7 @@ Status AcquireLock(const fs::path& path, const LockRecord& me, const LockOptions
     if (!holder->has_value()) continue;  // released meanwhile: retry
     const LockRecord& h = **holder;
     LockJudgement j = JudgeLock(h, MtimeSeconds(path), me, NowSeconds(), opts.stale_after_s,
-                                h.host == me.host ? PidAlive(h.pid) : true);
+                                h.host == me.host ? PidAlive(h.pid) : true, opts.dead_owners);
     if (j.verdict == LockVerdict::kMine) {
       if (opts.record_pid && h.pid != rec.pid) {
         // Adopt: our record (with our pid) replaces the one prepare wrote.
@@ -130,9 +136,9 @@ Status AcquireLock(const fs::path& path, const LockRecord& me, const LockOptions
     if (j.verdict == LockVerdict::kHeld) {
       cleanup_tmp();
       return ConflictError("fingerprint lock " + path.string() + " is " + j.why +
-                           "; another warmup is writing this fingerprint. Wait for it, or if "
-                           "it is dead, its lock is broken automatically after "
-                           "--lock-stale-after");
+                           "; another warmup is writing this fingerprint. Wait for it; once its "
+                           "Job has finished the operator names it in --break-lock-of of the "
+                           "next warmup, else the lock is broken after --lock-stale-after");
     }
     // Stale: break it by renaming to a private name; only one breaker wins.
     fs::path broken = path;

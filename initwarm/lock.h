@@ -10,6 +10,8 @@
 // (also on NFS, where O_EXCL historically was not), so of two writers
 // exactly one wins. When a lock exists, JudgeLock (pure) decides:
 //   - owner equals ours                           -> mine (adopted, no write)
+//   - owner is one the caller was told is dead (the operator saw its Job
+//     finish or disappear: `prepare --break-lock-of`) -> stale
 //   - same host and boot, the holder pid (when not 0) is gone -> stale
 //   - same host, different boot id (rebooted)      -> stale
 //   - lock older than stale_after (mtime)          -> stale
@@ -25,6 +27,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 
@@ -53,8 +56,13 @@ struct LockJudgement {
 
 // Pure. `me` carries our owner/host/boot; `lock_mtime` is the lock file's
 // mtime; `holder_pid_alive` is only consulted on the same host and boot.
+// `dead_owners`: owner ids known to be finished (their Job is Complete,
+// Failed or deleted: no pod of theirs runs any more); a lock of one of them
+// is stale at once. Never contains a live owner: only the operator, which
+// sees the Job's terminal condition, fills it.
 LockJudgement JudgeLock(const LockRecord& holder, std::int64_t lock_mtime, const LockRecord& me,
-                        std::int64_t now, std::int64_t stale_after_s, bool holder_pid_alive);
+                        std::int64_t now, std::int64_t stale_after_s, bool holder_pid_alive,
+                        const std::vector<std::string>& dead_owners = {});
 
 struct LockOptions {
   std::int64_t stale_after_s = 2 * 3600;
@@ -64,6 +72,8 @@ struct LockOptions {
   // rewriting an adopted record, so a crashed sealer's lock is recognised
   // as dead on the same host.
   bool record_pid = true;
+  // Owners whose lock may be broken at once (see JudgeLock).
+  std::vector<std::string> dead_owners;
 };
 
 // Takes (or adopts) the lock at `path` for `me`. Conflict when another live

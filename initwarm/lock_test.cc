@@ -51,6 +51,46 @@ TEST(JudgeLock, Table) {
   }
 }
 
+// The operator names the owners whose Jobs it saw finish or disappear;
+// only those locks break early, and a live owner's lock never does.
+TEST(JudgeLock, DeadOwnersNamedByTheOperator) {
+  const LockRecord me = Rec("job-c", "h1", "boot1", 0, 10000);
+  const std::int64_t now = 10000;
+  const std::int64_t stale = 7200;
+  struct Case {
+    std::string name;
+    LockRecord holder;
+    std::vector<std::string> dead;
+    LockVerdict want;
+  } cases[] = {
+      {"prepare-held lock of a failed Job, named dead",
+       Rec("job-a", "h2", "boot7", 0, 9990),
+       {"job-a"},
+       LockVerdict::kStale},
+      {"named among several",
+       Rec("job-a", "h2", "boot7", 0, 9990),
+       {"job-x", "job-a"},
+       LockVerdict::kStale},
+      {"live owner not named", Rec("job-b", "h2", "boot7", 0, 9990), {"job-a"}, LockVerdict::kHeld},
+      {"no list: fresh foreign lock held",
+       Rec("job-a", "h2", "boot7", 0, 9990),
+       {},
+       LockVerdict::kHeld},
+      {"our own lock stays ours even if listed",
+       Rec("job-c", "h2", "boot7", 0, 9990),
+       {"job-c"},
+       LockVerdict::kMine},
+      {"prefix of a dead uid is not it",
+       Rec("job-a1", "h2", "boot7", 0, 9990),
+       {"job-a"},
+       LockVerdict::kHeld},
+  };
+  for (const auto& c : cases) {
+    auto j = JudgeLock(c.holder, c.holder.started, me, now, stale, true, c.dead);
+    EXPECT_EQ(j.verdict, c.want) << c.name << ": " << j.why;
+  }
+}
+
 TEST(Lock, RoundTrip) {
   LockRecord r = Rec("job-a", "h", "b", 5, 6);
   r.staging = "/x";
@@ -96,6 +136,22 @@ TEST(Lock, JobOwnedLockIsAdoptedWithThePidOfTheSealer) {
   // The same job's sealer adopts it and records its pid.
   ASSERT_TRUE(AcquireLock(path, SelfLockRecord("job-a", ""), {}).ok());
   EXPECT_EQ((*ReadLock(path))->pid, ::getpid());
+}
+
+TEST(Lock, BreaksLockOfOwnerDeclaredDead) {
+  testing::ScratchDir d;
+  auto path = d.path() / "fp.lock";
+  LockOptions prep;
+  prep.record_pid = false;
+  ASSERT_TRUE(AcquireLock(path, SelfLockRecord("job-failed", ""), prep).ok());
+  LockOptions next = prep;
+  next.dead_owners = {"job-other"};
+  EXPECT_TRUE(IsConflict(AcquireLock(path, SelfLockRecord("job-next", ""), next)));
+  next.dead_owners = {"job-failed"};
+  ASSERT_TRUE(AcquireLock(path, SelfLockRecord("job-next", ""), next).ok());
+  EXPECT_EQ((*ReadLock(path))->owner, "job-next");
+  // The new live owner is not broken by a third writer naming the old one.
+  EXPECT_TRUE(IsConflict(AcquireLock(path, SelfLockRecord("job-third", ""), next)));
 }
 
 TEST(Lock, BreaksStaleLockOfDeadWriter) {

@@ -24,6 +24,17 @@ StatusOr<PrepareResult> Prepare(const PrepareOptions& o) {
   LockOptions lo;
   lo.stale_after_s = o.lock_stale_after_s;
   lo.record_pid = false;  // the lock belongs to the Job; prepare exits now
+  for (const auto& dead : o.break_lock_of) {
+    if (!core::IsSafeUid(dead)) {
+      return InvalidArgumentError("--break-lock-of \"" + dead +
+                                  "\" is unsafe (want 1-128 of [A-Za-z0-9._-])");
+    }
+    if (dead == o.owner) {
+      return InvalidArgumentError("--break-lock-of names this Job's own uid " + dead +
+                                  "; a live owner is never declared dead");
+    }
+  }
+  lo.dead_owners = o.break_lock_of;
   KC_RETURN_IF_ERROR(AcquireLock(r.lock, SelfLockRecord(o.owner, r.staging.string()), lo));
   r.reused = IsRealDirectory(r.staging);
   for (auto dir : core::kFrameworkDirs) KC_RETURN_IF_ERROR(MkdirAll(r.staging / dir));

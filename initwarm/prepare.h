@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 
@@ -22,6 +23,9 @@ struct PrepareOptions {
   std::string owner;
   std::filesystem::path view;
   std::int64_t lock_stale_after_s = 2 * 3600;
+  // Owners (Job uids) known finished or deleted: their lock is broken at
+  // once (the operator passes them; see lock.h).
+  std::vector<std::string> break_lock_of;
 };
 
 struct PrepareResult {

@@ -13,8 +13,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "initwarm/probe.h"
-
 namespace kc::initwarm {
 namespace {
 
@@ -192,52 +190,6 @@ std::unique_ptr<Resolver> NewHttpResolver(std::string base_url, std::chrono::mil
 }
 std::unique_ptr<Resolver> NewFileResolver(std::string path) {
   return std::make_unique<FileResolver>(std::move(path));
-}
-
-StatusOr<ResolveAnswer> ParseResolveAnswer(std::string_view body) {
-  auto j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    return InvalidArgumentError("resolve answer is not a JSON object");
-  }
-  ResolveAnswer a;
-  auto str = [&j](const char* key, std::string* out, bool required) -> Status {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) {
-      if (required)
-        return InvalidArgumentError(std::string("resolve answer has no \"") + key + "\"");
-      return OkStatus();
-    }
-    if (!it->is_string()) {
-      return InvalidArgumentError(std::string("resolve answer field \"") + key +
-                                  "\" is not a string");
-    }
-    *out = it->get<std::string>();
-    return OkStatus();
-  };
-  KC_RETURN_IF_ERROR(str("fingerprint", &a.fingerprint, true));
-  KC_RETURN_IF_ERROR(str("state", &a.state, true));
-  KC_RETURN_IF_ERROR(str("directory", &a.directory, false));
-  KC_RETURN_IF_ERROR(str("manifestDigest", &a.manifest_digest, false));
-  KC_RETURN_IF_ERROR(str("message", &a.message, false));
-  static constexpr std::array<std::string_view, 6> kStates = {"Pending", "Warming", "Ready",
-                                                              "Failed",  "Stale",   "Unknown"};
-  if (std::find(kStates.begin(), kStates.end(), a.state) == kStates.end()) {
-    return InvalidArgumentError("resolve answer state \"" + a.state +
-                                "\" is not one of Pending, Warming, Ready, Failed, Stale, Unknown");
-  }
-  if (!core::IsFingerprintId(a.fingerprint)) {
-    return InvalidArgumentError("resolve answer fingerprint \"" + a.fingerprint +
-                                "\" is not a 16-hex-digit fingerprint id");
-  }
-  if (a.directory.empty()) a.directory = "v1/" + a.fingerprint;
-  if (auto it = j.find("node"); it != j.end() && it->is_object()) {
-    auto facts = NodeFactsFromJson(it->dump());
-    if (!facts.ok()) return facts.status().WithContext("resolve answer \"node\"");
-    a.node = *facts;
-  } else {
-    return InvalidArgumentError("resolve answer has no \"node\" object");
-  }
-  return a;
 }
 
 }  // namespace kc::initwarm

@@ -4,7 +4,9 @@
 // Wire (plain HTTP to the in-cluster service):
 //   GET <base>/v1/resolve?namespace=<ns>&kernelcache=<name>&node=<node>
 //   200 {"fingerprint","state","directory","manifestDigest","message",
-//        "node":{"gpuProduct","computeCapability","driver","cudaDriver","arch"}}
+//        "node":{"gpuProduct","computeCapability","driver","cudaDriver","arch"},
+//        "final": true, "reason": "<why>"   (only on a definitive answer;
+//        then "fingerprint" may be "" and "node" absent)}
 //   non-200 {"error":"<why>"} -> an error carrying that message (404 is
 //   NotFound, 400 InvalidArgument, 5xx and connection failures Unavailable).
 // HTTP is Boost.Beast over Boost.Asio, with a connect+request timeout.
@@ -17,18 +19,14 @@
 #include <string>
 
 #include "base/status.h"
-#include "core/fingerprint.h"
+#include "core/resolve_answer.h"
 
 namespace kc::initwarm {
 
-struct ResolveAnswer {
-  std::string fingerprint;      // 16-hex id
-  std::string state;            // Pending|Warming|Ready|Failed|Stale|Unknown
-  std::string directory;        // "v1/<fingerprint>"
-  std::string manifest_digest;  // sha256 of the manifest, when Ready
-  std::string message;          // a human sentence: why it is in this state
-  core::NodeFacts node;
-};
+// The wire struct and its codec live in core/resolve_answer.h (shared
+// with the operator, which writes it).
+using core::ParseResolveAnswer;
+using core::ResolveAnswer;
 
 class Resolver {
  public:
@@ -41,8 +39,5 @@ class Resolver {
 std::unique_ptr<Resolver> NewHttpResolver(
     std::string base_url, std::chrono::milliseconds timeout = std::chrono::seconds(10));
 std::unique_ptr<Resolver> NewFileResolver(std::string path);
-
-// Parses a 200 body. Pure.
-StatusOr<ResolveAnswer> ParseResolveAnswer(std::string_view body);
 
 }  // namespace kc::initwarm

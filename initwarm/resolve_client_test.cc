@@ -207,5 +207,24 @@ TEST(ParseResolveAnswerTest, DirectoryDefaultsFromFingerprint) {
   EXPECT_EQ(a->manifest_digest, "");
 }
 
+TEST(ParseResolveAnswerTest, FinalAnswers) {
+  // A node without GPU labels: final, no fingerprint, no node facts.
+  auto a = ParseResolveAnswer(R"({"fingerprint":"","state":"Unknown","final":true,
+      "reason":"NodeHasNoFingerprint","message":"node n has no GPU fingerprint"})");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_TRUE(a->final);
+  EXPECT_EQ(a->reason, "NodeHasNoFingerprint");
+  // Not final: the fingerprint and node stay required.
+  EXPECT_FALSE(ParseResolveAnswer(R"({"fingerprint":"","state":"Unknown"})").ok());
+  auto bad = ParseResolveAnswer(R"({"fingerprint":"","state":"Unknown","final":"yes"})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("final"), std::string::npos) << bad.status();
+  // Degraded (a quarantined cache being re-warmed) is a known state.
+  EXPECT_TRUE(ParseResolveAnswer(R"({"fingerprint":"0123456789abcdef","state":"Degraded",
+      "node":{"gpuProduct":"NVIDIA-H200","computeCapability":"9.0","driver":"580.159.04",
+      "cudaDriver":"13.0","arch":"amd64"}})")
+                  .ok());
+}
+
 }  // namespace
 }  // namespace kc::initwarm

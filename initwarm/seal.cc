@@ -6,6 +6,7 @@
 
 #include "core/layout.h"
 #include "core/manifest.h"
+#include "core/seal_report.h"
 #include "initwarm/failpoint.h"
 #include "initwarm/fsutil.h"
 #include "initwarm/hasher.h"
@@ -232,28 +233,29 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
 }  // namespace
 
 std::string SealResultJson(const SealResult& r) {
-  json j = {{"fingerprint", r.fingerprint},
-            {"manifestDigest", r.manifest_digest},
-            {"bytes", r.bytes},
-            {"files", r.files},
-            {"directory", r.directory},
-            {"durations",
-             {{"walkMs", r.walk_ms},
-              {"hashMs", r.hash_ms},
-              {"publishMs", r.publish_ms},
-              {"totalMs", r.total_ms}}},
-            {"outcome", r.outcome}};
-  if (!r.replaced_to.empty()) j["replacedTo"] = r.replaced_to;
-  if (!r.warning.empty()) j["warning"] = r.warning;
-  return j.dump();
+  core::SealReport report;
+  report.fingerprint = r.fingerprint;
+  report.outcome = r.outcome;
+  report.manifest_digest = r.manifest_digest;
+  report.bytes = static_cast<std::int64_t>(r.bytes);
+  report.files = static_cast<std::int64_t>(r.files);
+  report.directory = r.directory;
+  report.replaced_to = r.replaced_to;
+  report.warning = r.warning;
+  report.durations_ms = {{"walk", static_cast<double>(r.walk_ms)},
+                         {"hash", static_cast<double>(r.hash_ms)},
+                         {"publish", static_cast<double>(r.publish_ms)},
+                         {"total", static_cast<double>(r.total_ms)}};
+  return core::SealReportToJson(report);
 }
 
 std::string SealFailureJson(const std::string& fingerprint, const Status& s) {
-  return json{{"fingerprint", fingerprint},
-              {"outcome", "Failed"},
-              {"reason", std::string(StatusCodeName(s.code()))},
-              {"message", s.message()}}
-      .dump();
+  core::SealReport report;
+  report.fingerprint = fingerprint;
+  report.outcome = "Failed";
+  report.reason = std::string(StatusCodeName(s.code()));
+  report.message = s.message();
+  return core::SealReportToJson(report);
 }
 
 }  // namespace kc::initwarm

@@ -62,7 +62,7 @@ struct SealResult {
 StatusOr<SealResult> Seal(const SealOptions& opts);
 
 // {"fingerprint","manifestDigest","bytes","files","durations":{walkMs,hashMs,
-// publishMs,totalMs},"outcome", ...} on one line.
+// publishMs,totalMs},"outcome", ...} on one line (codec: core/seal_report.h).
 std::string SealResultJson(const SealResult& r);
 // {"fingerprint","outcome":"Failed","reason":<code>,"message":<text>}.
 std::string SealFailureJson(const std::string& fingerprint, const Status& s);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <iostream>
 #include <thread>
@@ -96,68 +97,118 @@ fs::path LocalDir(const WaitOptions& o) {
 
 std::string DescribeFacts(const core::NodeFacts& n) { return core::NodeFactsToJson(n); }
 
+// READY's content without trailing whitespace; "" when absent.
+std::string ReadyDigestOf(const fs::path& dir) {
+  auto text = ReadFileToString(dir / core::kReadyFileName, 4096);
+  if (!text.ok()) return "";
+  std::string d = *text;
+  while (!d.empty() && std::isspace(static_cast<unsigned char>(d.back()))) d.pop_back();
+  return d;
+}
+
+// Turns a passed report into a finding when the cache is not the one the
+// operator recorded (tamper evidence: a consistent rewrite of a file, the
+// manifest and READY passes levels 1-3 but not this).
+void CheckDigest(VerifyReport* r, const std::string& expected) {
+  if (!r->ok || expected.empty() || r->manifest_digest == expected) return;
+  r->ok = false;
+  r->finding = core::Finding{core::Level::kManifest, std::string(core::kReadyFileName),
+                             "manifest digest " + r->manifest_digest +
+                                 " differs from the one the operator recorded when it was "
+                                 "sealed (" +
+                                 expected + "): the cache was changed after sealing"};
+}
+
 // Tries to use a READY cache. Returns the target directory when it passed
-// validation; otherwise a reason (and quarantines where allowed).
+// validation; otherwise a reason, and `found` describes the failed
+// validation (quarantined where allowed).
 StatusOr<fs::path> TryUse(const WaitOptions& o, const WaitDeps& deps, const std::string& fp,
-                          const std::optional<core::NodeFacts>& node, std::string* reason,
+                          const std::optional<core::NodeFacts>& node,
+                          const std::string& expected_digest, std::string* reason,
+                          std::optional<core::GateQuarantine>* found, std::string* digest,
                           const Clock& clock) {
   core::Layout layout(o.root);
   fs::path published = layout.Published(fp);
   VerifyOptions vo;
   vo.dir = published;
-  vo.level = o.verify;
+  // Level 2 always: the manifest's fingerprint must be this node's, also
+  // under --verify Manifest (docs/cache-layout.md).
+  vo.level = std::max(o.verify, core::Level::kFingerprint);
   vo.expected_fingerprint = fp;
   vo.node = node;
   vo.view_prefix = o.view_prefix;
   vo.threads = o.threads;
   vo.load_cubin = deps.load_cubin;
+  auto reject = [&](const VerifyReport& r) -> Status {
+    *reason = "cache for fingerprint " + fp + " failed validation: " + r.finding.ToString();
+    core::GateQuarantine q;
+    q.fingerprint = fp;
+    q.expected_digest = expected_digest;
+    q.found_digest = ReadyDigestOf(published);
+    q.level = std::string(core::LevelName(r.finding.level));
+    q.file = r.finding.file;
+    q.reason = r.finding.reason;
+    if (r.finding.file == core::kReadyFileName && q.found_digest.empty()) {
+      return NotFoundError(*reason);  // READY went away (a re-seal moving it): poll on
+    }
+    if (o.quarantine) {
+      auto moved = Quarantine(layout, fp, published, r.finding);
+      if (moved.ok()) {
+        q.moved_to = moved->string();
+        *reason += " (quarantined to " + moved->string() + ")";
+      } else {
+        *reason += " (not quarantined: " + moved.status().message() + ")";
+      }
+    }
+    *found = q;
+    return DataLossError(*reason);
+  };
   if (o.mode == ConsumeMode::kCopy) {
     // Validate the manifest on the volume, copy, then validate the copy.
     VerifyOptions first = vo;
     first.level = core::Level::kFingerprint;
     VerifyReport r = VerifyCache(first);
-    if (r.ok) {
-      fs::path copy = LocalDir(o) / ("copy-" + fp + "-" + RandomHex());
-      Status s = CopyCache(published, copy, r.manifest);
-      if (!s.ok()) {
-        (void)RemoveTree(copy);
-        return s;
-      }
-      vo.dir = copy;
-      r = VerifyCache(vo);
-      if (r.ok) {
-        for (const auto& n : r.notes) clock.Log("note: " + n);
-        return copy;
-      }
+    CheckDigest(&r, expected_digest);
+    if (!r.ok) return reject(r);
+    fs::path copy = LocalDir(o) / ("copy-" + fp + "-" + RandomHex());
+    Status s = CopyCache(published, copy, r.manifest);
+    if (!s.ok()) {
       (void)RemoveTree(copy);
+      return s;
     }
-    *reason = "cache for fingerprint " + fp + " failed validation: " + r.finding.ToString();
-    if (o.quarantine && r.finding.file != core::kReadyFileName) {
-      auto q = Quarantine(layout, fp, published, r.finding);
-      if (q.ok()) *reason += " (quarantined to " + q->string() + ")";
+    vo.dir = copy;
+    r = VerifyCache(vo);
+    CheckDigest(&r, expected_digest);
+    if (r.ok) {
+      for (const auto& n : r.notes) clock.Log("note: " + n);
+      *digest = r.manifest_digest;
+      return copy;
     }
-    return NotFoundError(*reason);
+    (void)RemoveTree(copy);
+    return reject(r);
   }
   VerifyReport r = VerifyCache(vo);
-  if (r.ok) {
-    for (const auto& n : r.notes) clock.Log("note: " + n);
-    return published;
-  }
-  *reason = "cache for fingerprint " + fp + " failed validation: " + r.finding.ToString();
-  if (o.quarantine && r.finding.file != core::kReadyFileName) {
-    auto q = Quarantine(layout, fp, published, r.finding);
-    if (q.ok()) {
-      *reason += " (quarantined to " + q->string() + ")";
-    } else {
-      *reason += " (not quarantined: " + q.status().message() + ")";
-    }
-  }
-  return NotFoundError(*reason);
+  CheckDigest(&r, expected_digest);
+  if (!r.ok) return reject(r);
+  for (const auto& n : r.notes) clock.Log("note: " + n);
+  *digest = r.manifest_digest;
+  return published;
 }
 
-}  // namespace
+// Builds the empty local view a cold start uses.
+StatusOr<fs::path> ColdView(const WaitOptions& o) {
+  fs::path cold = LocalDir(o) / "cold";
+  Status s;
+  for (auto dir : core::kFrameworkDirs) {
+    if (s.ok()) s = MkdirAll(cold / dir);
+  }
+  if (s.ok()) s = MkdirAll(o.view.parent_path());
+  if (s.ok()) s = ReplaceSymlink(cold, o.view);
+  if (!s.ok()) return InternalError("cannot build the cold view: " + s.message());
+  return cold;
+}
 
-StatusOr<WaitResult> Wait(const WaitOptions& o, const WaitDeps& deps) {
+StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core::GateReport* rep) {
   Clock clock{deps};
   if (deps.resolver == nullptr && !core::IsFingerprintId(o.fingerprint)) {
     return InvalidArgumentError(
@@ -169,9 +220,13 @@ StatusOr<WaitResult> Wait(const WaitOptions& o, const WaitDeps& deps) {
   std::string fp = o.fingerprint;
   std::string state = fp.empty() ? "Unknown" : "Pending";
   std::string reason = "waiting for the first answer";
+  std::string expected_digest;              // the operator's manifestDigest for fp
+  std::int64_t digest_mismatch_since = -1;  // when READY's digest first differed; -1 none
   std::optional<core::NodeFacts> node;
   bool cross_checked = deps.prober == nullptr;
   bool failed = false;
+  std::string final_reason;  // the operator's answer is definitive: no cache for this pod
+  std::optional<core::GateQuarantine> found;
   std::string validation_failure;
   std::int64_t last_log = start - o.log_every_s * 1000;
   for (int attempt = 0;; ++attempt) {
@@ -182,6 +237,10 @@ StatusOr<WaitResult> Wait(const WaitOptions& o, const WaitDeps& deps) {
       } else {
         state = ans->state;
         reason = ans->message.empty() ? "state " + ans->state : ans->message;
+        if (ans->final) {
+          final_reason =
+              ans->reason.empty() ? std::string(core::gate_reason::kInvalidSpec) : ans->reason;
+        }
         if (core::IsFingerprintId(ans->fingerprint)) {
           if (!o.fingerprint.empty() && ans->fingerprint != o.fingerprint) {
             return FailedPreconditionError("the operator resolves node " + o.node +
@@ -190,8 +249,9 @@ StatusOr<WaitResult> Wait(const WaitOptions& o, const WaitDeps& deps) {
           }
           fp = ans->fingerprint;
           node = ans->node;
+          expected_digest = ans->manifest_digest;
         }
-        if (!cross_checked && !fp.empty()) {
+        if (!cross_checked && !fp.empty() && !ans->final) {
           auto probe = deps.prober->Probe();
           cross_checked = true;
           if (!probe.ok()) {
@@ -209,26 +269,56 @@ StatusOr<WaitResult> Wait(const WaitOptions& o, const WaitDeps& deps) {
         if (ans->state == "Failed") failed = true;
       }
     }
-    const bool ready_file = !fp.empty() && Exists(core::Layout(o.root).Ready(fp));
+    if (!final_reason.empty()) break;
+    const std::int64_t polled = clock.Now();
+    const fs::path published = fp.empty() ? fs::path() : core::Layout(o.root).Published(fp);
+    bool ready_file = !fp.empty() && Exists(core::Layout(o.root).Ready(fp));
     if (!fp.empty() && !ready_file && state == "Ready") {
       reason = "the operator reports fingerprint " + fp + " Ready but " +
                core::Layout(o.root).Ready(fp).string() +
                " is missing: is the cache volume mounted at --root?";
     }
+    if (ready_file && !expected_digest.empty()) {
+      // A READY the operator has not recorded: a re-warm may have just
+      // sealed it (the operator records the digest moments later), or
+      // someone rewrote the cache. Wait out a short grace before refusing.
+      const std::string on_disk = ReadyDigestOf(published);
+      if (!on_disk.empty() && on_disk != expected_digest) {
+        if (digest_mismatch_since < 0) digest_mismatch_since = polled;
+        if (polled - digest_mismatch_since < o.digest_grace_s * 1000) {
+          reason = "READY of fingerprint " + fp + " holds digest " + on_disk.substr(0, 12) +
+                   "..., the operator recorded " + expected_digest.substr(0, 12) +
+                   "...; waiting up to " + std::to_string(o.digest_grace_s) +
+                   "s for the operator to catch up before refusing it";
+          ready_file = false;
+        }
+      } else {
+        digest_mismatch_since = -1;
+      }
+    }
     if (ready_file) {
       std::string why;
-      auto target = TryUse(o, deps, fp, node, &why, clock);
+      std::string digest;
+      auto target = TryUse(o, deps, fp, node, expected_digest, &why, &found, &digest, clock);
       if (target.ok()) {
         Status s = MkdirAll(o.view.parent_path());
         if (s.ok()) s = ReplaceSymlink(*target, o.view);
         if (!s.ok()) return InternalError("cannot build the view: " + s.message());
         WaitResult r{"Warm", fp, "validated up to " + std::string(core::LevelName(o.verify)),
                      *target, clock.Now() - start};
+        rep->outcome = "Warm";
+        rep->reason = std::string(core::gate_reason::kValidated);
+        rep->fingerprint = fp;
+        rep->manifest_digest = digest;
+        rep->message = r.reason;
+        rep->target = target->string();
+        rep->waited_ms = r.waited_ms;
         return r;
       }
       reason = why.empty() ? target.status().message() : why;
       validation_failure = reason;
       clock.Log(reason);
+      if (found) break;  // the cache is bad: say so now, do not wait out the timeout
     }
     const std::int64_t now = clock.Now();
     if (failed || now >= deadline) break;
@@ -244,22 +334,61 @@ StatusOr<WaitResult> Wait(const WaitOptions& o, const WaitDeps& deps) {
                          std::max<std::int64_t>(1, deadline - now)));
   }
   const std::int64_t waited = clock.Now() - start;
-  std::string why =
-      (failed ? "warmup failed" : "timed out after " + HumanDuration(waited)) + " waiting for " +
-      (fp.empty() ? std::string("this node's fingerprint") : "fingerprint " + fp) + ": " + reason;
-  if (!validation_failure.empty() && validation_failure != reason) {
-    why += " (earlier: " + validation_failure + ")";
+  const std::string what =
+      fp.empty() ? std::string("this node's fingerprint") : "fingerprint " + fp;
+  std::string why;
+  Status fail;
+  if (!final_reason.empty()) {
+    why = "the operator says this pod gets no cache (" + final_reason + "): " + reason;
+    fail = NotFoundError(why);
+    rep->reason = final_reason;
+  } else if (found) {
+    why = reason +
+          "; the operator is told through this container's termination message and "
+          "re-warms it";
+    fail = DataLossError(why);
+    rep->reason = std::string(core::gate_reason::kQuarantined);
+    rep->quarantined.push_back(*found);
+  } else {
+    why = (failed ? "warmup failed" : "timed out after " + HumanDuration(waited)) +
+          " waiting for " + what + ": " + reason;
+    if (!validation_failure.empty() && validation_failure != reason) {
+      why += " (earlier: " + validation_failure + ")";
+    }
+    fail = DeadlineExceededError(why);
+    rep->reason =
+        std::string(failed ? core::gate_reason::kWarmupFailed : core::gate_reason::kTimeout);
   }
-  if (!o.start_cold_on_timeout) return DeadlineExceededError(why);
-  fs::path cold = LocalDir(o) / "cold";
-  Status s;
-  for (auto dir : core::kFrameworkDirs) {
-    if (s.ok()) s = MkdirAll(cold / dir);
+  rep->fingerprint = fp;
+  rep->waited_ms = waited;
+  if (!o.start_cold_on_timeout) {
+    rep->outcome = "Failed";
+    rep->message = why;
+    return fail;
   }
-  if (s.ok()) s = MkdirAll(o.view.parent_path());
-  if (s.ok()) s = ReplaceSymlink(cold, o.view);
-  if (!s.ok()) return InternalError("cannot build the cold view: " + s.message());
-  return WaitResult{"Cold", fp, why + "; starting cold with an empty cache", cold, waited};
+  KC_ASSIGN_OR_RETURN(fs::path cold, ColdView(o));
+  rep->outcome = "Cold";
+  rep->message = why + "; starting cold with an empty cache";
+  rep->target = cold.string();
+  return WaitResult{"Cold", fp, rep->message, cold, waited};
+}
+
+}  // namespace
+
+StatusOr<WaitResult> Wait(const WaitOptions& o, const WaitDeps& deps, core::GateReport* report) {
+  core::GateReport rep;
+  rep.view = o.view.string();
+  auto r = WaitInner(o, deps, &rep);
+  if (rep.outcome.empty()) {  // an error before any outcome
+    rep.outcome = "Failed";
+    rep.reason = std::string(r.ok() || r.status().code() != StatusCode::kFailedPrecondition
+                                 ? core::gate_reason::kError
+                                 : core::gate_reason::kMismatch);
+    rep.fingerprint = o.fingerprint;
+    rep.message = r.ok() ? "" : r.status().message();
+  }
+  if (report != nullptr) *report = std::move(rep);
+  return r;
 }
 
 }  // namespace kc::initwarm

@@ -9,12 +9,24 @@
 // first and validate the copy) and point the view at the cache (Shared,
 // SharedReadWrite: a symlink into the volume; Copy: a symlink to the local
 // copy; either way Triton's absolute paths under the view resolve). A cache
-// that fails validation is quarantined (when the volume is writable) and
-// waiting goes on. Polls back off exponentially (NextPollDelayMs), because
-// network filesystems give no inotify. A resolver state "Failed" ends the
-// wait at once. On timeout: StartCold points the view at an empty local
-// directory and succeeds ("Cold"); Fail returns DeadlineExceeded. Every
-// `log_every_s` one human line says why it is waiting.
+// is always validated up to level 2 (Fingerprint), also under Manifest.
+// When the operator gave a manifestDigest, the cache's (sha256 of
+// manifest.json, which READY holds) must equal it: a cache rewritten
+// consistently after sealing is refused. A READY whose digest differs is
+// first given `digest_grace_s` (the operator records a fresh re-warm's
+// digest moments after it is sealed), then refused.
+// A cache that fails validation is quarantined (when the volume is
+// writable) and the wait ends at once (DataLoss; the report lists the
+// quarantine, so the operator re-warms it; a restarted gate then waits for
+// that). Polls back off exponentially (NextPollDelayMs), because network
+// filesystems give no inotify. A resolver state "Failed" ends the wait at
+// once, and so does a final answer (invalid spec, node not selected or
+// without a fingerprint: NotFound). When the wait ends without a cache
+// (timeout, failure, quarantine, final answer): StartCold points the view
+// at an empty local directory and succeeds ("Cold"); Fail returns the
+// error (DeadlineExceeded on timeout or failed warmup). Every
+// `log_every_s` one human line says why it is waiting. `report` (when not
+// null) receives the gate report (core/gate_report.h) on every outcome.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +35,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "core/gate_report.h"
 #include "core/layout.h"
 #include "core/validate.h"
 #include "initwarm/probe.h"
@@ -53,6 +66,7 @@ struct WaitOptions {
   std::int64_t log_every_s = 10;
   bool quarantine = true;
   int threads = 0;
+  std::int64_t digest_grace_s = 30;
 };
 
 struct WaitDeps {
@@ -72,7 +86,8 @@ struct WaitResult {
   std::int64_t waited_ms = 0;
 };
 
-StatusOr<WaitResult> Wait(const WaitOptions& opts, const WaitDeps& deps);
+StatusOr<WaitResult> Wait(const WaitOptions& opts, const WaitDeps& deps,
+                          core::GateReport* report = nullptr);
 
 // Capped exponential backoff: initial * 2^attempt, at most max. Pure.
 std::int64_t NextPollDelayMs(int attempt, std::int64_t initial_ms, std::int64_t max_ms);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/gate_report.h"
 #include "initwarm/fsutil.h"
 #include "initwarm/prepare.h"
 #include "initwarm/seal.h"
@@ -50,7 +51,9 @@ class WaitTest : public ::testing::Test {
                         "v1/" + fp_,
                         "",
                         "warmup Job kc-warm-1 running for 2m",
-                        testing::H200Facts()};
+                        testing::H200Facts(),
+                        /*final=*/false,
+                        /*reason=*/""};
     prober_.facts = testing::H200Facts();
     deps_.resolver = &resolver_;
     deps_.prober = &prober_;
@@ -69,21 +72,27 @@ class WaitTest : public ::testing::Test {
     opts_.timeout_s = 60;
   }
 
-  void Publish(int arch = 90) {
+  // Seals a cache for fp_ (as `owner`, `kernels` Triton kernels) and
+  // returns its manifest digest.
+  std::string Publish(int arch = 90, const std::string& owner = "job-1", int kernels = 2,
+                      bool replace = false) {
     PrepareOptions p;
     p.root = root_;
     p.fingerprint = fp_;
-    p.owner = "job-1";
+    p.owner = owner;
     auto pr = Prepare(p);
-    ASSERT_TRUE(pr.ok()) << pr.status();
-    testing::WriteTritonCache(pr->staging, 2, arch);
+    EXPECT_TRUE(pr.ok()) << pr.status();
+    if (!pr.ok()) return "";
+    testing::WriteTritonCache(pr->staging, kernels, arch);
     SealOptions s;
     s.root = root_;
-    s.owner = "job-1";
+    s.owner = owner;
     s.node = testing::H200Facts();
     s.runtime = testing::TestRuntime();
+    s.replace = replace;
     auto r = Seal(s);
-    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->manifest_digest : "";
   }
 
   testing::ScratchDir dir_;
@@ -207,8 +216,13 @@ TEST_F(WaitTest, CopyModeValidatesALocalCopy) {
   EXPECT_FALSE(Exists(published / "triton" / "new"));
 }
 
-TEST_F(WaitTest, CorruptCacheIsQuarantinedAndWaitingGoesOn) {
-  Publish();
+// A bad cache ends the wait at once, and the report names what was
+// quarantined (the operator re-warms it), instead of waiting out the
+// timeout while status keeps saying Ready.
+TEST_F(WaitTest, CorruptCacheIsQuarantinedAndReportedAtOnce) {
+  const std::string digest = Publish();
+  resolver_.answer.state = "Ready";
+  resolver_.answer.manifest_digest = digest;
   fs::path published = core::Layout(root_).Published(fp_);
   fs::path cubin = published / "triton/H1000ABCDEFGHIJKLMNOPQRSTUVWXYZ234567/kernel_0.cubin";
   std::string c = ReadFile(cubin);
@@ -216,12 +230,134 @@ TEST_F(WaitTest, CorruptCacheIsQuarantinedAndWaitingGoesOn) {
   testing::WriteFile(cubin, c);
   opts_.verify = core::Level::kChecksums;
   opts_.view_prefix = std::string(core::kDefaultView);
-  opts_.timeout_s = 5;
-  auto r = Wait(opts_, deps_);
+  opts_.timeout_s = 600;
+  core::GateReport rep;
+  auto r = Wait(opts_, deps_, &rep);
   ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kDataLoss);
   EXPECT_NE(r.status().message().find("sha256 mismatch"), std::string::npos) << r.status();
+  EXPECT_TRUE(sleeps_.empty());  // not the timeout
   EXPECT_FALSE(Exists(published));
-  EXPECT_TRUE(fs::exists(core::Layout(root_).QuarantineRoot()));
+  EXPECT_EQ(rep.outcome, "Failed");
+  EXPECT_EQ(rep.reason, "Quarantined");
+  ASSERT_EQ(rep.quarantined.size(), 1u);
+  EXPECT_EQ(rep.quarantined[0].fingerprint, fp_);
+  EXPECT_EQ(rep.quarantined[0].expected_digest, digest);
+  EXPECT_EQ(rep.quarantined[0].found_digest, digest);
+  EXPECT_EQ(rep.quarantined[0].level, "Checksums");
+  EXPECT_TRUE(fs::exists(rep.quarantined[0].moved_to)) << rep.quarantined[0].moved_to;
+  // StartCold: the pod starts cold at once, and still reports it.
+  Publish();
+  opts_.start_cold_on_timeout = true;
+  fs::path again = published / "triton/H1000ABCDEFGHIJKLMNOPQRSTUVWXYZ234567/kernel_0.cubin";
+  c = ReadFile(again);
+  c[10] ^= 0x40;
+  testing::WriteFile(again, c);
+  resolver_.answer.manifest_digest = "";
+  r = Wait(opts_, deps_, &rep);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->outcome, "Cold");
+  EXPECT_EQ(rep.outcome, "Cold");
+  EXPECT_EQ(rep.reason, "Quarantined");
+  ASSERT_EQ(rep.quarantined.size(), 1u);
+}
+
+// Tamper evidence: a file, the manifest and READY rewritten consistently
+// pass levels 1-3, but not the digest the operator recorded at sealing.
+TEST_F(WaitTest, ConsistentRewriteIsRefusedByTheOperatorsDigest) {
+  const std::string sealed = Publish();
+  const std::string rewritten = Publish(90, "attacker", 3, /*replace=*/true);
+  ASSERT_NE(sealed, rewritten);
+  resolver_.answer.state = "Ready";
+  resolver_.answer.manifest_digest = sealed;
+  opts_.verify = core::Level::kChecksums;
+  opts_.view_prefix = std::string(core::kDefaultView);
+  opts_.digest_grace_s = 20;
+  core::GateReport rep;
+  auto r = Wait(opts_, deps_, &rep);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(r.status().message().find("differs from the one the operator recorded"),
+            std::string::npos)
+      << r.status();
+  EXPECT_GE(now_ms_, 20000);  // the grace was given first
+  EXPECT_LT(now_ms_, 60000);  // but not the timeout
+  EXPECT_FALSE(Exists(view_));
+  EXPECT_FALSE(Exists(core::Layout(root_).Published(fp_)));  // quarantined
+  ASSERT_EQ(rep.quarantined.size(), 1u);
+  EXPECT_EQ(rep.quarantined[0].expected_digest, sealed);
+  EXPECT_EQ(rep.quarantined[0].found_digest, rewritten);
+}
+
+// A re-warm just sealed (--replace) and the operator records its digest
+// moments later: the grace lets the gate use it, nothing is quarantined.
+TEST_F(WaitTest, DigestMismatchWaitsForTheOperatorToCatchUp) {
+  const std::string old_digest = Publish();
+  const std::string fresh = Publish(90, "job-2", 3, /*replace=*/true);
+  resolver_.answer.state = "Ready";
+  resolver_.answer.manifest_digest = old_digest;
+  on_sleep_ = [&](int n) {
+    if (n == 2) resolver_.answer.manifest_digest = fresh;
+  };
+  core::GateReport rep;
+  auto r = Wait(opts_, deps_, &rep);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(rep.outcome, "Warm");
+  EXPECT_EQ(rep.manifest_digest, fresh);
+  EXPECT_TRUE(rep.quarantined.empty());
+  EXPECT_EQ(sleeps_.size(), 2u);
+}
+
+// --verify Manifest in Shared mode also checks level 2: a cache published
+// under this node's fingerprint directory whose manifest is another
+// fingerprint's is refused.
+TEST_F(WaitTest, SharedManifestLevelChecksTheFingerprint) {
+  Publish();
+  core::NodeFacts other = testing::H200Facts();
+  other.driver_version = "590.10.01";
+  const std::string other_fp = core::ComputeFingerprint(other, testing::TestRuntime()).id;
+  fs::rename(core::Layout(root_).Published(fp_), core::Layout(root_).Published(other_fp));
+  resolver_.answer.fingerprint = other_fp;
+  resolver_.answer.node = other;
+  prober_.facts = other;
+  opts_.mode = ConsumeMode::kShared;
+  opts_.verify = core::Level::kManifest;
+  core::GateReport rep;
+  auto r = Wait(opts_, deps_, &rep);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(r.status().message().find("Fingerprint"), std::string::npos) << r.status();
+  ASSERT_EQ(rep.quarantined.size(), 1u);
+  EXPECT_EQ(rep.quarantined[0].level, "Fingerprint");
+}
+
+// The operator's answer is final (invalid spec, node not selected): the
+// gate stops at once instead of waiting out its timeout.
+TEST_F(WaitTest, FinalAnswerEndsTheWaitAtOnce) {
+  resolver_.answer.state = "Unknown";
+  resolver_.answer.final = true;
+  resolver_.answer.reason = "NodeNotSelected";
+  resolver_.answer.message = "node gpu-1 does not match the KernelCache's nodeSelector (a=b)";
+  core::GateReport rep;
+  auto r = Wait(opts_, deps_, &rep);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(r.status().message().find("NodeNotSelected"), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("nodeSelector"), std::string::npos) << r.status();
+  EXPECT_TRUE(sleeps_.empty());
+  EXPECT_EQ(rep.outcome, "Failed");
+  EXPECT_EQ(rep.reason, "NodeNotSelected");
+  // StartCold: exits with a cold view, at once.
+  opts_.start_cold_on_timeout = true;
+  resolver_.answer.fingerprint = "";  // no fingerprint for this node at all
+  resolver_.answer.reason = "InvalidSpec";
+  r = Wait(opts_, deps_, &rep);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->outcome, "Cold");
+  EXPECT_TRUE(sleeps_.empty());
+  EXPECT_TRUE(fs::is_empty(fs::read_symlink(view_) / "triton"));
+  EXPECT_EQ(rep.outcome, "Cold");
+  EXPECT_EQ(rep.reason, "InvalidSpec");
 }
 
 TEST_F(WaitTest, ReadyStateButNoReadyFileSaysWhy) {

@@ -19,6 +19,8 @@ struct Caches {
   std::vector<const kube::Store*> jobs;
   std::vector<const kube::Store*> pods;
   std::vector<const kube::Store*> pvcs;
+  // Gated model pods (label kernelcache.io/consumer), for their gate reports.
+  std::vector<const kube::Store*> gated_pods;
 
   // By "<ns>/<name>" (or "<name>" for nodes).
   static std::optional<kube::Json> Get(const std::vector<const kube::Store*>& stores,

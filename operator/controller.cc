@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/api_types.h"
+#include "operator/gate_reports.h"
 #include "operator/views.h"
 
 namespace kc::op {
@@ -52,6 +53,14 @@ void Safely(const Logger& log, const char* what, F&& body) noexcept {
   }
 }
 
+// The gate container's reports, compared to decide whether a pod update
+// matters.
+std::string GateMessages(const Json& pod) {
+  std::string out;
+  for (const auto& r : GateReportsFromPod(pod)) out += core::GateReportToJson(r.report) + "\n";
+  return out;
+}
+
 bool NodeRelevantChange(const Json& a, const Json& b) {
   NodeView x = NodeViewFromJson(a), y = NodeViewFromJson(b);
   return x.labels != y.labels || x.unschedulable != y.unschedulable || x.ready != y.ready ||
@@ -88,6 +97,20 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
         [this](const Json& o) { EnqueueByLabel(o); },
         [this](const Json&, const Json& o) { EnqueueByLabel(o); },
         [this](const Json& o, bool) { EnqueueByLabel(o); },
+    });
+    // Gated model pods: their gate's termination message (core/gate_report.h)
+    // says when it quarantined a cache. Only a change of the gate
+    // container's reports enqueues (model pods change often otherwise).
+    auto& gated =
+        AddInformer(kube::resources::kPods, ns, core::kConsumerLabel, &caches_.gated_pods);
+    gated.AddEventHandler({
+        [this](const Json& o) {
+          if (!GateReportsFromPod(o).empty()) EnqueueConsumer(o);
+        },
+        [this](const Json& old_pod, const Json& new_pod) {
+          if (GateMessages(old_pod) != GateMessages(new_pod)) EnqueueConsumer(new_pod);
+        },
+        [](const Json&, bool) {},
     });
     auto& pvcs = AddInformer(kube::resources::kPersistentVolumeClaims, ns, "", &caches_.pvcs);
     pvcs.AddEventHandler({
@@ -176,6 +199,16 @@ void Controller::EnqueueByLabel(const Json& obj) {
     if (it == labels.end()) return;
     Enqueue(StrAt(meta, "namespace") + "/" + it->second);
   });
+}
+
+void Controller::EnqueueConsumer(const Json& pod) {
+  if (!pod.is_object()) return;
+  const Json meta = pod.value("metadata", Json::object());
+  if (!meta.is_object()) return;
+  auto labels = StringMap(meta.value("labels", Json::object()));
+  auto it = labels.find(core::kConsumerLabel);
+  if (it == labels.end() || it->second.empty()) return;
+  Enqueue(meta.value("namespace", "") + "/" + it->second);
 }
 
 void Controller::EnqueueForNode(const Json& node) {

@@ -8,6 +8,9 @@
 //                           the node's old or new labels (updates only when
 //                           labels, cordon, Ready, or GPU allocatable changed)
 //   Job, Pod             -> label kernelcache.io/name in the object's namespace
+//   gated model Pod      -> label kernelcache.io/consumer (a second Pod informer
+//                           with that label selector), only when the reports of
+//                           its `kernelcache-wait` init container change
 //   PersistentVolumeClaim -> its KernelCache ownerReference, and every
 //                           KernelCache whose spec.storage.existingClaim names it
 //
@@ -74,6 +77,7 @@ class Controller {
   void Enqueue(const std::string& key);
   void EnqueueForNode(const kube::Json& node);
   void EnqueueByLabel(const kube::Json& obj);
+  void EnqueueConsumer(const kube::Json& pod);  // label kernelcache.io/consumer
   void EnqueueForPvc(const kube::Json& pvc);
   void Worker();
 

@@ -209,7 +209,7 @@ TEST(CrdIntegration, BuiltObjectsAreAccepted) {
                      {{{"nvidia.com/gpu.product", "NVIDIA-H200"}, {"kubernetes.io/arch", "amd64"}},
                       {{"nvidia.com/gpu.product", "NVIDIA-H200-SHARED"}}},
                      s),
-      BuildGcJob(kc, {"3f9a1c2b7d4e5f60"}, {"0123456789abcdef"}, s), BuildPvc(kc)};
+      BuildGcJob(kc, {{"0123456789abcdef", ""}}, s), BuildPvc(kc)};
   for (const auto& o : objects) {
     Status st = Cluster().KubectlWithInput({"create", "--dry-run=server", "-f", "-"}, o.dump());
     EXPECT_TRUE(st.ok()) << o["kind"] << " " << o["metadata"]["name"] << ": " << st;

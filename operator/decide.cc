@@ -518,21 +518,78 @@ class Decider {
               (pod.node_name.empty() ? "" : " on node " + pod.node_name));
   }
 
+  // Owners (Job uids) of this fingerprint's earlier warmups that can no
+  // longer write: the Job whose outcome the status records (recorded only
+  // once it finished) and every Job of it seen Complete or Failed (a Job's
+  // terminal condition comes after its pods have terminated). The next
+  // warmup's prepare may break their lock at once (item: a failed warmup
+  // never reaches seal, which releases it). A running Job is never listed.
+  std::vector<std::string> DeadOwners(const FingerprintStatus& f) const {
+    std::set<std::string> dead;
+    if (!f.job_uid.empty()) dead.insert(f.job_uid);
+    for (const auto& j : obs_.jobs) {
+      if (Ours(j) && Component(j) == "warmup" && JobFingerprint(j) == f.id && !j.uid.empty() &&
+          (j.complete || j.failed_condition)) {
+        dead.insert(j.uid);
+      }
+    }
+    for (const auto& j : obs_.jobs) {
+      if (!j.complete && !j.failed_condition) dead.erase(j.uid);  // never a live one
+    }
+    return {dead.begin(), dead.end()};
+  }
+
   void CreateWarmup(FingerprintStatus& f, const Group& g, const std::string& name) {
     Action a;
     a.kind = Action::Kind::kCreateJob;
     a.name = name;
-    a.object = BuildWarmupJob(kc_, f.id, g.facts, f.warm_generation, g.label_sets, obs_.settings);
+    a.object = BuildWarmupJob(kc_, f.id, g.facts, f.warm_generation, g.label_sets, obs_.settings,
+                              DeadOwners(f));
     plan_.actions.push_back(std::move(a));
     f.job = name;
-    if (f.state != st::kReady) SetState(f, st::kWarming);
+    if (f.state != st::kReady && f.state != st::kDegraded) SetState(f, st::kWarming);
     running_.push_back(name);
     Event("Normal", "WarmupStarted",
           "Job " + name + " warms fingerprint " + Describe(f) + " on one of " +
               std::to_string(g.eligible.size()) + " eligible node(s): " + ListSome(g.eligible));
   }
 
+  // A gated pod's report that it quarantined the cache the status records
+  // for `f` (matched by manifest digest, so a report about an older cache
+  // does nothing): forget the cache, mark it Degraded and bump the warm
+  // generation, so InUse creates a new warmup Job.
+  void GateReports(FingerprintStatus& f) {
+    if (f.manifest_digest.empty()) return;
+    for (const auto& g : obs_.gate_reports) {
+      for (const auto& q : g.report.quarantined) {
+        const std::string& digest = q.expected_digest.empty() ? q.found_digest : q.expected_digest;
+        if (q.fingerprint != f.id || digest != f.manifest_digest) continue;
+        if (g.finished && f.ready_at && *g.finished < *f.ready_at) continue;
+        const std::string what = "pod " + g.pod + (g.node.empty() ? "" : " on node " + g.node) +
+                                 " found the cache of fingerprint " + f.id + " bad (" + q.level +
+                                 (q.file.empty() ? "" : ": " + q.file) + ": " + q.reason + ")" +
+                                 (q.moved_to.empty() ? "" : " and quarantined it");
+        f.manifest_digest.clear();
+        f.bytes = f.files = 0;
+        f.ready_at.reset();
+        f.last_failure = "CacheQuarantined: " + what;
+        if (f.last_failure.size() > 1024) f.last_failure = f.last_failure.substr(0, 1024) + "...";
+        SetState(f, st::kDegraded);
+        // A warmup of it already running (a purge re-warm) re-seals it; a
+        // second live writer would only meet the lock.
+        const bool warming = std::any_of(obs_.jobs.begin(), obs_.jobs.end(), [&](const JobView& j) {
+          return Ours(j) && Component(j) == "warmup" && JobFingerprint(j) == f.id && !j.complete &&
+                 !j.failed_condition && !j.deleting;
+        });
+        if (!warming) ++f.warm_generation;
+        Event("Warning", "CacheQuarantined", what + "; re-warming it");
+        return;
+      }
+    }
+  }
+
   void InUse(FingerprintStatus& f, const Group& g) {
+    GateReports(f);
     std::string want = WarmupJobName(kc_.metadata.name, f.id, f.warm_generation);
     const JobView* job = FindJob(want);
     if (job != nullptr && !Ours(*job)) job = nullptr;
@@ -571,7 +628,7 @@ class Decider {
       }
     }
     if (job != nullptr && !finished) {
-      if (f.state != st::kReady) SetState(f, st::kWarming);
+      if (f.state != st::kReady && f.state != st::kDegraded) SetState(f, st::kWarming);
       f.job = want;
       running_.push_back(want);
       return;
@@ -682,17 +739,19 @@ class Decider {
     }
     if (gc_running || collectable_.empty() || !storage_usable_) return;
     std::sort(collectable_.begin(), collectable_.end());
-    std::vector<std::string> keep;
-    for (const auto& [id, f] : entries_) {
-      if (std::find(collectable_.begin(), collectable_.end(), id) == collectable_.end()) {
-        keep.push_back(id);
-      }
+    // Exactly what to remove, each with the digest recorded for it: GC
+    // never removes a cache it was not given (a shared claim holds other
+    // KernelCaches' caches) nor one sealed after this Job was made.
+    std::map<std::string, std::string> remove;
+    for (const auto& id : collectable_) {
+      auto e = entries_.find(id);
+      remove[id] = e == entries_.end() ? "" : e->second.manifest_digest;
     }
     Action a;
     a.kind = Action::Kind::kCreateJob;
     a.name = GcJobName(kc_.metadata.name, collectable_);
     if (FindJob(a.name) != nullptr) return;  // finished and being handled above
-    a.object = BuildGcJob(kc_, keep, collectable_, obs_.settings);
+    a.object = BuildGcJob(kc_, remove, obs_.settings);
     Event("Normal", "GcStarted",
           "GC Job " + a.name + " removes the cache(s) of fingerprint(s) " +
               Join(collectable_, ", ") + ", stale for more than " + kc_.spec.retention.stale_after);
@@ -729,7 +788,7 @@ class Decider {
     }
     int32_t total = 0, ready = 0;
     int64_t bytes = 0;
-    std::vector<std::string> waiting, failed;
+    std::vector<std::string> waiting, failed, quarantined;
     for (const auto& f : status.fingerprints) {
       if (!f.manifest_digest.empty()) bytes += f.bytes;
       if (f.nodes == 0) continue;
@@ -739,7 +798,10 @@ class Decider {
         continue;
       }
       std::string why = f.id + " " + f.state;
-      if (f.state == st::kFailed) {
+      if (f.state == st::kDegraded) {
+        why += " (re-warming with Job " + f.job + ")";
+        quarantined.push_back(f.id + ": " + f.last_failure);
+      } else if (f.state == st::kFailed) {
         why += " (" + f.last_failure + ")";
         failed.push_back(f.id + ": " + f.last_failure);
       } else if (f.state == st::kWarming) {
@@ -781,6 +843,9 @@ class Decider {
         Event("Warning", "ShapeExplosion", msg);
       }
       SetCondition(cond::kDegraded, true, "ShapeExplosion", msg);
+    } else if (!quarantined.empty()) {
+      SetCondition(cond::kDegraded, true, "CacheQuarantined",
+                   "caches found bad by model pods, being re-warmed: " + ListSome(quarantined));
     } else if (!failed.empty()) {
       SetCondition(cond::kDegraded, true, "WarmupFailed",
                    "failed warmups (retried with backoff): " + ListSome(failed));

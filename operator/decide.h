@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "core/api_types.h"
+#include "core/gate_report.h"
 
 namespace kc::op {
 
@@ -122,6 +123,15 @@ struct PvcView {
   Time created{};
 };
 
+// What the gate (`kernelcache-wait`) of one gated model pod reported
+// (operator/gate_reports.h reads it from the kubelet-written pod status).
+struct GateReportView {
+  std::string pod;
+  std::string node;
+  core::GateReport report;
+  std::optional<Time> finished;  // the gate container's terminated.finishedAt
+};
+
 struct Observed {
   // The KernelCache: metadata (name, namespace, uid, generation,
   // deletionTimestamp, finalizers), spec, and the status last written.
@@ -133,6 +143,12 @@ struct Observed {
   std::vector<JobView> jobs;    // Jobs labelled kernelcache.io/name=<kc name>
   std::vector<PodView> pods;    // Pods of those Jobs
   std::optional<PvcView> pvc;   // the claim named core::ClaimName(kc)
+  // Reports of gated model pods (label kernelcache.io/consumer=<kc name>).
+  // A report that quarantined fingerprint F's cache whose digest is the
+  // status's manifestDigest of F marks F Degraded and re-warms it (a new
+  // Job generation); later reports of the same, now forgotten, digest do
+  // nothing.
+  std::vector<GateReportView> gate_reports;
   Settings settings;
 };
 

@@ -550,6 +550,122 @@ TEST(Decide, FailedJobBacksOffThenRetries) {
   EXPECT_EQ(p.status.phase, "Ready");
 }
 
+// A failed warmup never reaches seal, so its prepare-held lock stays on the
+// volume; the next Job's prepare is told the failed Job's uid.
+TEST(Decide, RetriedWarmupNamesTheFailedJobAsDeadLockOwner) {
+  World w;
+  w.obs.nodes = {Node("gpu-1", Gpu())};
+  Plan first = w.Step(kT0);
+  const std::string fp = w.Fp(Gpu());
+  const std::string job = WarmupJobName("llama", fp);
+  auto prepare_args = [](const Plan& p) {
+    for (const auto& a : p.actions) {
+      if (a.kind != Kind::kCreateJob) continue;
+      return a.object["spec"]["template"]["spec"]["initContainers"][0]["args"];
+    }
+    return Json();
+  };
+  auto has_break = [](const Json& args, const std::string& want) {
+    for (const auto& a : args) {
+      if (a.get<std::string>().rfind("--break-lock-of", 0) == 0) return a == want;
+    }
+    return want.empty();
+  };
+  // The first Job has no dead predecessor.
+  EXPECT_TRUE(has_break(prepare_args(first), "")) << prepare_args(first);
+  const std::string failed_uid = w.FindJob(job)->uid;
+  w.Fail(job, kT0 + minutes(2));
+  w.Step(kT0 + minutes(2) + seconds(1));
+  w.Step(kT0 + minutes(3));  // backoff over: the failed Job is deleted
+  ASSERT_EQ(w.FindJob(job), nullptr);
+  Plan p = w.Step(kT0 + minutes(3) + seconds(1));
+  ASSERT_EQ(Names(p, Kind::kCreateJob), std::vector<std::string>{job});
+  EXPECT_TRUE(has_break(prepare_args(p), "--break-lock-of=" + failed_uid)) << prepare_args(p);
+  EXPECT_NE(w.FindJob(job)->uid, failed_uid);
+}
+
+// A model pod's gate quarantined the Ready cache (its termination message,
+// read from the pod status): the fingerprint turns Degraded, a new warmup
+// generation is created, and once it seals, Ready again. Reports about a
+// cache the status no longer records change nothing.
+TEST(Decide, GateQuarantineMarksDegradedAndRewarms) {
+  World w;
+  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.WarmAll(kT0);
+  const std::string fp = w.Fp(Gpu());
+  ASSERT_EQ(w.Status(fp)->state, "Ready");
+  ASSERT_EQ(w.Status(fp)->manifest_digest, kDigest);
+
+  GateReportView stale_report;
+  stale_report.pod = "llama-0";
+  stale_report.node = "gpu-1";
+  stale_report.report.outcome = "Failed";
+  stale_report.report.reason = "Quarantined";
+  stale_report.report.quarantined.push_back(
+      {fp, std::string(64, 'e'), std::string(64, 'e'), "Checksums", "triton/x", "sha256", ""});
+  w.obs.gate_reports = {stale_report};
+  Plan p = w.Step(kT0 + minutes(10));
+  EXPECT_EQ(Mutations(p), 0u) << "a report about another digest changes nothing";
+  EXPECT_EQ(w.Status(fp)->state, "Ready");
+
+  // A report that finished before the cache was sealed is not about it.
+  GateReportView early = stale_report;
+  early.report.quarantined[0].expected_digest = kDigest;
+  early.finished = kT0 - minutes(1);
+  w.obs.gate_reports = {early};
+  p = w.Step(kT0 + minutes(10));
+  EXPECT_EQ(Mutations(p), 0u) << "a report older than the cache changes nothing";
+
+  w.obs.gate_reports = {stale_report};
+  GateReportView report = stale_report;
+  report.finished = kT0 + minutes(11);
+  report.report.quarantined[0] = {fp,
+                                  kDigest,
+                                  kDigest,
+                                  "Checksums",
+                                  "triton/H1/k.cubin",
+                                  "sha256 mismatch",
+                                  "/var/cache/kernelcache/v1/.quarantine/x"};
+  w.obs.gate_reports.push_back(report);
+  p = w.Step(kT0 + minutes(11));
+  const FingerprintStatus* f = w.Status(fp);
+  EXPECT_EQ(f->state, "Degraded");
+  EXPECT_TRUE(f->manifest_digest.empty());
+  EXPECT_EQ(f->warm_generation, 1);
+  EXPECT_NE(f->last_failure.find("pod llama-0 on node gpu-1"), std::string::npos)
+      << f->last_failure;
+  EXPECT_EQ(Names(p, Kind::kCreateJob), std::vector<std::string>{WarmupJobName("llama", fp, 1)});
+  const Action* e = FindEvent(p, "CacheQuarantined");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->event_type, "Warning");
+  EXPECT_NE(e->event_message.find("sha256 mismatch"), std::string::npos) << e->event_message;
+  EXPECT_EQ(Cond(p.status, "Degraded").status, "True");
+  EXPECT_EQ(Cond(p.status, "Degraded").reason, "CacheQuarantined");
+  EXPECT_EQ(Cond(p.status, "Ready").status, "False");
+  EXPECT_EQ(p.status.phase, "Degraded");
+
+  // The same report again (the pod status keeps it): nothing new.
+  p = w.Step(kT0 + minutes(12));
+  EXPECT_EQ(CountKind(p, Kind::kCreateJob), 0u);
+  EXPECT_EQ(w.Status(fp)->state, "Degraded");
+  EXPECT_EQ(w.Status(fp)->warm_generation, 1);
+
+  // The re-warm seals a new cache: Ready; the old report stays inert.
+  const std::string fresh(64, 'c');
+  w.Succeed(
+      WarmupJobName("llama", fp, 1),
+      nlohmann::json{{"fingerprint", fp}, {"manifestDigest", fresh}, {"bytes", 5}, {"files", 1}}
+          .dump(),
+      kT0 + minutes(20));
+  p = w.Step(kT0 + minutes(21));
+  EXPECT_EQ(w.Status(fp)->state, "Ready");
+  EXPECT_EQ(w.Status(fp)->manifest_digest, fresh);
+  EXPECT_EQ(Cond(p.status, "Degraded").status, "False");
+  p = w.Step(kT0 + minutes(22));
+  EXPECT_EQ(CountKind(p, Kind::kCreateJob), 0u);
+  EXPECT_EQ(w.Status(fp)->state, "Ready");
+}
+
 TEST(Decide, BackoffIsCapped) {
   World w;
   w.obs.nodes = {Node("gpu-1", Gpu())};
@@ -663,7 +779,12 @@ TEST(Decide, DriverUpgradeWarmsNewFingerprintAndCollectsOldAfterGrace) {
   ASSERT_EQ(Names(p, Kind::kCreateJob), std::vector<std::string>{gc});
   const Action& a = *std::find_if(p.actions.begin(), p.actions.end(),
                                   [](const Action& x) { return x.kind == Kind::kCreateJob; });
-  EXPECT_EQ(a.object["spec"]["template"]["spec"]["containers"][0]["args"][2], "--keep=" + new_fp);
+  // Only the stale fingerprint, with the digest recorded for it: never the
+  // new one, nor anything else on the claim.
+  const Json& gc_args = a.object["spec"]["template"]["spec"]["containers"][0]["args"];
+  ASSERT_EQ(gc_args.size(), 3u) << gc_args;
+  EXPECT_EQ(gc_args[2], "--remove=" + old_fp + ":" + kDigest);
+  for (const auto& arg : gc_args) EXPECT_EQ(arg.get<std::string>().find(new_fp), std::string::npos);
   EXPECT_NE(FindEvent(p, "GcStarted"), nullptr);
   // While it runs: nothing new.
   p = w.Step(t_stale + hours(1) + seconds(10));

@@ -5,6 +5,7 @@
 
 #include "base/utf8.h"
 #include "core/api_types.h"
+#include "operator/gate_reports.h"
 #include "operator/views.h"
 
 namespace kc::op {
@@ -83,6 +84,9 @@ Observed Reconciler::Observe(const Json& kc_json) const {
   }
   for (const Json& p : Caches::ByLabel(caches_.pods, ns, kLabelName, name)) {
     o.pods.push_back(PodViewFromJson(p));
+  }
+  for (const Json& p : Caches::ByLabel(caches_.gated_pods, ns, core::kConsumerLabel, name)) {
+    for (auto& r : GateReportsFromPod(p)) o.gate_reports.push_back(std::move(r));
   }
   if (auto pvc = Caches::Get(caches_.pvcs, ns + "/" + core::ClaimName(o.kc))) {
     o.pvc = PvcViewFromJson(*pvc, o.kc.metadata.uid);

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "core/fingerprint.h"
+#include "core/gate_report.h"
+#include "core/resolve_answer.h"
 
 namespace kc::op {
 namespace {
@@ -127,52 +129,63 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
   if (!in.node) return Error(404, "node " + q.node + " not found");
   const core::KernelCache& kc = *in.kc;
 
-  auto facts = core::NodeFactsFromLabels(in.node->labels);
-  if (!facts.ok()) {
-    return Error(404, "node " + q.node + " has no GPU fingerprint: " + facts.status().message());
-  }
-  const core::RuntimeFacts runtime = core::RuntimeFactsFor(kc.spec);
-  const std::string fp = core::ComputeFingerprint(*facts, runtime).id;
-
-  Json body;
-  body["fingerprint"] = fp;
-  body["directory"] = "v1/" + fp;
-  body["manifestDigest"] = "";
-  body["node"] = {{"gpuProduct", facts->gpu_product},
-                  {"computeCapability", facts->compute_capability},
-                  {"driver", facts->driver_version},
-                  {"cudaDriver", facts->cuda_driver_version},
-                  {"arch", facts->arch}};
-
+  // The answer; encoded by core/resolve_answer.h (initwarm decodes it).
+  core::ResolveAnswer a;
+  auto answer = [&a] {
+    return ResolveResponse{200, Json::parse(core::ResolveAnswerToJson(a), nullptr, false)};
+  };
+  // Answers waiting cannot change are final: the gate acts on its
+  // onTimeout at once instead of waiting it out.
+  auto final_answer = [&](std::string_view reason, std::string message) {
+    a.state = "Unknown";
+    a.final = true;
+    a.reason = std::string(reason);
+    a.message = std::move(message);
+    return answer();
+  };
   const core::Condition* invalid =
       core::FindCondition(kc.status.conditions, core::condition::kInvalidSpec);
-  if (!in.parse_errors.empty() || (invalid != nullptr && invalid->status == "True")) {
-    body["state"] = "Unknown";
-    body["message"] = "KernelCache " + q.ns + "/" + q.kernelcache + " has an invalid spec: " +
-                      (!in.parse_errors.empty() ? in.parse_errors.front() : invalid->message);
-    return {200, body};
+  const bool spec_invalid =
+      !in.parse_errors.empty() || (invalid != nullptr && invalid->status == "True");
+  auto facts = core::NodeFactsFromLabels(in.node->labels);
+  if (facts.ok()) {
+    a.fingerprint = core::ComputeFingerprint(*facts, core::RuntimeFactsFor(kc.spec)).id;
+    a.directory = "v1/" + a.fingerprint;
+    a.node = *facts;
+  }
+  if (spec_invalid) {
+    return final_answer(
+        core::gate_reason::kInvalidSpec,
+        "KernelCache " + q.ns + "/" + q.kernelcache + " has an invalid spec: " +
+            (!in.parse_errors.empty() ? in.parse_errors.front() : invalid->message));
   }
   if (!MatchesNodeSelector(kc.spec.node_selector, in.node->labels)) {
-    body["state"] = "Unknown";
-    body["message"] = "node " + q.node + " does not match the KernelCache's nodeSelector (" +
-                      SelectorText(kc.spec.node_selector) + "); no cache is kept for it";
-    return {200, body};
+    return final_answer(core::gate_reason::kNodeNotSelected,
+                        "node " + q.node + " does not match the KernelCache's nodeSelector (" +
+                            SelectorText(kc.spec.node_selector) + "); no cache is kept for it");
   }
+  if (!facts.ok()) {
+    return final_answer(core::gate_reason::kNodeHasNoFingerprint,
+                        "node " + q.node + " has no GPU fingerprint: " + facts.status().message() +
+                            "; is GPU Feature Discovery running on it?");
+  }
+  const core::RuntimeFacts runtime = core::RuntimeFactsFor(kc.spec);
+  const std::string fp = a.fingerprint;
 
   const core::FingerprintStatus* fs = nullptr;
   for (const auto& f : kc.status.fingerprints) {
     if (f.id == fp) fs = &f;
   }
   if (fs == nullptr) {
-    body["state"] = std::string(core::fp_state::kPending);
+    a.state = std::string(core::fp_state::kPending);
     const std::string why = NoWarmupReason(fp, in.nodes, runtime);
-    body["message"] = why.empty() ? "fingerprint " + fp + " not yet recorded by the operator"
-                                  : "no warmup scheduled for fingerprint " + fp + ": " + why;
-    return {200, body};
+    a.message = why.empty() ? "fingerprint " + fp + " not yet recorded by the operator"
+                            : "no warmup scheduled for fingerprint " + fp + ": " + why;
+    return answer();
   }
 
-  body["state"] = fs->state;
-  body["manifestDigest"] = fs->manifest_digest;
+  a.state = fs->state;
+  a.manifest_digest = fs->manifest_digest;
   std::string msg;
   if (fs->state == core::fp_state::kReady) {
     msg = "cache ready";
@@ -180,6 +193,11 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
     msg += " (" + std::to_string(fs->files) + " files, " + core::FormatBytes(fs->bytes) + ")";
   } else if (fs->state == core::fp_state::kWarming) {
     msg = WarmingMessage(*fs, in, now);
+  } else if (fs->state == core::fp_state::kDegraded) {
+    // A gate found the Ready cache bad: tell new pods why they wait.
+    msg = "the cache of fingerprint " + fp + " was found bad and is being re-warmed";
+    if (!fs->last_failure.empty()) msg += " (" + fs->last_failure + ")";
+    msg += "; " + WarmingMessage(*fs, in, now);
   } else if (fs->state == core::fp_state::kFailed) {
     msg = "warmup of fingerprint " + fp + " failed " + std::to_string(fs->failures) + " time(s)";
     if (!fs->last_failure.empty()) msg += ": " + fs->last_failure;
@@ -193,8 +211,8 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
     msg = why.empty() ? "warmup for fingerprint " + fp + " pending"
                       : "no warmup scheduled for fingerprint " + fp + ": " + why;
   }
-  body["message"] = msg;
-  return {200, body};
+  a.message = msg;
+  return answer();
 }
 
 }  // namespace kc::op

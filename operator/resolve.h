@@ -7,13 +7,18 @@
 //        "message","node":{"gpuProduct","computeCapability","driver",
 //        "cudaDriver","arch"}}
 //   400 {"error"} a query parameter is missing
-//   404 {"error"} unknown KernelCache, unknown node, or a node without the
-//                 GPU Feature Discovery labels a fingerprint needs
+//   404 {"error"} unknown KernelCache or unknown node (the informer caches
+//                 may be behind: the gate retries)
 //
 // state is the fingerprint's state in the KernelCache's status (Pending,
-// Warming, Ready, Failed, Stale), Pending when the operator has not recorded
-// it yet, and Unknown when the spec is invalid or the node is outside
-// spec.nodeSelector. message is one human sentence, e.g. "warmup Job
+// Warming, Ready, Degraded, Failed, Stale), Pending when the operator has
+// not recorded it yet, and Unknown when the answer is final:
+//   "final": true, "reason": InvalidSpec (the spec is invalid) |
+//   NodeNotSelected (the node is outside spec.nodeSelector) |
+//   NodeHasNoFingerprint (the node lacks the GPU Feature Discovery labels;
+//   then "fingerprint" is "" and "node" is absent)
+// A final answer means waiting cannot help this pod: the gate acts on its
+// onTimeout at once (initwarm/wait.h). message is one human sentence, e.g. "warmup Job
 // llama-warm-3f9a1c2b7d4e5f60 running for 2m10s on node gpu-07" or "no
 // warmup scheduled for fingerprint 3f9a...: no eligible node (gpu-07
 // (cordoned))".

@@ -69,9 +69,6 @@ TEST(ResolveTest, Table) {
        "kernelcache ml/llama not found"},
       {"unknown node", [](ResolveQuery&, ResolveInputs& in) { in.node.reset(); }, 404, "",
        "node gpu-07 not found"},
-      {"node without GFD labels",
-       [](ResolveQuery&, ResolveInputs& in) { in.node->labels.erase("nvidia.com/gpu.product"); },
-       404, "", "node gpu-07 has no GPU fingerprint: "},
       {"not recorded yet", [](ResolveQuery&, ResolveInputs&) {}, 200, "Pending",
        "not yet recorded by the operator"},
       {"not recorded, only node cordoned",
@@ -127,6 +124,17 @@ TEST(ResolveTest, Table) {
          in.kc->status.fingerprints.push_back(fs);
        },
        200, "Failed", "failed 2 time(s): BackoffLimitExceeded: warmup: Error (exit 1)"},
+      {"degraded: a gate quarantined it, re-warming",
+       [&](ResolveQuery&, ResolveInputs& in) {
+         auto fs = with_fp("Degraded");
+         fs.job = "llama-warm-" + fp + "-g1";
+         fs.last_failure = "CacheQuarantined: pod llama-0 on node gpu-07 found the cache bad";
+         in.kc->status.fingerprints.push_back(fs);
+       },
+       200, "Degraded",
+       "was found bad and is being re-warmed (CacheQuarantined: pod llama-0 on node gpu-07 found "
+       "the cache bad); warmup Job llama-warm-" +
+           fp + "-g1 starting"},
       {"stale",
        [&](ResolveQuery&, ResolveInputs& in) {
          auto fs = with_fp("Stale");
@@ -171,6 +179,65 @@ TEST(ResolveTest, Table) {
     EXPECT_EQ(r.body["node"]["computeCapability"], "9.0") << c.name;
     EXPECT_EQ(r.body["node"]["driver"], "580.159.04") << c.name;
     EXPECT_EQ(r.body["node"]["arch"], "amd64") << c.name;
+  }
+}
+
+// Answers that waiting cannot change are marked final, with a reason, so
+// the gate acts on its onTimeout at once.
+TEST(ResolveTest, FinalAnswers) {
+  const NodeView gpu07 = GpuNode("gpu-07");
+  struct FinalCase {
+    std::string name;
+    std::function<void(ResolveInputs&)> setup;
+    std::string want_reason;  // "" = not final
+    std::string want_message;
+  } cases[] = {
+      {"valid, selected, labelled", [](ResolveInputs&) {}, "", "not yet recorded"},
+      {"invalid spec (condition)",
+       [](ResolveInputs& in) {
+         core::Condition c;
+         c.type = "InvalidSpec";
+         c.status = "True";
+         c.message = "spec.storage: set exactly one of size and existingClaim";
+         in.kc->status.conditions.push_back(c);
+       },
+       "InvalidSpec", "has an invalid spec: spec.storage"},
+      {"invalid spec (parse error)",
+       [](ResolveInputs& in) { in.parse_errors = {"spec.warmup.command[0]: expected a string"}; },
+       "InvalidSpec", "spec.warmup.command[0]"},
+      {"node outside nodeSelector",
+       [](ResolveInputs& in) { in.node->labels.erase("nvidia.com/gpu.present"); },
+       "NodeNotSelected", "does not match the KernelCache's nodeSelector"},
+      {"node without GPU labels",
+       [](ResolveInputs& in) { in.node->labels.erase("nvidia.com/gpu.product"); },
+       "NodeHasNoFingerprint", "has no GPU fingerprint"},
+      {"node without GPU labels, outside nodeSelector",
+       [](ResolveInputs& in) {
+         in.node->labels.erase("nvidia.com/gpu.product");
+         in.node->labels.erase("nvidia.com/gpu.present");
+       },
+       "NodeNotSelected", "nodeSelector"},
+      {"node without GPU labels, invalid spec",
+       [](ResolveInputs& in) {
+         in.node->labels.erase("nvidia.com/gpu.product");
+         in.parse_errors = {"spec.image: expected a string"};
+       },
+       "InvalidSpec", "spec.image"},
+  };
+  for (const auto& c : cases) {
+    ResolveQuery q{"ml", "llama", "gpu-07"};
+    ResolveInputs in;
+    in.kc = Kc();
+    in.node = gpu07;
+    in.nodes = {gpu07};
+    c.setup(in);
+    ResolveResponse r = Resolve(q, in, kNow);
+    ASSERT_EQ(r.http_status, 200) << c.name << ": " << r.body.dump();
+    EXPECT_EQ(r.body.value("final", false), !c.want_reason.empty()) << c.name << r.body.dump();
+    EXPECT_EQ(r.body.value("reason", ""), c.want_reason) << c.name;
+    if (!c.want_reason.empty()) EXPECT_EQ(r.body["state"], "Unknown") << c.name;
+    EXPECT_NE(r.body.value("message", "").find(c.want_message), std::string::npos)
+        << c.name << ": " << r.body.dump();
   }
 }
 

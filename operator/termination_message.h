@@ -6,7 +6,9 @@
 //    "durations": {"walkMs": 14, "hashMs": 16, "publishMs": 17, "totalMs": 53}}
 // (durations optional; milliseconds, as seal writes them).
 // Unknown fields are ignored (newer initwarm, older operator). The kubelet
-// caps the message at 4096 bytes.
+// caps the message at 4096 bytes. The codec is core/seal_report.h (shared
+// with initwarm seal); this adapts it to what Decide records (seconds) and
+// turns a reported failure into FailedPrecondition "SealFailed: ...".
 // Pure.
 #pragma once
 

@@ -24,6 +24,14 @@ TEST(TerminationMessage, Good) {
   EXPECT_DOUBLE_EQ(r->durations.at("total"), 2.25);
 }
 
+TEST(TerminationMessage, ReportedFailureIsSealFailed) {
+  auto r = CheckSealResult(
+      R"({"fingerprint":"3f9a1c2b7d4e5f60","outcome":"Failed","reason":"ResourceExhausted","message":"disk full"})",
+      "3f9a1c2b7d4e5f60");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "SealFailed: seal reported ResourceExhausted: disk full");
+}
+
 TEST(TerminationMessage, Mismatch) {
   auto r = CheckSealResult(Msg("0000000000000000"), "3f9a1c2b7d4e5f60");
   ASSERT_FALSE(r.ok());

@@ -132,11 +132,12 @@ Json OwnerReference(const core::KernelCache& kc) {
 Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
                     const core::NodeFacts& node, int32_t warm_generation,
                     const std::vector<std::map<std::string, std::string>>& label_sets,
-                    const Settings& settings) {
+                    const Settings& settings, const std::vector<std::string>& break_lock_of) {
   const auto& spec = kc.spec;
   const std::string root = std::string("--root=") + kCacheMountPath;
   std::vector<std::string> prepare_args = {"prepare", root, std::string("--view=") + kViewPath,
                                            "--fingerprint=" + fp_id, "--staging-id=$(KC_JOB_UID)"};
+  if (!break_lock_of.empty()) prepare_args.push_back("--break-lock-of=" + Join(break_lock_of, ","));
   std::vector<std::string> seal_args = {"seal",
                                         root,
                                         "--fingerprint=" + fp_id,
@@ -195,24 +196,24 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
                   spec.warmup.backoff_limit);
 }
 
-Json BuildGcJob(const core::KernelCache& kc, const std::vector<std::string>& keep,
-                const std::vector<std::string>& collect, const Settings& settings) {
-  std::vector<std::string> sorted_keep = keep;
-  std::sort(sorted_keep.begin(), sorted_keep.end());
-  std::vector<std::string> sorted_collect = collect;
-  std::sort(sorted_collect.begin(), sorted_collect.end());
-  Json gc = InitwarmContainer(
-      "gc", settings,
-      {"gc", std::string("--root=") + kCacheMountPath, "--keep=" + Join(sorted_keep, ",")});
+Json BuildGcJob(const core::KernelCache& kc, const std::map<std::string, std::string>& remove,
+                const Settings& settings) {
+  std::vector<std::string> ids;  // sorted: std::map order
+  std::vector<std::string> args = {"gc", std::string("--root=") + kCacheMountPath};
+  for (const auto& [id, digest] : remove) {
+    ids.push_back(id);
+    args.push_back("--remove=" + id + (digest.empty() ? "" : ":" + digest));
+  }
+  Json gc = InitwarmContainer("gc", settings, std::move(args));
   gc["volumeMounts"] = Json::array({{{"name", "cache"}, {"mountPath", kCacheMountPath}}});
   Json pod = {{"restartPolicy", "Never"},
               {"containers", Json::array({std::move(gc)})},
               {"volumes", Json::array({Volumes(kc)[0]})}};
   if (!kc.spec.tolerations.empty()) pod["tolerations"] = kc.spec.tolerations;
   if (!settings.service_account.empty()) pod["serviceAccountName"] = settings.service_account;
-  Json annotations = {{kAnnotationGcIds, Join(sorted_collect, ",")}};
-  return JobShell(kc, GcJobName(kc.metadata.name, sorted_collect), Labels(kc, "gc"),
-                  std::move(annotations), std::move(pod), 600, 3);
+  Json annotations = {{kAnnotationGcIds, Join(ids, ",")}};
+  return JobShell(kc, GcJobName(kc.metadata.name, ids), Labels(kc, "gc"), std::move(annotations),
+                  std::move(pod), 600, 3);
 }
 
 Json BuildPvc(const core::KernelCache& kc) {

@@ -4,6 +4,9 @@
 // Warmup pod (restartPolicy Never, one GPU, owned by the KernelCache):
 //   init "prepare": <initwarm image> initwarm prepare --root=/var/cache/kernelcache
 //        --view=/var/run/kernelcache/view --fingerprint=<id> --staging-id=$(KC_JOB_UID)
+//        [--break-lock-of=<uid,...>]: the uids of this fingerprint's earlier warmup
+//        Jobs that are finished or gone (`break_lock_of`), whose lock prepare may
+//        break at once (a failed warmup never reaches seal, which would release it)
 //   init "warmup":  <spec.image> spec.warmup.command/args; env = spec.warmup.env
 //        (minus the cache-view names) + the cache-view environment + KC_WARMUP_SHAPES
 //        (JSON array of spec.warmup.shapes) + KC_FINGERPRINT + KC_NODE_NAME;
@@ -57,13 +60,18 @@ Json OwnerReference(const core::KernelCache& kc);
 Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
                     const core::NodeFacts& node, int32_t warm_generation,
                     const std::vector<std::map<std::string, std::string>>& label_sets,
-                    const Settings& settings);
+                    const Settings& settings, const std::vector<std::string>& break_lock_of = {});
 
-// `initwarm gc --root=/var/cache/kernelcache --keep=<ids, comma-separated>`:
-// removes every fingerprint directory not kept. `collect` is recorded in the
-// annotation kernelcache.io/gc-fingerprints (and names the Job).
-Json BuildGcJob(const core::KernelCache& kc, const std::vector<std::string>& keep,
-                const std::vector<std::string>& collect, const Settings& settings);
+// `initwarm gc --root=/var/cache/kernelcache --remove=<id>[:<digest>] ...`:
+// removes exactly the listed fingerprints' caches (a published one only
+// while its READY still holds the recorded manifest digest, so neither a
+// cache sealed after this Job was made nor another KernelCache's on a
+// shared claim is touched) and their leftovers. `remove`: fingerprint ->
+// status manifestDigest ("" when none was recorded: only leftovers go).
+// The ids are recorded in the annotation kernelcache.io/gc-fingerprints
+// (and name the Job).
+Json BuildGcJob(const core::KernelCache& kc, const std::map<std::string, std::string>& remove,
+                const Settings& settings);
 
 // The ReadWriteMany claim "<kc>-cache" of spec.storage.size (and class).
 Json BuildPvc(const core::KernelCache& kc);

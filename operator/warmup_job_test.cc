@@ -128,14 +128,26 @@ TEST(WarmupJob, AffinityOrsLabelSetsAndExcludesDriverUpgrades) {
   EXPECT_EQ(terms[2]["matchExpressions"][0]["values"], Json::array({"NVIDIA-H200-SHARED"}));
 }
 
+TEST(WarmupJob, PrepareBreaksLocksOfDeadOwnersOnly) {
+  std::vector<std::map<std::string, std::string>> sets = {{{"nvidia.com/gpu.product", "X"}}};
+  Json none = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", H200(), 0, sets, Settings{});
+  for (const auto& a : none["spec"]["template"]["spec"]["initContainers"][0]["args"]) {
+    EXPECT_EQ(a.get<std::string>().find("--break-lock-of"), std::string::npos) << a;
+  }
+  Json job = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", H200(), 0, sets, Settings{}, {"u1", "u2"});
+  const Json& args = job["spec"]["template"]["spec"]["initContainers"][0]["args"];
+  EXPECT_EQ(args.back(), "--break-lock-of=u1,u2");
+}
+
 TEST(WarmupJob, GcJob) {
-  Json job = BuildGcJob(Kc(), {"bbbb", "aaaa"}, {"cccc"}, Settings{});
-  EXPECT_EQ(job["metadata"]["name"], GcJobName("llama", {"cccc"}));
+  const std::string digest(64, 'd');
+  Json job = BuildGcJob(Kc(), {{"cccc", digest}, {"aaaa", ""}}, Settings{});
+  EXPECT_EQ(job["metadata"]["name"], GcJobName("llama", {"aaaa", "cccc"}));
   EXPECT_EQ(job["metadata"]["labels"][kLabelComponent], "gc");
-  EXPECT_EQ(job["metadata"]["annotations"][kAnnotationGcIds], "cccc");
+  EXPECT_EQ(job["metadata"]["annotations"][kAnnotationGcIds], "aaaa,cccc");
   const Json& c = job["spec"]["template"]["spec"]["containers"][0];
-  EXPECT_EQ(c["args"][0], "gc");
-  EXPECT_EQ(c["args"][2], "--keep=aaaa,bbbb");
+  EXPECT_EQ(c["args"], Json::array({"gc", "--root=/var/cache/kernelcache", "--remove=aaaa",
+                                    "--remove=cccc:" + digest}));
 }
 
 TEST(WarmupJob, Pvc) {

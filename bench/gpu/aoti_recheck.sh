@@ -1,9 +1,8 @@
-#!/bin/bash
-# NOT YET RUN SUCCESSFULLY: its one H200 run (2026-12-02 11:11) failed at
-# `prepare` because the view path had been turned into a directory by the
-# CUDA probe in libtorch's CMake config (CUDA_CACHE_PATH points into the
-# view); fixed below (rm before prepare), not re-run: the device budget was
-# spent.
+# Run history: 2026-12-02 11:11 failed at `prepare` (the view had been made a
+# directory by libtorch's CMake CUDA probe through CUDA_CACHE_PATH; fixed by
+# the rm before prepare, log bench/gpu/results/h200-aoti-recheck-failed.txt).
+# Re-run after `initwarm wait --verify LoadTest` gained the .pt2 rung: see
+# bench/gpu/results/h200-aoti-recheck.txt and docs/benchmarks.md.
 # Follow-up to run_all.sh's AOTI part (docs/benchmarks.md, findings 3 and 6):
 # the warmup runs the package through the C++ loader before sealing, and a
 # sealed AOTI cache must still verify (LoadTest, including the .pt2 rung)
@@ -52,5 +51,10 @@ tm prepare-bad "$IW" prepare --root "$VOL" --fingerprint "$FPB" --job-uid job-ba
 mkdir -p "$V/inductor/aoti" && cp "$D/trunc.pt2" "$V/$PKG"
 tm seal-bad "$IW" seal --root "$VOL" --fingerprint "$FPB" --job-uid job-bad --node-facts "$NODE" \
   --runtime-facts "$D/rt-bad.json" --termination-log "$RES/seal-bad.term"
-tm verify-bad "$IW" verify --root "$VOL" --fingerprint "$FPB" --level LoadTest --node-facts "$NODE" --view "$V" --json
+tm verify-bad "$IW" verify --root "$VOL" --fingerprint "$FPB" --level LoadTest --node-facts "$NODE" --view "$V" --json --no-quarantine
+# The gate itself (a model pod's init container) must refuse it too, and
+# quarantine it, now that wait runs the .pt2 rung at LoadTest.
+rm -rf "$V"
+tm wait-bad "$IW" wait --root "$VOL" --fingerprint "$FPB" --view "$V" --mode Shared --verify LoadTest --timeout 20s
+ls "$VOL/v1/.quarantine" > "$RES/quarantine-after-wait-bad.txt" 2>&1; cat "$RES/quarantine-after-wait-bad.txt"
 python3 bench/gpu/summarize.py "$RES" > "$OUT/aoti-recheck.json"

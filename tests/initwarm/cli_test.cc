@@ -130,6 +130,29 @@ TEST_F(Cli, SealWritesTerminationMessage) {
       << last_;
 }
 
+// A warmup whose user container failed never ran seal: its prepare-held
+// lock stays. The next Job's prepare is refused until the operator names
+// the dead owner; a live owner's lock is never broken that way.
+TEST_F(Cli, PrepareBreaksTheLockOfAnOwnerDeclaredDead) {
+  auto prepare = [&](const std::string& uid, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"prepare",   root(), "--fingerprint", kFp,
+                                     "--job-uid", uid,    "--view",        ""};
+    args.insert(args.begin() + 1, "--root");
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Run(args);
+  };
+  ASSERT_EQ(prepare("job-failed"), 0) << last_;
+  EXPECT_EQ(prepare("job-next"), kExitLockHeld) << last_;
+  EXPECT_NE(last_.find("job-failed"), std::string::npos) << last_;
+  EXPECT_EQ(prepare("job-next", {"--break-lock-of", "job-unrelated"}), kExitLockHeld) << last_;
+  ASSERT_EQ(prepare("job-next", {"--break-lock-of=job-unrelated,job-failed"}), 0) << last_;
+  // job-next is live now: a third writer naming only the old owner is refused.
+  EXPECT_EQ(prepare("job-third", {"--break-lock-of", "job-failed"}), kExitLockHeld) << last_;
+  EXPECT_NE(last_.find("job-next"), std::string::npos) << last_;
+  // Naming oneself dead is a usage error.
+  EXPECT_EQ(prepare("job-next", {"--break-lock-of", "job-next"}), kExitUsage) << last_;
+}
+
 TEST_F(Cli, EmptySealRefused) {
   ASSERT_EQ(
       Run({"prepare", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1", "--view", ""}), 0);
@@ -192,20 +215,51 @@ TEST_F(Cli, WaitExitCodes) {
   EXPECT_EQ(Run({"wait", "--mode", "Sideways"}), kExitUsage);
 }
 
+// The operator's final answer ends the wait at once (no 900s timeout), with
+// exit 10 under Fail and a cold view under StartCold; the gate report goes
+// to the termination log named by KC_TERMINATION_LOG.
+TEST_F(Cli, WaitFinalAnswerAndGateReport) {
+  std::string view = (d_.path() / "run" / "view").string();
+  fs::path answer = d_.path() / "final.json";
+  WriteFile(answer,
+            R"({"fingerprint":"","state":"Unknown","final":true,"reason":"NodeHasNoFingerprint",)"
+            R"("message":"node n has no GPU fingerprint"})");
+  const fs::path term = d_.path() / "wait-term";
+  std::vector<std::string> args = {
+      kBin,     "wait", "--root",    root(), "--resolve-file", answer.string(),
+      "--view", view,   "--no-probe"};
+  std::string out;
+  EXPECT_EQ(RunProcess(args, {"KC_TERMINATION_LOG=" + term.string()}, &out), kExitNoCache) << out;
+  EXPECT_NE(out.find("NodeHasNoFingerprint"), std::string::npos) << out;
+  const std::string report = ReadFile(term);
+  EXPECT_NE(report.find("\"outcome\":\"Failed\""), std::string::npos) << report;
+  EXPECT_NE(report.find("\"reason\":\"NodeHasNoFingerprint\""), std::string::npos) << report;
+  args.insert(args.end(), {"--on-timeout", "StartCold"});
+  EXPECT_EQ(RunProcess(args, {}, &out), 0) << out;
+  EXPECT_NE(out.find("\"outcome\":\"Cold\""), std::string::npos) << out;
+}
+
 TEST_F(Cli, GcAndInspect) {
   Publish();
   std::string out;
   EXPECT_EQ(Run({"inspect", "--root", root()}, &out), 0);
   EXPECT_NE(out.find(kFp + "  READY"), std::string::npos) << out;
   EXPECT_NE(out.find("2 Triton kernels"), std::string::npos) << out;
-  EXPECT_EQ(Run({"gc", "--root", root(), "--keep", "fedcba9876543210", "--dry-run"}, &out), 0);
+  const std::string digest = ReadFile(core::Layout(root()).Ready(kFp)).substr(0, 64);
+  // Not listed: never removed (a shared claim holds other KernelCaches' caches).
+  EXPECT_EQ(Run({"gc", "--root", root(), "--remove", "fedcba9876543210"}, &out), 0) << out;
+  EXPECT_TRUE(fs::exists(core::Layout(root()).Ready(kFp)));
+  // Listed with another digest (it was sealed again since): kept.
+  EXPECT_EQ(Run({"gc", "--root", root(), "--remove", kFp + ":" + std::string(64, 'e')}, &out), 0);
+  EXPECT_TRUE(fs::exists(core::Layout(root()).Ready(kFp))) << out;
+  EXPECT_NE(out.find("sealed again"), std::string::npos) << out;
+  EXPECT_EQ(Run({"gc", "--root", root(), "--remove", kFp + ":" + digest, "--dry-run"}, &out), 0);
   EXPECT_NE(out.find("would remove"), std::string::npos) << out;
   EXPECT_TRUE(fs::exists(core::Layout(root()).Ready(kFp)));
-  EXPECT_EQ(Run({"gc", "--root", root(), "--keep", kFp}, &out), 0);
-  EXPECT_TRUE(fs::exists(core::Layout(root()).Ready(kFp)));
-  EXPECT_EQ(Run({"gc", "--root", root(), "--keep", "fedcba9876543210"}, &out), 0);
+  EXPECT_EQ(Run({"gc", "--root", root(), "--remove", kFp + ":" + digest}, &out), 0) << out;
   EXPECT_FALSE(fs::exists(core::Layout(root()).Published(kFp)));
-  EXPECT_EQ(Run({"gc", "--root", root(), "--keep", "not-a-fingerprint"}), kExitUsage);
+  EXPECT_EQ(Run({"gc", "--root", root(), "--remove", "not-a-fingerprint"}), kExitUsage);
+  EXPECT_EQ(Run({"gc", "--root", root(), "--remove", kFp, "--keep", kFp}), kExitUsage);
 }
 
 }  // namespace

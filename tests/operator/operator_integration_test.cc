@@ -22,6 +22,7 @@
 #include <set>
 #include <thread>
 
+#include "core/api_types.h"
 #include "kube/config.h"
 #include "kube/rest_client.h"
 #include "operator/http_server.h"
@@ -591,6 +592,124 @@ TEST_F(OperatorIntegrationTest, FailedWarmupRetries) {
   EXPECT_LE(WarmupJobs("llama").size(), 1u) << "never two warmup Jobs for one fingerprint";
   std::string events = Kubectl({"get", "events", "-n", ns_, "-o", "json"});
   EXPECT_NE(events.find("Warning"), std::string::npos);
+}
+
+// A model pod's gate (`kernelcache-wait`) quarantined the Ready cache and
+// said so in its termination message: the operator reads it from the pod
+// status (kubelet-written; here patched through the status subresource, as
+// the kubelet would), marks the fingerprint Degraded, emits an Event,
+// re-warms it with a new Job generation, and tells new pods why they wait.
+TEST_F(OperatorIntegrationTest, GateQuarantineIsSeenAndRewarmed) {
+  const std::string node = ns_ + "-a";
+  AddNode(node, kDriverA);
+  AddPv();
+  const int port = StartOperator();
+  CreateKc(KernelCache("llama"));
+  std::string fp;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto fps = Fingerprints("llama");
+        if (fps.size() != 1 || fps[0].value("state", "") != "Ready") return false;
+        fp = fps[0].value("id", "");
+        return true;
+      },
+      120s))
+      << GetKc("llama").dump(2);
+  const std::string first_job = WarmupJobs("llama").at(0)["metadata"]["name"];
+
+  // A gated model pod that no node can take (so neither kwok nor a kubelet
+  // writes its status; this test plays the kubelet).
+  Json pod = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", "llama-0"}, {"labels", {{"app", "llama"}, {"kernelcache.io/consumer", "llama"}}}}},
+      {"spec",
+       {{"nodeSelector", {{"kc-test-unschedulable", "true"}}},
+        {"initContainers", {{{"name", "kernelcache-wait"}, {"image", "kc.local/initwarm:test"}}}},
+        {"containers", {{{"name", "server"}, {"image", "registry.example/llama:1"}}}}}}};
+  auto created = client_->Create(kube::resources::kPods, ns_, pod);
+  ASSERT_TRUE(created.ok()) << created.status();
+  const std::string report = Json{{"outcome", "Failed"},
+                                  {"reason", "Quarantined"},
+                                  {"fingerprint", fp},
+                                  {"message", "cache failed validation"},
+                                  {"quarantined",
+                                   {{{"fingerprint", fp},
+                                     {"expectedDigest", kDigest},
+                                     {"foundDigest", kDigest},
+                                     {"level", "Checksums"},
+                                     {"file", "triton/k.cubin"},
+                                     {"reason", "sha256 mismatch"},
+                                     {"movedTo", "/var/cache/kernelcache/v1/.quarantine/x"}}}}}
+                                 .dump();
+  const std::string now = core::FormatTime(std::chrono::system_clock::now());
+  Json status = {{"status",
+                  {{"phase", "Pending"},
+                   {"initContainerStatuses",
+                    {{{"name", "kernelcache-wait"},
+                      {"image", "kc.local/initwarm:test"},
+                      {"imageID", ""},
+                      {"ready", false},
+                      {"restartCount", 0},
+                      {"state",
+                       {{"terminated",
+                         {{"exitCode", 9},
+                          {"reason", "Error"},
+                          {"message", report},
+                          {"startedAt", now},
+                          {"finishedAt", now}}}}}}}}}}};
+  kube::PatchOptions po;
+  po.subresource = "status";
+  auto patched =
+      client_->Patch(kube::resources::kPods, ns_, "llama-0", kube::PatchType::kMerge, status, po);
+  ASSERT_TRUE(patched.ok()) << patched.status();
+
+  // Degraded, with the reason, a new warmup generation...
+  Json degraded;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        Json f = StateOf(Fingerprints("llama"), fp);
+        if (f.value("state", "") != "Degraded") return false;
+        degraded = f;
+        return true;
+      },
+      60s))
+      << GetKc("llama").dump(2);
+  EXPECT_NE(degraded.value("lastFailure", "").find("pod llama-0"), std::string::npos)
+      << degraded.dump();
+  EXPECT_EQ(degraded.value("warmGeneration", 0), 1) << degraded.dump();
+  EXPECT_NE(EventMessage("llama", "CacheQuarantined").find("sha256 mismatch"), std::string::npos);
+  // ...and, while it runs or once done, a Job other than the first.
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        for (const Json& j : WarmupJobs("llama")) {
+          if (j["metadata"].value("name", "") != first_job) return true;
+        }
+        return false;
+      },
+      60s));
+  // New pods are told why they wait while it is Degraded (or Ready again
+  // once the re-warm sealed).
+  int code = 0;
+  Json answer =
+      Http(port, "/v1/resolve?namespace=" + ns_ + "&kernelcache=llama&node=" + node, &code);
+  EXPECT_EQ(code, 200) << answer.dump();
+  if (answer.value("state", "") == "Degraded") {
+    EXPECT_NE(answer.value("message", "").find("re-warmed"), std::string::npos) << answer.dump();
+  } else {
+    EXPECT_EQ(answer.value("state", ""), "Ready") << answer.dump();
+  }
+  // The re-warm seals (kwok completes it): Ready again, and the report that
+  // stays in the pod's status does not start another re-warm.
+  ASSERT_TRUE(WaitFor(
+      [&] { return StateOf(Fingerprints("llama"), fp).value("state", "") == "Ready"; }, 120s))
+      << GetKc("llama").dump(2);
+  Json kc = GetKc("llama");
+  EXPECT_EQ(StateOf(Fingerprints("llama"), fp).value("warmGeneration", 0), 1);
+  for (const Json& c : kc["status"]["conditions"]) {
+    if (c.value("type", "") == "Degraded") EXPECT_EQ(c["status"], "False") << c.dump();
+  }
 }
 
 // A fingerprint mismatch in the termination message is not accepted.

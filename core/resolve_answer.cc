@@ -1,0 +1,93 @@
+#include "core/resolve_answer.h"
+
+#include <algorithm>
+#include <array>
+#include <nlohmann/json.hpp>
+
+#include "core/manifest.h"
+
+namespace kc::core {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr std::array<std::string_view, 7> kStates = {"Pending", "Warming", "Ready",  "Degraded",
+                                                     "Failed",  "Stale",   "Unknown"};
+
+}  // namespace
+
+std::string ResolveAnswerToJson(const ResolveAnswer& a) {
+  Json j = {{"fingerprint", a.fingerprint},
+            {"state", a.state},
+            {"directory", a.directory},
+            {"manifestDigest", a.manifest_digest},
+            {"message", a.message}};
+  if (!(a.final && a.fingerprint.empty())) {
+    j["node"] = {{"gpuProduct", a.node.gpu_product},
+                 {"computeCapability", a.node.compute_capability},
+                 {"driver", a.node.driver_version},
+                 {"cudaDriver", a.node.cuda_driver_version},
+                 {"arch", a.node.arch}};
+  }
+  if (a.final) {
+    j["final"] = true;
+    j["reason"] = a.reason;
+  }
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+StatusOr<ResolveAnswer> ParseResolveAnswer(std::string_view body) {
+  auto j = Json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return InvalidArgumentError("resolve answer is not a JSON object");
+  }
+  ResolveAnswer a;
+  auto str = [&j](const char* key, std::string* out, bool required) -> Status {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) {
+      if (required) {
+        return InvalidArgumentError(std::string("resolve answer has no \"") + key + "\"");
+      }
+      return OkStatus();
+    }
+    if (!it->is_string()) {
+      return InvalidArgumentError(std::string("resolve answer field \"") + key +
+                                  "\" is not a string");
+    }
+    *out = it->get<std::string>();
+    return OkStatus();
+  };
+  KC_RETURN_IF_ERROR(str("fingerprint", &a.fingerprint, true));
+  KC_RETURN_IF_ERROR(str("state", &a.state, true));
+  KC_RETURN_IF_ERROR(str("directory", &a.directory, false));
+  KC_RETURN_IF_ERROR(str("manifestDigest", &a.manifest_digest, false));
+  KC_RETURN_IF_ERROR(str("message", &a.message, false));
+  KC_RETURN_IF_ERROR(str("reason", &a.reason, false));
+  if (auto it = j.find("final"); it != j.end() && !it->is_null()) {
+    if (!it->is_boolean()) {
+      return InvalidArgumentError("resolve answer field \"final\" is not a boolean");
+    }
+    a.final = it->get<bool>();
+  }
+  if (std::find(kStates.begin(), kStates.end(), a.state) == kStates.end()) {
+    return InvalidArgumentError(
+        "resolve answer state \"" + a.state +
+        "\" is not one of Pending, Warming, Ready, Degraded, Failed, Stale, Unknown");
+  }
+  if (a.final && a.fingerprint.empty()) return a;  // no fingerprint for this node at all
+  if (!IsFingerprintId(a.fingerprint)) {
+    return InvalidArgumentError("resolve answer fingerprint \"" + a.fingerprint +
+                                "\" is not a 16-hex-digit fingerprint id");
+  }
+  if (a.directory.empty()) a.directory = "v1/" + a.fingerprint;
+  if (auto it = j.find("node"); it != j.end() && it->is_object()) {
+    auto facts = ParseNodeFacts(it->dump());
+    if (!facts.ok()) return facts.status().WithContext("resolve answer \"node\"");
+    a.node = *facts;
+  } else if (!a.final) {
+    return InvalidArgumentError("resolve answer has no \"node\" object");
+  }
+  return a;
+}
+
+}  // namespace kc::core

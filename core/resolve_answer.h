@@ -1,0 +1,39 @@
+// The resolve answer: the body of a 200 from the operator's
+// GET /v1/resolve?namespace=&kernelcache=&node= (operator/resolve.cc
+// writes it, initwarm's resolve client reads it). One codec for both sides.
+//
+//   {"fingerprint","state","directory":"v1/<fp>","manifestDigest","message",
+//    "node":{"gpuProduct","computeCapability","driver","cudaDriver","arch"},
+//    "final": true, "reason": "<why>"}   (final/reason only on a final answer)
+//
+// state: Pending | Warming | Ready | Degraded | Failed | Stale | Unknown.
+// A final answer (waiting cannot change it: InvalidSpec, NodeNotSelected,
+// NodeHasNoFingerprint) may carry an empty fingerprint and no node.
+// Decoding is strict about types and values (InvalidArgument naming the
+// field), ignores unknown fields, never throws. Pure.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "core/fingerprint.h"
+
+namespace kc::core {
+
+struct ResolveAnswer {
+  std::string fingerprint;      // 16-hex id ("" only on a final answer)
+  std::string state;            // see above
+  std::string directory;        // "v1/<fingerprint>"
+  std::string manifest_digest;  // sha256 of the manifest the operator recorded
+  std::string message;          // a human sentence: why it is in this state
+  NodeFacts node;               // the node's facts (absent on a fingerprint-less final answer)
+  bool final = false;
+  std::string reason;  // on a final answer
+  friend bool operator==(const ResolveAnswer&, const ResolveAnswer&) = default;
+};
+
+std::string ResolveAnswerToJson(const ResolveAnswer& a);
+StatusOr<ResolveAnswer> ParseResolveAnswer(std::string_view body);
+
+}  // namespace kc::core

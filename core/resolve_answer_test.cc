@@ -1,0 +1,52 @@
+#include "core/resolve_answer.h"
+
+#include <gtest/gtest.h>
+
+namespace kc::core {
+namespace {
+
+TEST(ResolveAnswer, RoundTrip) {
+  ResolveAnswer a;
+  a.fingerprint = "3f9a1c2b7d4e5f60";
+  a.state = "Degraded";
+  a.directory = "v1/3f9a1c2b7d4e5f60";
+  a.manifest_digest = std::string(64, 'a');
+  a.message = "the cache was found bad and is being re-warmed";
+  a.node = {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"};
+  auto back = ParseResolveAnswer(ResolveAnswerToJson(a));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, a);
+
+  ResolveAnswer final_answer;
+  final_answer.state = "Unknown";
+  final_answer.final = true;
+  final_answer.reason = "NodeHasNoFingerprint";
+  final_answer.message = "node gpu-7 has no GPU fingerprint";
+  back = ParseResolveAnswer(ResolveAnswerToJson(final_answer));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, final_answer);
+  EXPECT_EQ(ResolveAnswerToJson(final_answer).find("\"node\""), std::string::npos);
+}
+
+TEST(ResolveAnswer, BadInputNamesTheField) {
+  struct Case {
+    std::string body, want;
+  } cases[] = {
+      {"[]", "not a JSON object"},
+      {R"({"state":"Ready"})", "\"fingerprint\""},
+      {R"({"fingerprint":"0123456789abcdef","state":"Sideways"})", "Sideways"},
+      {R"({"fingerprint":"xyz","state":"Ready"})", "xyz"},
+      {R"({"fingerprint":"0123456789abcdef","state":"Ready"})", "\"node\""},
+      {R"({"fingerprint":"","state":"Unknown"})", "fingerprint"},
+      {R"({"fingerprint":"","state":"Unknown","final":"yes"})", "\"final\""},
+      {R"({"fingerprint":"0123456789abcdef","state":5})", "\"state\""},
+  };
+  for (const auto& c : cases) {
+    auto r = ParseResolveAnswer(c.body);
+    ASSERT_FALSE(r.ok()) << c.body;
+    EXPECT_NE(r.status().message().find(c.want), std::string::npos) << r.status();
+  }
+}
+
+}  // namespace
+}  // namespace kc::core

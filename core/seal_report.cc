@@ -1,0 +1,107 @@
+#include "core/seal_report.h"
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "base/utf8.h"
+#include "core/fingerprint.h"
+
+namespace kc::core {
+namespace {
+
+using Json = nlohmann::json;
+
+bool IsHex(std::string_view s, size_t n) {
+  return s.size() == n && std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f');
+         });
+}
+
+Status Bad(std::string_view field, std::string_view want) {
+  return InvalidArgumentError("BadTerminationMessage: seal result field \"" + std::string(field) +
+                              "\" " + std::string(want));
+}
+
+std::string OptStr(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+std::string SealReportToJson(const SealReport& r) {
+  Json j = {{"fingerprint", r.fingerprint}, {"outcome", r.outcome}};
+  if (r.outcome == "Failed") {
+    j["reason"] = r.reason;
+    j["message"] = r.message;
+    return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
+  j["manifestDigest"] = r.manifest_digest;
+  j["bytes"] = r.bytes;
+  j["files"] = r.files;
+  j["directory"] = r.directory;
+  Json d = Json::object();
+  for (const auto& [phase, ms] : r.durations_ms) {
+    if (ms == static_cast<double>(static_cast<std::int64_t>(ms))) {
+      d[phase + "Ms"] = static_cast<std::int64_t>(ms);
+    } else {
+      d[phase + "Ms"] = ms;
+    }
+  }
+  j["durations"] = std::move(d);
+  if (!r.replaced_to.empty()) j["replacedTo"] = r.replaced_to;
+  if (!r.warning.empty()) j["warning"] = r.warning;
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+StatusOr<SealReport> ParseSealReport(std::string_view message) {
+  Json j = Json::parse(message, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    const std::string head = TruncateUtf8(message, 83);  // whole characters only
+    return InvalidArgumentError(
+        "BadTerminationMessage: the seal container's termination message is not a JSON "
+        "object (starts \"" +
+        head + "\"); is the initwarm image current?");
+  }
+  SealReport r;
+  r.outcome = OptStr(j, "outcome");
+  if (r.outcome == "Failed") {
+    r.fingerprint = OptStr(j, "fingerprint");
+    r.reason = OptStr(j, "reason");
+    r.message = OptStr(j, "message");
+    return r;
+  }
+  auto fp = j.find("fingerprint");
+  if (fp == j.end() || !fp->is_string() || !IsFingerprintId(fp->get<std::string>())) {
+    return Bad("fingerprint", "must be 16 lower-case hex digits");
+  }
+  r.fingerprint = fp->get<std::string>();
+  auto md = j.find("manifestDigest");
+  if (md == j.end() || !md->is_string() || !IsHex(md->get<std::string>(), 64)) {
+    return Bad("manifestDigest", "must be a sha256 of 64 lower-case hex digits");
+  }
+  r.manifest_digest = md->get<std::string>();
+  for (auto [key, out] : {std::pair{"bytes", &r.bytes}, std::pair{"files", &r.files}}) {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_number_integer() || it->get<std::int64_t>() < 0) {
+      return Bad(key, "must be an integer >= 0");
+    }
+    *out = it->get<std::int64_t>();
+  }
+  if (auto d = j.find("durations"); d != j.end() && !d->is_null()) {
+    if (!d->is_object()) return Bad("durations", "must be an object of milliseconds");
+    for (const auto& [k, v] : d->items()) {
+      if (!v.is_number()) return Bad("durations." + k, "must be a number of milliseconds");
+      std::string phase = k;
+      if (phase.size() > 2 && phase.ends_with("Ms")) phase.resize(phase.size() - 2);
+      r.durations_ms[phase] = v.get<double>();
+    }
+  }
+  r.directory = OptStr(j, "directory");
+  r.replaced_to = OptStr(j, "replacedTo");
+  r.warning = OptStr(j, "warning");
+  return r;
+}
+
+}  // namespace kc::core

@@ -1,0 +1,58 @@
+#include "core/seal_report.h"
+
+#include <gtest/gtest.h>
+
+namespace kc::core {
+namespace {
+
+TEST(SealReport, RoundTripSuccessAndFailure) {
+  SealReport ok;
+  ok.fingerprint = "3f9a1c2b7d4e5f60";
+  ok.outcome = "Replaced";
+  ok.manifest_digest = std::string(64, 'a');
+  ok.bytes = 1 << 20;
+  ok.files = 42;
+  ok.directory = "/var/cache/kernelcache/v1/3f9a1c2b7d4e5f60";
+  ok.replaced_to = "/var/cache/kernelcache/v1/.quarantine/3f9a1c2b7d4e5f60-t-replaced";
+  ok.durations_ms = {{"walk", 14}, {"hash", 16}, {"publish", 17}, {"total", 53}};
+  auto back = ParseSealReport(SealReportToJson(ok));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, ok);
+  EXPECT_NE(SealReportToJson(ok).find("\"hashMs\":16"), std::string::npos);
+
+  SealReport failed;
+  failed.fingerprint = "3f9a1c2b7d4e5f60";
+  failed.outcome = "Failed";
+  failed.reason = "ResourceExhausted";
+  failed.message = "no space left on device";
+  back = ParseSealReport(SealReportToJson(failed));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, failed);
+}
+
+TEST(SealReport, MalformedNamesTheField) {
+  const std::string d(64, 'a');
+  struct Case {
+    std::string msg, field;
+  } cases[] = {
+      {"", "not a JSON object"},
+      {"[]", "not a JSON object"},
+      {R"({"manifestDigest":")" + d + R"(","bytes":1,"files":1})", "\"fingerprint\""},
+      {R"({"fingerprint":"3f9a1c2b7d4e5f60","manifestDigest":"x","bytes":1,"files":1})",
+       "\"manifestDigest\""},
+      {R"({"fingerprint":"3f9a1c2b7d4e5f60","manifestDigest":")" + d + R"(","bytes":-1,"files":1})",
+       "\"bytes\""},
+      {R"({"fingerprint":"3f9a1c2b7d4e5f60","manifestDigest":")" + d +
+           R"(","bytes":1,"files":1,"durations":{"hashMs":"x"}})",
+       "\"durations.hashMs\""},
+  };
+  for (const auto& c : cases) {
+    auto r = ParseSealReport(c.msg);
+    ASSERT_FALSE(r.ok()) << c.msg;
+    EXPECT_NE(r.status().message().find(c.field), std::string::npos) << r.status();
+    EXPECT_EQ(r.status().message().rfind("BadTerminationMessage", 0), 0u) << r.status();
+  }
+}
+
+}  // namespace
+}  // namespace kc::core
