@@ -315,9 +315,11 @@ StatusOr<std::chrono::seconds> ParseDuration(std::string_view d) {
       default:
         return bad();
     }
-    // More than 12 digits is over the maximum in any unit.
-    if (i - start > 12) return too_long();
-    auto n = ParseInt64(d.substr(start, i - start), "duration");
+    // Leading zeros aside, more than 12 digits is over the maximum in any unit.
+    std::string_view number = d.substr(start, i - start);
+    while (number.size() > 1 && number.front() == '0') number.remove_prefix(1);
+    if (number.size() > 12) return too_long();
+    auto n = ParseInt64(number, "duration");
     if (!n.ok()) return bad();
     int64_t part = 0;
     if (!CheckedMul(*n, unit, &part) || !CheckedAdd(total, part, &total) ||

@@ -54,7 +54,7 @@ struct Fixture {
   std::unique_ptr<Reconciler> r;
 
   Fixture() {
-    Caches c{{&kcs}, {&nodes}, {&jobs}, {&pods}, {&pvcs}};
+    Caches c{{&kcs}, {&nodes}, {&jobs}, {&pods}, {&pvcs}, {}};
     r = std::make_unique<Reconciler>(fake, c, Settings{}, &sink, &metrics,
                                      Logger(&logs, true, LogLevel::kDebug));
     auto created = fake.Create(resources::KernelCaches(), "ml", Kc());
