@@ -110,17 +110,18 @@ class OperatorIntegrationTest : public ::testing::Test {
       op->Kill(SIGKILL);
     }
     if (client_ == nullptr) return;
-    for (const std::string& n : nodes_) client_->Delete(kube::resources::kNodes, "", n);
-    for (const std::string& pv : pvs_) client_->Delete(kPvs, "", pv);
+    // Best-effort cleanup: failures are ignored (the cluster is per-suite).
+    for (const std::string& n : nodes_) (void)client_->Delete(kube::resources::kNodes, "", n);
+    for (const std::string& pv : pvs_) (void)client_->Delete(kPvs, "", pv);
     // Drop finalizers so the namespace can go without an operator.
     auto kcs = client_->List(kKernelCaches, ns_, {});
     if (kcs.ok()) {
       for (const Json& kc : kcs->items) {
-        client_->Patch(kKernelCaches, ns_, kc["metadata"]["name"], kube::PatchType::kMerge,
-                       {{"metadata", {{"finalizers", nullptr}}}});
+        (void)client_->Patch(kKernelCaches, ns_, kc["metadata"]["name"], kube::PatchType::kMerge,
+                             {{"metadata", {{"finalizers", nullptr}}}});
       }
     }
-    client_->Delete(kube::resources::kNamespaces, "", ns_);
+    (void)client_->Delete(kube::resources::kNamespaces, "", ns_);
   }
 
   // --- objects ---
