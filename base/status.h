@@ -4,9 +4,13 @@
 // message that names what went wrong and, where possible, the fix. Nothing
 // in KernelCache throws across a module boundary: functions that can fail
 // return Status or StatusOr<T>.
+//
+// Both are [[nodiscard]]: a dropped error is a compile warning (the build
+// uses -Wall). A StatusOr built from an OK Status has no value to give: it
+// holds Internal "StatusOr constructed from an OK status (no value)"
+// instead, as absl::StatusOr does, in every build type.
 #pragma once
 
-#include <cassert>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -37,7 +41,7 @@ enum class StatusCode {
 
 std::string_view StatusCodeName(StatusCode code);
 
-class Status {
+class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
@@ -99,12 +103,12 @@ std::ostream& operator<<(std::ostream& os, const Status& s);
 
 // StatusOr<T>: a T, or a non-OK Status explaining why there is none.
 template <typename T>
-class StatusOr {
+class [[nodiscard]] StatusOr {
  public:
-  StatusOr(const Status& s) : v_(s) { assert(!s.ok() && "StatusOr from OK status"); }  // NOLINT
-  StatusOr(Status&& s) : v_(std::move(s)) { assert(!std::get<Status>(v_).ok()); }      // NOLINT
-  StatusOr(const T& value) : v_(value) {}                                              // NOLINT
-  StatusOr(T&& value) : v_(std::move(value)) {}                                        // NOLINT
+  StatusOr(const Status& s) : v_(s.ok() ? OkMisuse() : s) {}        // NOLINT
+  StatusOr(Status&& s) : v_(s.ok() ? OkMisuse() : std::move(s)) {}  // NOLINT
+  StatusOr(const T& value) : v_(value) {}                           // NOLINT
+  StatusOr(T&& value) : v_(std::move(value)) {}                     // NOLINT
   template <typename U, typename = std::enable_if_t<std::is_convertible_v<U&&, T> &&
                                                     !std::is_same_v<std::decay_t<U>, Status> &&
                                                     !std::is_same_v<std::decay_t<U>, T>>>
@@ -123,6 +127,9 @@ class StatusOr {
   T* operator->() { return &value(); }
 
  private:
+  static Status OkMisuse() {
+    return Status(StatusCode::kInternal, "StatusOr constructed from an OK status (no value)");
+  }
   std::variant<Status, T> v_;
 };
 

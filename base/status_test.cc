@@ -53,5 +53,24 @@ TEST(StatusTest, StatusOrHoldsMoveOnlyValues) {
   EXPECT_EQ(*q, 7);
 }
 
+// An OK Status carries no value: the StatusOr holds an Internal error in
+// every build type (it was only an assert, so release builds returned "OK"
+// with no value and value() threw bad_variant_access).
+TEST(StatusTest, StatusOrFromOkStatusIsInternal) {
+  StatusOr<int> from_copy = OkStatus();
+  EXPECT_FALSE(from_copy.ok());
+  EXPECT_EQ(from_copy.status().code(), StatusCode::kInternal);
+  EXPECT_NE(from_copy.status().message().find("OK status"), std::string::npos);
+  const Status ok;
+  StatusOr<std::string> from_lvalue(ok);
+  EXPECT_EQ(from_lvalue.status().code(), StatusCode::kInternal);
+  // Propagation through the macros keeps the error.
+  auto wrap = [&]() -> StatusOr<int> {
+    KC_ASSIGN_OR_RETURN(int v, StatusOr<int>(OkStatus()));
+    return v;
+  };
+  EXPECT_EQ(wrap().status().code(), StatusCode::kInternal);
+}
+
 }  // namespace
 }  // namespace kc

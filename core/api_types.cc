@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <limits>
+
+#include "base/numbers.h"
 
 namespace kc::core {
 namespace {
@@ -26,13 +29,28 @@ void ReadString(const Json& j, std::string_view key, const std::string& path, Er
   *out = it->get<std::string>();
 }
 
+// An integer that fits Int: a float, a string or a value beyond Int's range
+// is an error, not a silent truncation.
 template <typename Int>
 void ReadInt(const Json& j, std::string_view key, const std::string& path, Errors* errors,
              Int* out) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return;
   if (!it->is_number_integer()) return Err(errors, Join(path, key), "expected an integer");
-  *out = it->get<Int>();
+  constexpr auto kMin = std::numeric_limits<Int>::min();
+  constexpr auto kMax = std::numeric_limits<Int>::max();
+  const std::string range =
+      " is out of range " + std::to_string(kMin) + ".." + std::to_string(kMax);
+  if (it->is_number_unsigned()) {
+    const uint64_t v = it->get<uint64_t>();
+    if (v > static_cast<uint64_t>(kMax))
+      return Err(errors, Join(path, key), std::to_string(v) + range);
+    *out = static_cast<Int>(v);
+    return;
+  }
+  const int64_t v = it->get<int64_t>();
+  if (v < kMin || v > kMax) return Err(errors, Join(path, key), std::to_string(v) + range);
+  *out = static_cast<Int>(v);
 }
 
 void ReadStringList(const Json& j, std::string_view key, const std::string& path, Errors* errors,
@@ -169,52 +187,81 @@ StatusOr<Time> ParseTime(std::string_view s) {
   tm.tm_hour = hour;
   tm.tm_min = min;
   tm.tm_sec = sec;
+  // The clock counts nanoseconds in an int64 (years 1678 to 2262): a time
+  // outside kMinYear..kMaxYear would overflow it, or later arithmetic on it.
+  if (year < kMinYear || year > kMaxYear) {
+    return InvalidArgumentError("time \"" + std::string(s) + "\" is out of range: want a year " +
+                                std::to_string(kMinYear) + " to " + std::to_string(kMaxYear));
+  }
   const std::time_t tt = timegm(&tm);
   return std::chrono::system_clock::from_time_t(tt - offset_seconds);
 }
 
 StatusOr<int64_t> ParseQuantityBytes(std::string_view q) {
   auto bad = [&] {
-    return InvalidArgumentError("malformed quantity \"" + std::string(q) +
+    return InvalidArgumentError("malformed quantity \"" + std::string(q.substr(0, 64)) +
+                                (q.size() > 64 ? "..." : "") +
                                 "\": want a number with an optional suffix Ki Mi Gi Ti Pi Ei "
                                 "or k M G T P E, e.g. 20Gi");
+  };
+  auto too_large = [&] {
+    return InvalidArgumentError("quantity \"" + std::string(q.substr(0, 64)) +
+                                (q.size() > 64 ? "..." : "") +
+                                "\" is too large: at most 8Ei (9223372036854775807 bytes)");
   };
   size_t i = 0;
   while (i < q.size() && std::isdigit(static_cast<unsigned char>(q[i]))) ++i;
   if (i == 0) return bad();
-  size_t num_end = i;
+  const std::string_view whole = q.substr(0, i);
+  std::string_view fraction;
   if (i < q.size() && q[i] == '.') {
     ++i;
     const size_t start = i;
     while (i < q.size() && std::isdigit(static_cast<unsigned char>(q[i]))) ++i;
     if (i == start) return bad();
-    num_end = i;
+    fraction = q.substr(start, i - start);
   }
-  const std::string number(q.substr(0, num_end));
-  const std::string_view suffix = q.substr(num_end);
-  static const std::pair<std::string_view, double> kSuffixes[] = {
-      {"", 1.0},
-      {"Ki", 1024.0},
-      {"Mi", 1048576.0},
-      {"Gi", 1073741824.0},
-      {"Ti", 1099511627776.0},
-      {"Pi", 1125899906842624.0},
-      {"Ei", 1152921504606846976.0},
-      {"k", 1e3},
-      {"M", 1e6},
-      {"G", 1e9},
-      {"T", 1e12},
-      {"P", 1e15},
-      {"E", 1e18},
+  const std::string_view suffix = q.substr(i);
+  static const std::pair<std::string_view, int64_t> kSuffixes[] = {
+      {"", 1},
+      {"Ki", int64_t{1} << 10},
+      {"Mi", int64_t{1} << 20},
+      {"Gi", int64_t{1} << 30},
+      {"Ti", int64_t{1} << 40},
+      {"Pi", int64_t{1} << 50},
+      {"Ei", int64_t{1} << 60},
+      {"k", 1000},
+      {"M", 1000000},
+      {"G", 1000000000},
+      {"T", 1000000000000},
+      {"P", 1000000000000000},
+      {"E", 1000000000000000000},
   };
-  for (const auto& [s, mult] : kSuffixes) {
-    if (s == suffix) {
-      const double v = std::stod(number) * mult;
-      if (v >= 9.2e18) return bad();
-      return static_cast<int64_t>(std::ceil(v));
-    }
+  const auto* unit = std::find_if(std::begin(kSuffixes), std::end(kSuffixes),
+                                  [&](const auto& p) { return p.first == suffix; });
+  if (unit == std::end(kSuffixes)) return bad();
+  const int64_t mult = unit->second;
+  // Exact integer arithmetic: whole * mult + ceil(0.fraction * mult).
+  int64_t bytes = 0;
+  for (char c : whole) {
+    if (!CheckedMul(bytes, 10, &bytes) || !CheckedAdd(bytes, c - '0', &bytes)) return too_large();
   }
-  return bad();
+  if (!CheckedMul(bytes, mult, &bytes)) return too_large();
+  // The fraction's first 18 digits are exact in int64; any later non-zero
+  // digit only rounds up (ceil), which the remainder test below covers.
+  const std::string_view head = fraction.substr(0, 18);
+  const bool tail_nonzero =
+      fraction.size() > 18 && fraction.substr(18).find_first_not_of('0') != std::string_view::npos;
+  __int128 num = 0, den = 1;
+  for (char c : head) {
+    num = num * 10 + (c - '0');
+    den *= 10;
+  }
+  const __int128 scaled = num * mult;
+  int64_t frac = static_cast<int64_t>(scaled / den);
+  if (scaled % den != 0 || tail_nonzero) ++frac;
+  if (!CheckedAdd(bytes, frac, &bytes)) return too_large();
+  return bytes;
 }
 
 std::string FormatBytes(int64_t bytes) {
@@ -238,8 +285,14 @@ std::string FormatBytes(int64_t bytes) {
 
 StatusOr<std::chrono::seconds> ParseDuration(std::string_view d) {
   auto bad = [&] {
-    return InvalidArgumentError("malformed duration \"" + std::string(d) +
+    return InvalidArgumentError("malformed duration \"" + std::string(d.substr(0, 64)) +
+                                (d.size() > 64 ? "..." : "") +
                                 "\": want whole hours, minutes and seconds, e.g. 24h, 90m, 1h30m");
+  };
+  auto too_long = [&] {
+    return InvalidArgumentError("duration \"" + std::string(d.substr(0, 64)) +
+                                (d.size() > 64 ? "..." : "") + "\" is too long: at most " +
+                                std::to_string(kMaxDuration.count() / 3600) + "h (10 years)");
   };
   if (d.empty()) return bad();
   int64_t total = 0;
@@ -247,20 +300,31 @@ StatusOr<std::chrono::seconds> ParseDuration(std::string_view d) {
   while (i < d.size()) {
     const size_t start = i;
     while (i < d.size() && std::isdigit(static_cast<unsigned char>(d[i]))) ++i;
-    if (i == start || i == d.size() || i - start > 9) return bad();
-    const int64_t n = std::stoll(std::string(d.substr(start, i - start)));
+    if (i == start || i == d.size()) return bad();
+    int64_t unit = 0;
     switch (d[i]) {
       case 'h':
-        total += n * 3600;
+        unit = 3600;
         break;
       case 'm':
-        total += n * 60;
+        unit = 60;
         break;
       case 's':
-        total += n;
+        unit = 1;
         break;
       default:
         return bad();
+    }
+    // Leading zeros aside, more than 12 digits is over the maximum in any unit.
+    std::string_view number = d.substr(start, i - start);
+    while (number.size() > 1 && number.front() == '0') number.remove_prefix(1);
+    if (number.size() > 12) return too_long();
+    auto n = ParseInt64(number, "duration");
+    if (!n.ok()) return bad();
+    int64_t part = 0;
+    if (!CheckedMul(*n, unit, &part) || !CheckedAdd(total, part, &total) ||
+        total > kMaxDuration.count()) {
+      return too_long();
     }
     ++i;
   }

@@ -41,17 +41,23 @@ inline constexpr std::string_view kFinalizer = "kernelcache.io/cleanup";
 // server writes metav1.Time.
 std::string FormatTime(Time t);
 // Accepts "...Z", fractional seconds and numeric offsets. InvalidArgument
-// when malformed.
+// when malformed, or outside the years kMinYear..kMaxYear (the clock's
+// nanosecond int64 spans 1678..2262; the margin keeps `time + duration`
+// from overflowing for any duration ParseDuration accepts).
+inline constexpr int kMinYear = 1700;
+inline constexpr int kMaxYear = 2200;
 StatusOr<Time> ParseTime(std::string_view s);
 
-// Kubernetes quantity ("20Gi", "1.5G", "500M", "1024") to bytes.
-// InvalidArgument when malformed.
+// Kubernetes quantity ("20Gi", "1.5G", "500M", "1024") to bytes, rounded
+// up, in exact integer arithmetic. InvalidArgument when malformed or above
+// int64 (8Ei); never throws, whatever the length.
 StatusOr<int64_t> ParseQuantityBytes(std::string_view q);
 // Bytes as a short binary-unit string: "0", "512", "1.2Ki", "20Gi".
 std::string FormatBytes(int64_t bytes);
 
 // Go-style duration ("24h", "90m", "1h30m", "45s") to seconds.
-// InvalidArgument when malformed or negative.
+// InvalidArgument when malformed, negative, or longer than kMaxDuration.
+inline constexpr std::chrono::seconds kMaxDuration{87600LL * 3600};  // 10 years
 StatusOr<std::chrono::seconds> ParseDuration(std::string_view d);
 
 struct ObjectMeta {

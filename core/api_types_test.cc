@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+
 namespace kc::core {
 namespace {
 
@@ -233,6 +236,66 @@ TEST(ApiTypes, RuntimeFactsKeepCacheAffectingLiteralEnvOnly) {
   EXPECT_EQ(r.image, "registry.example/llama@sha256:abc");
   EXPECT_EQ(r.runtime.at("pytorch"), "2.11.0");
   EXPECT_EQ(r.env, (std::map<std::string, std::string>{{"TORCH_LOGS", "x"}}));
+}
+
+// Hostile scalars (issue 9 item 1): errors, never an exception (std::stod
+// threw out_of_range on 400 digits) nor an overflow (of int64 bytes, or of
+// the nanosecond clock by a huge duration or a far-away time).
+TEST(ApiTypes, HostileScalarsAreErrorsNotExceptions) {
+  const std::string many(400, '9');
+  for (const std::string& q :
+       {many, many + "Gi", "0." + std::string(400, '0') + "1Ki", std::string("9999999999999999Gi"),
+        std::string("8Ei"), std::string("9223372036854775808"), std::string("1e400")}) {
+    StatusOr<int64_t> b = InternalError("not run");
+    EXPECT_NO_THROW(b = ParseQuantityBytes(q)) << q.substr(0, 40);
+    if (q.rfind("0.", 0) == 0) {
+      ASSERT_TRUE(b.ok()) << b.status();
+      EXPECT_EQ(*b, 1);  // rounded up, exactly
+    } else {
+      ASSERT_FALSE(b.ok()) << q.substr(0, 40);
+      EXPECT_LT(b.status().message().size(), 200u);
+    }
+  }
+  EXPECT_EQ(*ParseQuantityBytes("9223372036854775807"), INT64_MAX);
+  EXPECT_EQ(*ParseQuantityBytes("7.999Ei"), 9222219115350168962);
+  EXPECT_EQ(*ParseQuantityBytes("0.1"), 1);
+  EXPECT_EQ(*ParseQuantityBytes("1.0000000000000000000001Ki"), 1025);
+
+  for (const std::string& d :
+       {std::string("999999999h"), std::string("87600h1s"), many + "s", std::string("99999999999h"),
+        std::string("999999999h999999999h999999999h")}) {
+    auto v = ParseDuration(d);
+    ASSERT_FALSE(v.ok()) << d.substr(0, 40);
+    EXPECT_NE(v.status().message().find("too long"), std::string::npos) << v.status();
+  }
+  EXPECT_EQ(*ParseDuration("87600h"), kMaxDuration);
+  EXPECT_EQ(*ParseDuration("000000000000000000001s"), std::chrono::seconds(1)) << "zeros are fine";
+
+  for (const char* t : {"9999-12-31T23:59:59Z", "0000-01-01T00:00:00Z", "2263-01-01T00:00:00Z",
+                        "1600-01-01T00:00:00Z"}) {
+    auto v = ParseTime(t);
+    ASSERT_FALSE(v.ok()) << t;
+    EXPECT_NE(v.status().message().find("out of range"), std::string::npos) << v.status();
+  }
+  EXPECT_TRUE(ParseTime("2200-12-31T23:59:59Z").ok());
+}
+
+// An integer field beyond its C++ type is a decode error naming the field,
+// not a silent wrap-around (18446744073709551615 read as int32 was -1).
+TEST(ApiTypes, OutOfRangeIntegersAreDecodeErrors) {
+  Json j = {{"spec",
+             {{"warmup",
+               {{"backoffLimit", 4294967298LL},
+                {"activeDeadlineSeconds", std::numeric_limits<uint64_t>::max()}}}}}};
+  std::vector<std::string> errors;
+  KernelCache kc = KernelCacheFromJson(j, &errors);
+  auto has = [&](const std::string& field) {
+    return std::any_of(errors.begin(), errors.end(),
+                       [&](const std::string& e) { return e.rfind(field + ": ", 0) == 0; });
+  };
+  EXPECT_TRUE(has("spec.warmup.backoffLimit")) << Json(errors).dump();
+  EXPECT_TRUE(has("spec.warmup.activeDeadlineSeconds")) << Json(errors).dump();
+  EXPECT_EQ(kc.spec.warmup.backoff_limit, 2) << "the default stays";
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/utf8.h"
+
 namespace kc::core {
 namespace {
 
@@ -10,12 +12,7 @@ using Json = nlohmann::json;
 constexpr size_t kMaxQuarantined = 4;
 
 // Cuts to at most `n` bytes without splitting a UTF-8 sequence.
-std::string Cut(const std::string& s, size_t n) {
-  if (s.size() <= n) return s;
-  size_t end = n - 3;
-  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
-  return s.substr(0, end) + "...";
-}
+std::string Cut(const std::string& s, size_t n) { return TruncateUtf8(s, n); }
 
 Status Str(const Json& j, const char* key, std::string* out, std::string_view where) {
   auto it = j.find(key);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "base/utf8.h"
 #include "core/fingerprint.h"
 
 namespace kc::core {
@@ -57,7 +58,7 @@ std::string SealReportToJson(const SealReport& r) {
 StatusOr<SealReport> ParseSealReport(std::string_view message) {
   Json j = Json::parse(message, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
-    std::string head(message.substr(0, 80));
+    const std::string head = TruncateUtf8(message, 83);  // whole characters only
     return InvalidArgumentError(
         "BadTerminationMessage: the seal container's termination message is not a JSON "
         "object (starts \"" +

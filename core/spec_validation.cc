@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/validate.h"
+
 namespace kc::core {
 namespace {
 
@@ -58,6 +60,19 @@ std::string Cat(std::initializer_list<std::string_view> parts) {
 }
 
 std::string Idx(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+// The string at `key` of a free-form object, `def` when absent; a value of
+// another type is reported (these objects skip the typed decoder).
+std::string StrField(const Json& j, const char* key, const std::string& def,
+                     const std::string& path, std::vector<std::string>* errors) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return def;
+  if (!it->is_string()) {
+    errors->emplace_back(path + "." + key + ": expected a string");
+    return def;
+  }
+  return it->get<std::string>();
+}
 
 void CheckSelector(const LabelSelector& s, std::vector<std::string>* errors) {
   if (s.empty()) {
@@ -157,12 +172,12 @@ SpecReport ValidateSpec(const KernelCacheSpec& spec) {
   }
   for (size_t i = 0; i < spec.tolerations.size(); ++i) {
     const Json& t = spec.tolerations[i];
-    const std::string op = t.value("operator", "Equal");
+    const std::string tp = Idx("spec.tolerations", i);
+    const std::string op = StrField(t, "operator", "Equal", tp, &errors);
     if (op != "Equal" && op != "Exists") {
-      errors.emplace_back(Idx("spec.tolerations", i) + ".operator: \"" + op +
-                          "\" is not one of Exists, Equal");
+      errors.emplace_back(tp + ".operator: \"" + op + "\" is not one of Exists, Equal");
     }
-    if (op == "Exists" && !t.value("value", "").empty()) {
+    if (op == "Exists" && !StrField(t, "value", "", tp, &errors).empty()) {
       errors.emplace_back(Idx("spec.tolerations", i) +
                           ".value: must be empty with operator Exists; remove it");
     }
@@ -219,7 +234,7 @@ SpecReport ValidateSpec(const KernelCacheSpec& spec) {
       errors.emplace_back(p + ": set value or valueFrom, not both");
     }
   }
-  if (Json(w.shapes).dump().size() > 32768) {
+  if (Json(w.shapes).dump(-1, ' ', false, Json::error_handler_t::replace).size() > 32768) {
     errors.emplace_back(
         "spec.warmup.shapes: more than 32 KiB as JSON; pass a file in the image and its path "
         "in args instead");
@@ -285,7 +300,11 @@ SpecReport ValidateSpec(const KernelCacheSpec& spec) {
   CheckEnum("spec.consume.mode", c.mode,
             {consume_mode::kCopy, consume_mode::kShared, consume_mode::kSharedReadWrite}, &errors);
   CheckEnum("spec.consume.onTimeout", c.on_timeout, {"Fail", "StartCold"}, &errors);
-  CheckEnum("spec.consume.verify", c.verify, {"Manifest", "Checksums", "LoadTest"}, &errors);
+  CheckEnum(
+      "spec.consume.verify", c.verify,
+      {LevelName(Level::kManifest), LevelName(Level::kFingerprint), LevelName(Level::kChecksums),
+       LevelName(Level::kTargetArch), LevelName(Level::kLoadTest)},
+      &errors);
   CheckRange<int64_t>("spec.consume.waitTimeoutSeconds", c.wait_timeout_seconds, 1, 86400, &errors);
 
   const auto& ret = spec.retention;

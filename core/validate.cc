@@ -4,6 +4,8 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "base/numbers.h"
+
 namespace kc::core {
 
 using json = nlohmann::json;
@@ -220,8 +222,10 @@ std::optional<Finding> CheckTritonTargetArch(std::string_view rel, std::string_v
   auto a = t->find("arch");
   if (a == t->end()) return bad("Triton metadata target has no arch");
   int got = -1;
-  if (a->is_number_integer()) {
-    got = a->get<int>();
+  if (a->is_number_unsigned()) {
+    if (a->get<uint64_t>() <= 100000) got = static_cast<int>(a->get<uint64_t>());
+  } else if (a->is_number_integer()) {
+    if (a->get<int64_t>() >= 0 && a->get<int64_t>() <= 100000) got = a->get<int>();
   } else if (a->is_string()) {
     std::string s = a->get<std::string>();
     if (s.starts_with("sm_")) s = s.substr(3);
@@ -229,7 +233,8 @@ std::optional<Finding> CheckTritonTargetArch(std::string_view rel, std::string_v
     if (!s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
           return std::isdigit(static_cast<unsigned char>(c));
         })) {
-      got = std::stoi(s);
+      // std::stoi threw out_of_range on "sm_99999999999" (a hostile file).
+      if (auto v = ParseInt64(s, "target.arch", 0, 100000); v.ok()) got = static_cast<int>(*v);
     }
   }
   if (got < 0) return bad("Triton metadata target.arch " + a->dump() + " is not a CUDA arch");

@@ -44,7 +44,6 @@ int RunSeal(const std::vector<std::string>& args) {
   o.staging = f.Get("staging");
   o.allow_empty = f.GetBool("allow-empty");
   o.replace = f.GetBool("replace");
-  o.threads = std::atoi(f.Get("threads").c_str());
   auto fail = [&](const Status& s, int code) {
     PrintError("seal", s);
     std::string msg = SealFailureJson(o.fingerprint, s);
@@ -52,6 +51,9 @@ int RunSeal(const std::vector<std::string>& args) {
     WriteTerminationMessage(f, msg);
     return code;
   };
+  auto threads = f.GetInt("threads", 0, 1024);
+  if (!threads.ok()) return fail(threads.status(), kExitUsage);
+  o.threads = static_cast<int>(*threads);
   auto stale = f.GetSeconds("lock-stale-after");
   if (!stale.ok()) return fail(stale.status(), kExitUsage);
   o.lock_stale_after_s = *stale;

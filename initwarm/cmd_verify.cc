@@ -65,7 +65,12 @@ int RunVerify(const std::vector<std::string>& args) {
   o.node = *node;
   o.compute_capability = f.Get("compute-capability");
   o.view_prefix = f.Get("view");
-  o.threads = std::atoi(f.Get("threads").c_str());
+  auto threads = f.GetInt("threads", 0, 1024);
+  if (!threads.ok()) {
+    PrintError("verify", threads.status());
+    return kExitUsage;
+  }
+  o.threads = static_cast<int>(*threads);
   std::unique_ptr<ModuleLoader> loader;
   if (o.level == core::Level::kLoadTest) {
     auto l = NewCudaModuleLoader();

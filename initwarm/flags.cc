@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "base/numbers.h"
+
 namespace kc::initwarm {
 
 Flags::Flags(std::string command, std::string summary)
@@ -133,9 +135,15 @@ StatusOr<std::int64_t> Flags::GetSeconds(const std::string& name) const {
   return s;
 }
 
+StatusOr<std::int64_t> Flags::GetInt(const std::string& name, std::int64_t min,
+                                     std::int64_t max) const {
+  return ParseInt64(Get(name), "--" + name, min, max);
+}
+
 StatusOr<std::int64_t> ParseSeconds(std::string_view text) {
+  const std::string shown(text.substr(0, 64));
   auto bad = [&] {
-    return InvalidArgumentError("duration \"" + std::string(text) +
+    return InvalidArgumentError("duration \"" + shown +
                                 "\" is malformed: want e.g. 90, 90s, 5m, 2h, 1d");
   };
   if (text.empty()) return bad();
@@ -160,12 +168,18 @@ StatusOr<std::int64_t> ParseSeconds(std::string_view text) {
     default:
       break;
   }
-  if (digits.empty() || digits.size() > 12) return bad();
-  std::int64_t v = 0;
+  if (digits.empty()) return bad();
   for (char c : digits) {
     if (c < '0' || c > '9') return bad();
-    v = v * 10 + (c - '0');
   }
+  auto too_long = [&] {
+    return InvalidArgumentError("duration \"" + shown + "\" is too long: at most " +
+                                std::to_string(kMaxFlagSeconds / 86400) + "d");
+  };
+  if (digits.size() > 12) return too_long();
+  std::int64_t v = 0;
+  for (char c : digits) v = v * 10 + (c - '0');  // <= 12 digits: no overflow
+  if (v > kMaxFlagSeconds / mult) return too_long();
   return v * mult;
 }
 

@@ -34,8 +34,10 @@ class Flags {
   // Every value given; comma-separated values are split.
   std::vector<std::string> GetAll(const std::string& name) const;
   bool IsSet(const std::string& name) const;
-  // "90", "90s", "5m", "2h", "1d" -> seconds.
+  // "90", "90s", "5m", "2h", "1d" -> seconds (at most kMaxFlagSeconds).
   StatusOr<std::int64_t> GetSeconds(const std::string& name) const;
+  // A decimal integer in [min, max]; InvalidArgument naming the flag.
+  StatusOr<std::int64_t> GetInt(const std::string& name, std::int64_t min, std::int64_t max) const;
 
  private:
   enum class Kind { kString, kBool, kRepeated };
@@ -53,7 +55,13 @@ class Flags {
   bool help_ = false;
 };
 
-// Parses "90", "90s", "5m", "2h", "1d" into seconds; InvalidArgument otherwise.
+// The longest duration a flag takes: 366 days. Callers multiply seconds
+// into milliseconds and add them to clocks; this keeps both far from
+// overflow.
+inline constexpr std::int64_t kMaxFlagSeconds = 366LL * 86400;
+
+// Parses "90", "90s", "5m", "2h", "1d" into seconds; InvalidArgument when
+// malformed or longer than kMaxFlagSeconds.
 StatusOr<std::int64_t> ParseSeconds(std::string_view text);
 
 }  // namespace kc::initwarm

@@ -1,5 +1,6 @@
 #include "kube/api_error.h"
 
+#include <algorithm>
 #include <string>
 
 namespace kc::kube {
@@ -49,7 +50,10 @@ StatusCode CodeFor(std::string_view reason, int http_code) {
 }
 
 std::string Shorten(std::string_view s, size_t max = 300) {
-  std::string out(s.substr(0, max));
+  size_t n = std::min(max, s.size());
+  // Never cut a UTF-8 character: the message may end up in a JSON body.
+  while (n > 0 && n < s.size() && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  std::string out(s.substr(0, n));
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ' || out.back() == '\r')) {
     out.pop_back();
   }

@@ -122,7 +122,7 @@ struct HttpTransport::Impl {
     c.set_validate_certificates(!config.insecure_skip_tls_verify);
     ClusterConfig tls = config;  // copy for the callback's lifetime
     c.set_ssl_context_callback([tls](boost::asio::ssl::context& ctx) {
-      ConfigureTls(ctx, tls);  // validated in Create(); cannot fail here
+      (void)ConfigureTls(ctx, tls);  // validated in Create(); cannot fail here
     });
     return c;
   }

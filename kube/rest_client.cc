@@ -143,7 +143,7 @@ StatusOr<Json> RestClient::Create(const Resource& r, const std::string& ns, cons
   HttpRequest request;
   request.method = "POST";
   request.path = ResourcePath(r, ns);
-  request.body = body.dump();
+  request.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
   request.content_type = kJson;
   return RoundTrip(std::move(request), Describe("create", r, ns, NameOf(object)));
 }
@@ -161,7 +161,7 @@ StatusOr<Json> RestClient::Put(const Resource& r, const std::string& ns, const J
   HttpRequest request;
   request.method = "PUT";
   request.path = ResourcePath(r, ns, name, subresource);
-  request.body = body.dump();
+  request.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
   request.content_type = kJson;
   return RoundTrip(std::move(request), Describe(verb, r, ns, name));
 }
@@ -196,7 +196,7 @@ StatusOr<Json> RestClient::Patch(const Resource& r, const std::string& ns, const
   HttpRequest request;
   request.method = "PATCH";
   request.path = ResourcePath(r, ns, name, options.subresource) + query.ToString();
-  request.body = body.dump();
+  request.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
   request.content_type = PatchContentType(type);
   return RoundTrip(std::move(request), context);
 }
@@ -217,7 +217,7 @@ Status RestClient::Delete(const Resource& r, const std::string& ns, const std::s
   HttpRequest request;
   request.method = "DELETE";
   request.path = ResourcePath(r, ns, name);
-  request.body = body.dump();
+  request.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
   request.content_type = kJson;
   StatusOr<Json> result = RoundTrip(std::move(request), context);
   return result.status();

@@ -18,7 +18,9 @@ std::optional<Clock::Duration> RetryAfter(const HttpResponse& response) {
   if (it == response.headers.end()) return std::nullopt;
   const std::string& v = it->second;
   if (v.empty() || v.find_first_not_of("0123456789 ") != std::string::npos) return std::nullopt;
-  return std::chrono::seconds(std::strtoll(v.c_str(), nullptr, 10));
+  // At most an hour: a huge value would overflow the clock (strtoll
+  // saturates at LLONG_MAX seconds).
+  return std::chrono::seconds(std::min<long long>(std::strtoll(v.c_str(), nullptr, 10), 3600));
 }
 
 }  // namespace

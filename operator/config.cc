@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+
+#include "base/numbers.h"
+#include "core/api_types.h"
 
 namespace kc::op {
 namespace {
@@ -32,55 +34,32 @@ struct Flag {
 };
 
 StatusOr<int64_t> ParseInt(const std::string& where, const std::string& v) {
-  int64_t out = 0;
-  const char* end = v.data() + v.size();
-  auto [p, ec] = std::from_chars(v.data(), end, out);
-  if (v.empty() || ec != std::errc() || p != end) {
-    return InvalidArgumentError(where + ": \"" + v + "\" is not an integer");
-  }
-  return out;
+  return ParseInt64(v, where);
 }
 
 StatusOr<bool> ParseBool(const std::string& where, const std::string& v) {
   if (v == "true" || v == "1" || v == "on" || v == "yes") return true;
   if (v == "false" || v == "0" || v == "off" || v == "no") return false;
-  return InvalidArgumentError(where + ": \"" + v + "\" is not a boolean (use true or false)");
+  return InvalidArgumentError(where + ": \"" + v.substr(0, 64) +
+                              "\" is not a boolean (use true or false)");
 }
 
-// "90", "45s", "5m", "1h30m" -> seconds.
+// "90", "45s", "5m", "1h30m" -> seconds, at most core::kMaxDuration (so
+// no clock arithmetic on it can overflow). The Go-style form is
+// core::ParseDuration, the one parser of durations.
 StatusOr<std::chrono::seconds> ParseSeconds(const std::string& where, const std::string& v) {
   if (v.empty()) return InvalidArgumentError(where + ": empty duration (use e.g. 30s, 5m, 1h)");
-  if (std::all_of(v.begin(), v.end(), [](char c) { return std::isdigit(c); })) {
-    KC_ASSIGN_OR_RETURN(int64_t n, ParseInt(where, v));
+  if (std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    KC_ASSIGN_OR_RETURN(int64_t n, ParseInt64(v, where, 0, core::kMaxDuration.count()));
     return std::chrono::seconds(n);
   }
-  int64_t total = 0;
-  size_t i = 0;
-  while (i < v.size()) {
-    size_t j = i;
-    while (j < v.size() && std::isdigit(static_cast<unsigned char>(v[j]))) ++j;
-    if (j == i || j == v.size()) {
-      return InvalidArgumentError(
-          Cat(where, ": \"", v, "\" is not a duration (use e.g. 30s, 5m, 1h)"));
-    }
-    const int64_t n = std::stoll(v.substr(i, j - i));
-    switch (v[j]) {
-      case 'h':
-        total += n * 3600;
-        break;
-      case 'm':
-        total += n * 60;
-        break;
-      case 's':
-        total += n;
-        break;
-      default:
-        return InvalidArgumentError(
-            Cat(where, ": \"", v, "\" is not a duration (units h, m, s; e.g. 1h30m)"));
-    }
-    i = j + 1;
+  auto d = core::ParseDuration(v);
+  if (d.ok()) return *d;
+  if (d.status().message().find("too long") != std::string::npos) {
+    return InvalidArgumentError(where + ": " + d.status().message());
   }
-  return std::chrono::seconds(total);
+  return InvalidArgumentError(Cat(where, ": \"", v.substr(0, 64),
+                                  "\" is not a duration (units h, m, s; e.g. 30s, 5m, 1h30m)"));
 }
 
 bool IsDnsLabel(const std::string& s) {
@@ -371,7 +350,11 @@ StatusOr<Config> ParseConfig(const std::vector<std::string>& args, const FileRea
   std::vector<std::pair<const Flag*, std::string>> given;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--help" || a == "-h") return Status(StatusCode::kNotFound, Usage());
+    if (a == "--help" || a == "-h") {
+      Config help;
+      help.help = true;
+      return help;
+    }
     if (a.rfind("--", 0) != 0 || a.size() == 2) {
       return InvalidArgumentError("unexpected argument \"" + a +
                                   "\": flags look like --name=value");

@@ -31,6 +31,8 @@
 namespace kc::op {
 
 struct Config {
+  // --help / -h: print Usage() and exit 0; nothing else is parsed or checked.
+  bool help = false;
   std::string config_file;  // --config
   // Cluster access: --kubeconfig PATH, else in-cluster when running in a
   // pod, else $KUBECONFIG / ~/.kube/config.
@@ -78,8 +80,8 @@ using FileReader = std::function<StatusOr<std::string>(const std::string& path)>
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
 
 // `args` excludes argv[0]. Returns the validated config, or InvalidArgument
-// naming the offending flag/key. A lone "--help" returns NotFound with the
-// usage text as the message (the caller prints it and exits 0).
+// naming the offending flag/key. "--help" (or "-h") anywhere returns a
+// Config with help = true (the caller prints Usage() and exits 0).
 StatusOr<Config> ParseConfig(const std::vector<std::string>& args, const FileReader& read_file,
                              const EnvLookup& getenv);
 

@@ -140,12 +140,52 @@ TEST(ConfigTest, BadConfigNamesTheProblem) {
   }
 }
 
-TEST(ConfigTest, HelpReturnsUsage) {
+// --help is a request, not an error (it was returned as NotFound).
+TEST(ConfigTest, HelpIsNotAnError) {
   Fixture f;
-  auto c = f.Parse({"--help"});
-  ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.status().code(), StatusCode::kNotFound);
-  EXPECT_NE(c.status().message().find("--leader-elect"), std::string::npos);
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--help"}, {"-h"}, {"--workers=3", "--help"}, {"--help", "--workers=0"}}) {
+    auto c = f.Parse(args);
+    ASSERT_TRUE(c.ok()) << args[0] << ": " << c.status();
+    EXPECT_TRUE(c->help);
+  }
+  EXPECT_FALSE(f.Parse({"--workers=3"})->help);
+  EXPECT_NE(Usage().find("--leader-elect"), std::string::npos);
+}
+
+// Hostile flag values: each is an InvalidArgument naming the flag, never an
+// exception (std::stoll threw out_of_range on a long number) and never a
+// value that overflows the clock later.
+TEST(ConfigTest, HostileValuesAreErrorsNamingTheFlag) {
+  const std::string huge(400, '9');
+  struct Case {
+    std::string arg;
+    std::string want;
+  } cases[] = {
+      {"--lease-duration=" + huge + "s", "--lease-duration: duration"},
+      {"--lease-duration=" + huge, "--lease-duration: " + huge.substr(0, 64)},
+      {"--renew-deadline=99999999999999999999h", "--renew-deadline"},
+      {"--retry-period=999999999h", "too long"},
+      {"--warmup-retry-cap=1e400", "--warmup-retry-cap: \"1e400\" is not a duration"},
+      {"--resync-period=-5s", "--resync-period: \"-5s\" is not a duration"},
+      {"--pvc-binding-grace=5\xC3\xBCm", "--pvc-binding-grace"},
+      {"--workers=" + huge, "--workers: " + huge.substr(0, 64)},
+      {"--workers=-99999999999999999999", "--workers"},
+      {"--http-port=99999999999999999999", "--http-port"},
+      {"--metrics-port=0x50", "--metrics-port: \"0x50\" is not an integer"},
+      {"--workers=", "--workers: \"\" is not an integer"},
+      {"--leader-elect=" + huge, "--leader-elect"},
+  };
+  for (const auto& tc : cases) {
+    Fixture f;
+    StatusOr<Config> c = InternalError("not run");
+    EXPECT_NO_THROW(c = f.Parse({tc.arg})) << tc.arg.substr(0, 80);
+    ASSERT_FALSE(c.ok()) << tc.arg.substr(0, 80);
+    EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument) << tc.arg.substr(0, 80);
+    EXPECT_NE(c.status().message().find(tc.want), std::string::npos)
+        << tc.arg.substr(0, 80) << ": " << c.status().message();
+    EXPECT_LT(c.status().message().size(), 400u) << "a hostile value is quoted, bounded";
+  }
 }
 
 }  // namespace

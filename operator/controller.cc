@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <exception>
 #include <mutex>
 
 #include "core/api_types.h"
@@ -20,6 +21,36 @@ std::map<std::string, std::string> StringMap(const Json& j) {
     if (v.is_string()) out[k] = v.get<std::string>();
   }
   return out;
+}
+
+// j[key] when `j` is an object holding one, else null: never throws, never
+// reads past a missing key (const operator[] would).
+const Json& At(const Json& j, const char* key) {
+  static const Json kNull;
+  if (!j.is_object()) return kNull;
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+
+std::string StrAt(const Json& j, const char* key) {
+  const Json& v = At(j, key);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+// Runs an informer handler's body so that nothing it throws reaches the
+// informer's thread (which would end the process): a failure is logged and
+// the event dropped; the periodic resync brings the key back.
+template <typename F>
+void Safely(const Logger& log, const char* what, F&& body) noexcept {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    try {
+      log.Error("event handler failed; event dropped", {{"handler", what}, {"error", e.what()}});
+    } catch (...) {  // NOLINT(bugprone-empty-catch): logging is best effort
+    }
+  } catch (...) {  // NOLINT(bugprone-empty-catch)
+  }
 }
 
 // The gate container's reports, compared to decide whether a pod update
@@ -92,7 +123,9 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
   nodes.AddEventHandler({
       [this](const Json& o) { EnqueueForNode(o); },
       [this](const Json& old_node, const Json& new_node) {
-        if (!NodeRelevantChange(old_node, new_node)) return;
+        bool relevant = false;
+        Safely(logger_, "node", [&] { relevant = NodeRelevantChange(old_node, new_node); });
+        if (!relevant) return;
         EnqueueForNode(old_node);
         EnqueueForNode(new_node);
       },
@@ -159,11 +192,13 @@ void Controller::Enqueue(const std::string& key) {
 }
 
 void Controller::EnqueueByLabel(const Json& obj) {
-  const Json& meta = obj["metadata"];
-  auto labels = StringMap(meta.value("labels", Json::object()));
-  auto it = labels.find(kLabelName);
-  if (it == labels.end()) return;
-  Enqueue(meta.value("namespace", "") + "/" + it->second);
+  Safely(logger_, "by-label", [&] {
+    const Json& meta = At(obj, "metadata");
+    auto labels = StringMap(At(meta, "labels"));
+    auto it = labels.find(kLabelName);
+    if (it == labels.end()) return;
+    Enqueue(StrAt(meta, "namespace") + "/" + it->second);
+  });
 }
 
 void Controller::EnqueueConsumer(const Json& pod) {
@@ -177,34 +212,39 @@ void Controller::EnqueueConsumer(const Json& pod) {
 }
 
 void Controller::EnqueueForNode(const Json& node) {
-  auto labels = StringMap(node["metadata"].value("labels", Json::object()));
-  for (const Json& kc : Caches::All(caches_.kernelcaches)) {
-    auto selector =
-        StringMap(kc.value("spec", Json::object()).value("nodeSelector", Json::object()));
-    const bool match = std::all_of(selector.begin(), selector.end(), [&](const auto& kv) {
-      auto l = labels.find(kv.first);
-      return l != labels.end() && l->second == kv.second;
-    });
-    if (match) Enqueue(kube::ObjectKey(kc));
-  }
+  Safely(logger_, "node", [&] {
+    auto labels = StringMap(At(At(node, "metadata"), "labels"));
+    for (const Json& kc : Caches::All(caches_.kernelcaches)) {
+      auto selector = StringMap(At(At(kc, "spec"), "nodeSelector"));
+      const bool match = std::all_of(selector.begin(), selector.end(), [&](const auto& kv) {
+        auto l = labels.find(kv.first);
+        return l != labels.end() && l->second == kv.second;
+      });
+      if (match) Enqueue(kube::ObjectKey(kc));
+    }
+  });
 }
 
 void Controller::EnqueueForPvc(const Json& pvc) {
-  const Json& meta = pvc["metadata"];
-  const std::string ns = meta.value("namespace", "");
-  const std::string name = meta.value("name", "");
-  for (const Json& ref : meta.value("ownerReferences", Json::array())) {
-    if (ref.value("kind", "") == core::kKind && ref.value("apiVersion", "") == core::kApiVersion) {
-      Enqueue(ns + "/" + ref.value("name", ""));
+  Safely(logger_, "pvc", [&] {
+    const Json& meta = At(pvc, "metadata");
+    const std::string ns = StrAt(meta, "namespace");
+    const std::string name = StrAt(meta, "name");
+    const Json& refs = At(meta, "ownerReferences");
+    if (refs.is_array()) {
+      for (const Json& ref : refs) {
+        if (StrAt(ref, "kind") == core::kKind && StrAt(ref, "apiVersion") == core::kApiVersion) {
+          Enqueue(ns + "/" + StrAt(ref, "name"));
+        }
+      }
     }
-  }
-  for (const Json& kc : Caches::All(caches_.kernelcaches)) {
-    if (kc["metadata"].value("namespace", "") != ns) continue;
-    const Json spec = kc.value("spec", Json::object());
-    if (spec.value("storage", Json::object()).value("existingClaim", "") == name) {
-      Enqueue(kube::ObjectKey(kc));
+    for (const Json& kc : Caches::All(caches_.kernelcaches)) {
+      if (StrAt(At(kc, "metadata"), "namespace") != ns) continue;
+      if (StrAt(At(At(kc, "spec"), "storage"), "existingClaim") == name) {
+        Enqueue(kube::ObjectKey(kc));
+      }
     }
-  }
+  });
 }
 
 void Controller::Worker() {
@@ -212,6 +252,8 @@ void Controller::Worker() {
   while (auto key = queue_->Get()) {
     if (metrics_ != nullptr) metrics_->SetQueueDepth(qn, static_cast<int>(queue_->Len()));
     const auto start = std::chrono::steady_clock::now();
+    // Reconcile never throws (it turns an exception into an error on that
+    // object); an error here is retried with backoff like any other.
     ReconcileResult r = reconciler_->Reconcile(*key);
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

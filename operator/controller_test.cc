@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "kube/fake_client.h"
@@ -144,6 +146,67 @@ TEST(ControllerTest, WatchesOnlyTheListedNamespaces) {
   ASSERT_TRUE(Eventually([&] { return controller.queue().Len() == 0; }));
   EXPECT_EQ(jobs_in("ignored"), 0u);
   EXPECT_FALSE(fake.Get(resources::KernelCaches(), "ignored", "llama")->contains("status"));
+  workers.request_stop();
+  workers.join();
+  controller.Stop();
+}
+
+// controller-runtime's per-item panic recovery: a reconcile that throws
+// (here: every Job create for KernelCache "bad") does not end the process
+// or stop the workers. That object gets Degraded/ReconcileError and is
+// retried with rate-limited backoff; the other KernelCache is warmed as if
+// nothing happened.
+TEST(ControllerTest, AThrowingReconcileIsRetriedAndOthersGoOn) {
+  kube::FakeClient fake;
+  std::atomic<int> throws{0};
+  fake.SetReactor([&throws](const kube::FakeAction& a) -> Status {
+    if (a.verb == "create" && a.resource == "jobs.batch" &&
+        a.body["metadata"]["labels"].value(kLabelName, "") == "bad") {
+      ++throws;
+      throw std::runtime_error("injected: a reconcile bug");
+    }
+    return OkStatus();
+  });
+  ASSERT_TRUE(fake.Create(kube::resources::kNodes, "", GpuNode("gpu-1", "580.159.04")).ok());
+  Json bad = KernelCacheObj();
+  bad["metadata"]["name"] = "bad";
+  ASSERT_TRUE(fake.Create(resources::KernelCaches(), "ml", bad).ok());
+  ASSERT_TRUE(fake.Create(resources::KernelCaches(), "ml", KernelCacheObj()).ok());
+
+  std::ostringstream logs;
+  OperatorMetrics metrics;
+  ControllerOptions opts;
+  opts.workers = 1;  // one worker: the good key is served although the bad one keeps failing
+  Controller controller(fake, opts, &metrics, Logger(&logs, true, LogLevel::kDebug));
+  controller.StartInformers();
+  std::jthread workers([&](const std::stop_token& stop) { controller.RunWorkers(stop); });
+
+  // The good one is warmed...
+  ASSERT_TRUE(Eventually([&] {
+    for (const Json& j : Jobs(fake)) {
+      if (j["metadata"]["labels"].value(kLabelName, "") == "llama") return true;
+    }
+    return false;
+  })) << logs.str();
+  // ...the bad one is retried (with backoff) and says why in its status.
+  ASSERT_TRUE(Eventually([&] { return throws.load() >= 3; })) << logs.str();
+  ASSERT_TRUE(Eventually([&] {
+    auto kc = fake.Get(resources::KernelCaches(), "ml", "bad");
+    if (!kc.ok() || !kc->contains("status")) return false;
+    for (const Json& c : (*kc)["status"].value("conditions", Json::array())) {
+      if (c.value("type", "") == "Degraded" && c.value("reason", "") == "ReconcileError" &&
+          c.value("message", "").find("injected: a reconcile bug") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  })) << logs.str();
+  EXPECT_GT(metrics.registry().Value("controller_runtime_reconcile_total",
+                                     {{"controller", "kernelcache"}, {"result", "error"}}),
+            0);
+  EXPECT_GE(controller.queue().NumRequeues("ml/bad"), 1);
+  for (const Json& j : Jobs(fake)) EXPECT_NE(j["metadata"]["labels"].value(kLabelName, ""), "bad");
+
   workers.request_stop();
   workers.join();
   controller.Stop();

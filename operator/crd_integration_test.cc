@@ -93,6 +93,30 @@ TEST(CrdIntegration, InvalidObjectsAreRefusedNamingTheField) {
       {"In without values", "/spec/podSelector/matchExpressions",
        Json::parse(R"([{"key": "a", "operator": "In"}])"),
        "spec.podSelector.matchExpressions[].values"},
+      // Hostile values the schema used to accept (issue 9 item 1): the
+      // operator rejects them too, but the API server should not store them.
+      {"size of 400 digits", "/spec/storage/size", std::string(400, '9'), "spec.storage.size"},
+      {"maxBytes of 400 digits", "/spec/retention/maxBytes", std::string(400, '9') + "Gi",
+       "spec.retention.maxBytes"},
+      {"staleAfter overflowing", "/spec/retention/staleAfter", "999999999h",
+       "spec.retention.staleAfter"},
+      {"staleAfter over 10 years", "/spec/retention/staleAfter", "87601h",
+       "spec.retention.staleAfter must be at most 87600h"},
+      {"purgeSchedule over 10 years", "/spec/retention/purgeSchedule", "87600h1s",
+       "spec.retention.purgeSchedule must be at most 87600h"},
+      {"long label value", "/spec/podSelector/matchLabels/app", std::string(64, 'a'),
+       "spec.podSelector.matchLabels"},
+      {"many node labels", "/spec/nodeSelector",
+       [] {
+         Json m = Json::object();
+         for (int i = 0; i < 65; ++i) m["k" + std::to_string(i)] = "v";
+         return m;
+       }(),
+       "spec.nodeSelector"},
+      {"huge command", "/spec/warmup/command", Json(std::vector<std::string>(65, "x")),
+       "spec.warmup.command"},
+      {"long argument", "/spec/warmup/args", Json::array({std::string(5000, 'a')}),
+       "spec.warmup.args[0]"},
   };
   for (const auto& c : cases) {
     Json o = Valid("bad");
@@ -105,6 +129,21 @@ TEST(CrdIntegration, InvalidObjectsAreRefusedNamingTheField) {
     Status s = Cluster().KubectlWithInput({"apply", "--dry-run=server", "-f", "-"}, o.dump());
     ASSERT_FALSE(s.ok()) << c.name;
     EXPECT_NE(s.message().find(c.want), std::string::npos) << c.name << ": " << s.message();
+  }
+}
+
+// Every verify level `initwarm wait` accepts is accepted by the schema
+// (Fingerprint and TargetArch were refused), and bounded values at their
+// limits pass.
+TEST(CrdIntegration, EveryVerifyLevelAndLimitValuesAreAccepted) {
+  ApplyCrd();
+  for (const char* level : {"Manifest", "Fingerprint", "Checksums", "TargetArch", "LoadTest"}) {
+    Json o = Valid("levels");
+    o["spec"]["consume"]["verify"] = level;
+    o["spec"]["retention"]["staleAfter"] = "87600h";
+    o["spec"]["podSelector"]["matchLabels"]["app"] = std::string(63, 'a');
+    Status s = Cluster().KubectlWithInput({"apply", "--dry-run=server", "-f", "-"}, o.dump());
+    EXPECT_TRUE(s.ok()) << level << ": " << s;
   }
 }
 

@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "core/api_types.h"
+#include "core/spec_validation.h"
+#include "core/validate.h"
 
 namespace kc::op {
 namespace {
@@ -157,6 +159,61 @@ TEST(Crd, EveryFieldWeWriteIsDeclared) {
   j.erase("apiVersion");
   j.erase("kind");
   ExpectDeclared(Schema(Crd()), j, "");
+}
+
+// consume.verify in the CRD offers exactly the levels `initwarm wait
+// --verify` accepts (core::Level; it lacked Fingerprint and TargetArch),
+// and ValidateSpec accepts each of them.
+TEST(Crd, VerifyEnumMatchesTheValidationLadder) {
+  const Json crd = Crd();
+  const Json& verify =
+      Schema(crd)["properties"]["spec"]["properties"]["consume"]["properties"]["verify"];
+  std::vector<std::string> in_crd;
+  for (const Json& v : verify["enum"]) in_crd.push_back(v.get<std::string>());
+  std::vector<std::string> in_code;
+  for (core::Level l : {core::Level::kManifest, core::Level::kFingerprint, core::Level::kChecksums,
+                        core::Level::kTargetArch, core::Level::kLoadTest}) {
+    in_code.emplace_back(core::LevelName(l));
+    ASSERT_TRUE(core::ParseLevel(in_code.back()).ok()) << in_code.back();
+  }
+  EXPECT_EQ(in_crd, in_code);
+  for (const std::string& level : in_code) {
+    core::KernelCacheSpec spec;
+    spec.consume.verify = level;
+    for (const std::string& e : core::ValidateSpec(spec).errors) {
+      EXPECT_EQ(e.find("spec.consume.verify"), std::string::npos) << e;
+    }
+  }
+}
+
+// Every string, list and map of the spec has a bound (maxLength, maxItems,
+// maxProperties, an enum or a pattern with a bound), so no object the API
+// server accepts is unbounded there; integers of the spec have a range or
+// are passed through to Kubernetes, which checks them.
+TEST(Crd, SpecValuesAreBounded) {
+  std::vector<std::string> unbounded;
+  std::function<void(const Json&, const std::string&)> walk = [&](const Json& s,
+                                                                  const std::string& path) {
+    const std::string type = s.value("type", "");
+    if (s.value("x-kubernetes-preserve-unknown-fields", "") == "true") return;  // free-form
+    if (type == "string" && !s.contains("maxLength") && !s.contains("enum")) {
+      unbounded.push_back(path);
+    }
+    if (type == "array" && !s.contains("maxItems")) unbounded.push_back(path);
+    if (type == "object" && s.contains("additionalProperties") && !s.contains("maxProperties")) {
+      unbounded.push_back(path);
+    }
+    if (s.contains("properties")) {
+      for (const auto& [k, v] : s["properties"].items()) walk(v, Child(path, k));
+    }
+    if (s.contains("items")) walk(s["items"], path + "[]");
+    if (s.contains("additionalProperties") && s["additionalProperties"].is_object()) {
+      walk(s["additionalProperties"], path + ".*");
+    }
+  };
+  const Json crd = Crd();
+  walk(Schema(crd)["properties"]["spec"], "spec");
+  EXPECT_TRUE(unbounded.empty()) << Json(unbounded).dump();
 }
 
 }  // namespace

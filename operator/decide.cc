@@ -1,8 +1,10 @@
 #include "operator/decide.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
+#include "base/utf8.h"
 #include "core/fingerprint.h"
 #include "core/spec_validation.h"
 #include "operator/names.h"
@@ -21,6 +23,7 @@ namespace st = core::fp_state;
 constexpr seconds kSealGrace{60};  // wait this long for a succeeded Job's pod to appear
 constexpr seconds kGcRetry{300};   // a failed GC Job is retried after this
 constexpr size_t kMaxListed = 5;   // nodes/fingerprints named in one message
+constexpr size_t kMaxConditionMessage = 32768;  // the CRD's maxLength of a condition message
 
 std::string Join(const std::vector<std::string>& v, const std::string& sep) {
   std::string out;
@@ -117,7 +120,7 @@ class Decider {
     c.type = std::string(type);
     c.status = value ? "True" : "False";
     c.reason = reason;
-    c.message = message;
+    c.message = TruncateUtf8(message, kMaxConditionMessage);
     c.observed_generation = gen_;
     const Condition* prev = Prev(type);
     c.last_transition_time = prev != nullptr && prev->status == c.status
@@ -138,7 +141,7 @@ class Decider {
     a.event_type = type;
     a.event_reason = reason;
     // events.k8s.io caps a note at 1 KiB; keep every message under it.
-    a.event_message = message.size() > 1000 ? message.substr(0, 997) + "..." : message;
+    a.event_message = TruncateUtf8(message, 1000);
     events_.push_back(std::move(a));
   }
 
@@ -249,12 +252,13 @@ class Decider {
       return false;
     }
     SetCondition(cond::kInvalidSpec, false, "SpecValid", "the spec is valid");
-    stale_after_ = core::ParseDuration(kc_.spec.retention.stale_after).value();
+    // ValidateSpec accepted these; no .value() that could throw regardless.
+    if (auto d = core::ParseDuration(kc_.spec.retention.stale_after); d.ok()) stale_after_ = *d;
     if (!kc_.spec.retention.purge_schedule.empty()) {
-      purge_ = core::ParseDuration(kc_.spec.retention.purge_schedule).value();
+      if (auto d = core::ParseDuration(kc_.spec.retention.purge_schedule); d.ok()) purge_ = *d;
     }
     if (!kc_.spec.retention.max_bytes.empty()) {
-      max_bytes_ = core::ParseQuantityBytes(kc_.spec.retention.max_bytes).value();
+      if (auto b = core::ParseQuantityBytes(kc_.spec.retention.max_bytes); b.ok()) max_bytes_ = *b;
     }
     std::vector<std::string> image_warnings;
     for (const auto& w : report.warnings) {
@@ -478,8 +482,8 @@ class Decider {
 
   void RecordFailure(FingerprintStatus& f, const JobView& j, const std::string& reason,
                      const std::string& event_reason) {
-    ++f.failures;
-    f.last_failure = reason.size() > 1024 ? reason.substr(0, 1024) + "..." : reason;
+    if (f.failures < std::numeric_limits<int32_t>::max()) ++f.failures;
+    f.last_failure = TruncateUtf8(reason, 1027);
     f.last_failure_time = std::chrono::time_point_cast<seconds>(j.finished.value_or(now_));
     f.job_uid = j.uid;
     f.job = j.name;

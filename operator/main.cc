@@ -61,14 +61,14 @@ int Run(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   auto config = ParseConfig(args, ReadWholeFile, ProcessEnv);
   if (!config.ok()) {
-    if (config.status().code() == StatusCode::kNotFound) {
-      std::cout << config.status().message();
-      return 0;
-    }
     std::cerr << "kernelcache-operator: " << config.status().message() << "\n";
     return 2;
   }
   const Config& c = *config;
+  if (c.help) {
+    std::cout << Usage();
+    return 0;
+  }
   SetDefaultLogger(Logger(&std::cerr, c.log_format == "json", ParseLogLevel(c.log_level)));
   const Logger& log = DefaultLogger();
 

@@ -1,7 +1,9 @@
 #include "operator/reconciler.h"
 
 #include <algorithm>
+#include <exception>
 
+#include "base/utf8.h"
 #include "core/api_types.h"
 #include "operator/gate_reports.h"
 #include "operator/views.h"
@@ -155,7 +157,86 @@ Status Reconciler::Execute(const Action& a, const core::KernelCache& kc,
   return OkStatus();
 }
 
-ReconcileResult Reconciler::Reconcile(const std::string& key) {
+ReconcileResult Reconciler::Reconcile(const std::string& key) noexcept {
+  std::string what;
+  try {
+    return ReconcileOnce(key);
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+    what = "unknown exception";
+  }
+  ReconcileResult result;
+  result.status =
+      InternalError(TruncateUtf8("reconcile of " + key + " failed unexpectedly: " + what, 2048));
+  try {
+    logger_.Error("reconcile failed unexpectedly; the key is retried with backoff",
+                  {{"kernelcache", key}, {"error", result.status.message()}});
+  } catch (...) {  // NOLINT(bugprone-empty-catch): logging is best effort
+  }
+  ReportUnexpected(key, what);
+  return result;
+}
+
+void Reconciler::ReportUnexpected(const std::string& key, const std::string& what) {
+  try {
+    auto kc_json = Caches::Get(caches_.kernelcaches, key);
+    if (!kc_json) return;
+    // The pass may have written the object before it failed: patch on top
+    // of what the server has now (this path is rare; one GET is cheap).
+    {
+      std::vector<std::string> ignored;
+      const core::ObjectMeta meta = core::MetadataFromJson(
+          kc_json->contains("metadata") ? (*kc_json)["metadata"] : Json::object(), &ignored);
+      auto fresh = client_.Get(resources::KernelCaches(), meta.namespace_, meta.name);
+      if (fresh.ok()) kc_json = *fresh;
+    }
+    std::vector<std::string> ignored;
+    core::KernelCache kc = core::KernelCacheFromJson(*kc_json, &ignored);
+    const std::string message = TruncateUtf8(
+        "the operator failed unexpectedly while reconciling this KernelCache (" + what +
+            "); it retries with backoff. Please report this with the operator's log",
+        1000);
+    core::Condition c;
+    c.type = std::string(core::condition::kDegraded);
+    c.status = "True";
+    c.reason = "ReconcileError";
+    c.message = message;
+    c.observed_generation = kc.metadata.generation;
+    c.last_transition_time =
+        std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+    auto& conds = kc.status.conditions;
+    auto it = std::find_if(conds.begin(), conds.end(),
+                           [&](const core::Condition& x) { return x.type == c.type; });
+    if (it != conds.end()) {
+      if (it->status == c.status) c.last_transition_time = it->last_transition_time;
+      *it = c;
+    } else {
+      conds.push_back(c);
+    }
+    Json status = core::StatusToJson(kc.status);
+    Json patch = {{"metadata", {{"resourceVersion", kc.metadata.resource_version}}},
+                  {"status", {{"conditions", status["conditions"]}, {"phase", "Degraded"}}}};
+    kube::PatchOptions opts;
+    opts.subresource = "status";
+    auto r = client_.Patch(resources::KernelCaches(), kc.metadata.namespace_, kc.metadata.name,
+                           kube::PatchType::kMerge, patch, opts);
+    if (!r.ok()) {
+      logger_.Warn("cannot record the reconcile error in status",
+                   {{"kernelcache", key}, {"error", r.status().ToString()}});
+    }
+    if (events_ != nullptr) events_->Emit(*kc_json, "Warning", "ReconcileError", message);
+  } catch (const std::exception& e) {
+    try {
+      logger_.Warn("cannot record the reconcile error",
+                   {{"kernelcache", key}, {"error", e.what()}});
+    } catch (...) {  // NOLINT(bugprone-empty-catch)
+    }
+  } catch (...) {  // NOLINT(bugprone-empty-catch): best effort
+  }
+}
+
+ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
   ReconcileResult result;
   auto kc_json = Caches::Get(caches_.kernelcaches, key);
   const auto slash = key.find('/');

@@ -21,8 +21,16 @@
 // 6. A create that meets AlreadyExists means the caches were behind: see
 //    ReconcileResult::stale_cache.
 // A failing step stops the pass; Result.status carries the error (logged
-// once, by the caller). Metrics: per-KernelCache gauges from the status
-// written, warmup durations and time-to-ready on state transitions.
+// once, by the caller).
+// Never throws: an exception escaping one pass (a bug, or input nothing
+// else caught) becomes Internal "reconcile of <key> failed unexpectedly:
+// <what>" in Result.status, so the caller retries that key with
+// rate-limited backoff while every other key goes on, the way
+// controller-runtime recovers a panic per item. Best effort, the object is
+// told: its status gets Degraded=True reason ReconcileError with the
+// message (phase Degraded) and a Warning Event ReconcileError. The next
+// pass that succeeds sets Degraded from its own findings again. Metrics: per-KernelCache gauges
+// from the status written, warmup durations and time-to-ready on state transitions.
 //
 // Thread-safe: the controller's workers call Reconcile concurrently, never
 // for the same key at once (the work queue guarantees it).
@@ -92,12 +100,16 @@ class Reconciler {
       OperatorMetrics* metrics, Logger logger,
       std::function<Time()> now = [] { return std::chrono::system_clock::now(); });
 
-  ReconcileResult Reconcile(const std::string& key);
+  ReconcileResult Reconcile(const std::string& key) noexcept;
 
   // Builds the Observed for `kc_json` from the caches (exposed for tests).
   Observed Observe(const kube::Json& kc_json) const;
 
  private:
+  ReconcileResult ReconcileOnce(const std::string& key);
+  // Degraded/ReconcileError on the object and a Warning Event; errors and
+  // exceptions here are logged and dropped.
+  void ReportUnexpected(const std::string& key, const std::string& message);
   Status Execute(const Action& a, const core::KernelCache& kc, std::string* resource_version,
                  std::vector<std::string>* finalizers, bool* stale, const Logger& log);
   void RecordMetrics(const std::string& key, const core::KernelCache& kc,

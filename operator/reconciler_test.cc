@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <stdexcept>
 
 #include "kube/fake_client.h"
 
@@ -53,7 +54,7 @@ struct Fixture {
   std::unique_ptr<Reconciler> r;
 
   Fixture() {
-    Caches c{{&kcs}, {&nodes}, {&jobs}, {&pods}, {&pvcs}};
+    Caches c{{&kcs}, {&nodes}, {&jobs}, {&pods}, {&pvcs}, {}};
     r = std::make_unique<Reconciler>(fake, c, Settings{}, &sink, &metrics,
                                      Logger(&logs, true, LogLevel::kDebug));
     auto created = fake.Create(resources::KernelCaches(), "ml", Kc());
@@ -142,6 +143,58 @@ TEST(ReconcilerTest, DeletedKernelCacheForgetsMetrics) {
   f.kcs.Remove("ml/llama");
   ASSERT_TRUE(f.r->Reconcile("ml/llama").status.ok());
   EXPECT_EQ(f.metrics.Render().find("kernelcache=\"llama\""), std::string::npos);
+}
+
+// An exception escaping one pass (here thrown by the client while the pass
+// creates the warmup Job; any bug or unforeseen input would do the same)
+// does not leave Reconcile: the pass returns an Internal error (the worker
+// retries it with backoff), the object's status says Degraded/ReconcileError
+// with the message, and a Warning Event ReconcileError is emitted.
+TEST(ReconcilerTest, AnExceptionBecomesAnErrorOnThatObject) {
+  Fixture f;
+  f.fake.SetReactor([](const kube::FakeAction& a) -> Status {
+    if (a.verb == "create" && a.resource == "jobs.batch") {
+      throw std::runtime_error("boom: injected by the test");
+    }
+    return OkStatus();
+  });
+  ReconcileResult r;
+  ASSERT_NO_THROW(r = f.r->Reconcile("ml/llama"));
+  ASSERT_FALSE(r.status.ok());
+  EXPECT_EQ(r.status.code(), StatusCode::kInternal);
+  EXPECT_NE(r.status.message().find("reconcile of ml/llama failed unexpectedly: boom"),
+            std::string::npos)
+      << r.status;
+  auto kc = f.fake.Get(resources::KernelCaches(), "ml", "llama");
+  ASSERT_TRUE(kc.ok());
+  const Json& st = (*kc)["status"];
+  EXPECT_EQ(st.value("phase", ""), "Degraded") << st.dump();
+  bool found = false;
+  for (const Json& c : st.value("conditions", Json::array())) {
+    if (c["type"] == "Degraded") {
+      found = true;
+      EXPECT_EQ(c["status"], "True");
+      EXPECT_EQ(c["reason"], "ReconcileError");
+      EXPECT_NE(c["message"].get<std::string>().find("boom: injected by the test"),
+                std::string::npos);
+    }
+  }
+  EXPECT_TRUE(found) << st.dump();
+  EXPECT_NE(std::find(f.sink.reasons.begin(), f.sink.reasons.end(), "Warning/ReconcileError"),
+            f.sink.reasons.end());
+  EXPECT_NE(f.logs.str().find("failed unexpectedly"), std::string::npos);
+
+  // Once the cause is gone, the next pass succeeds and clears Degraded.
+  f.fake.SetReactor(nullptr);
+  f.Sync();
+  ReconcileResult again = f.r->Reconcile("ml/llama");
+  ASSERT_TRUE(again.status.ok()) << again.status;
+  kc = f.fake.Get(resources::KernelCaches(), "ml", "llama");
+  for (const Json& c : (*kc)["status"]["conditions"]) {
+    if (c["type"] == "Degraded") {
+      EXPECT_EQ(c["status"], "False") << c.dump();
+    }
+  }
 }
 
 }  // namespace

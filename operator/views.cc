@@ -1,6 +1,9 @@
 #include "operator/views.h"
 
-#include <cstdlib>
+#include <limits>
+
+#include "base/numbers.h"
+#include "base/utf8.h"
 
 namespace kc::op {
 namespace {
@@ -10,9 +13,16 @@ std::string Str(const Json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-int64_t Int(const Json& j, const char* key) {
+// An integer field that fits int32 (counts, exit codes); 0 otherwise.
+int32_t Int32(const Json& j, const char* key) {
   auto it = j.find(key);
-  return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+  if (it == j.end() || !it->is_number_integer()) return 0;
+  if (it->is_number_unsigned()) {
+    const uint64_t v = it->get<uint64_t>();
+    return v <= INT32_MAX ? static_cast<int32_t>(v) : 0;
+  }
+  const int64_t v = it->get<int64_t>();
+  return v >= INT32_MIN && v <= INT32_MAX ? static_cast<int32_t>(v) : 0;
 }
 
 const Json& Obj(const Json& j, const char* key) {
@@ -44,14 +54,13 @@ std::optional<Time> TimeOf(const Json& j, const char* key) {
   return *t;
 }
 
-// "1", "2k" are not GPU counts; a plain integer is.
+// "1.5", "2k" are not GPU counts; a plain non-negative integer is.
 int64_t Count(const Json& j) {
-  if (j.is_number_integer()) return j.get<int64_t>();
+  if (j.is_number_unsigned()) return j.get<uint64_t>() <= INT64_MAX ? j.get<int64_t>() : 0;
+  if (j.is_number_integer()) return std::max<int64_t>(0, j.get<int64_t>());
   if (!j.is_string()) return 0;
-  const std::string s = j.get<std::string>();
-  char* end = nullptr;
-  const long long v = std::strtoll(s.c_str(), &end, 10);
-  return end != nullptr && *end == '\0' ? v : 0;
+  auto v = ParseInt64(j.get<std::string>(), "nvidia.com/gpu", 0);
+  return v.ok() ? *v : 0;
 }
 
 }  // namespace
@@ -84,9 +93,9 @@ JobView JobViewFromJson(const Json& job) {
   v.deleting = meta.contains("deletionTimestamp") && !meta["deletionTimestamp"].is_null();
   if (auto t = TimeOf(meta, "creationTimestamp")) v.created = *t;
   const Json& status = Obj(job, "status");
-  v.active = static_cast<int32_t>(Int(status, "active"));
-  v.succeeded = static_cast<int32_t>(Int(status, "succeeded"));
-  v.failed = static_cast<int32_t>(Int(status, "failed"));
+  v.active = Int32(status, "active");
+  v.succeeded = Int32(status, "succeeded");
+  v.failed = Int32(status, "failed");
   v.finished = TimeOf(status, "completionTime");
   for (const auto& c : Arr(status, "conditions")) {
     if (Str(c, "status") != "True") continue;
@@ -120,14 +129,14 @@ PodView PodViewFromJson(const Json& pod) {
       const Json& term = Obj(Obj(cs, "state"), "terminated");
       if (term.empty()) continue;
       const std::string name = Str(cs, "name");
-      const int64_t code = Int(term, "exitCode");
+      const int32_t code = Int32(term, "exitCode");
       if (name == kSealContainer) {
-        v.seal_exit_code = static_cast<int>(code);
+        v.seal_exit_code = code;
         v.seal_message = Str(term, "message");
       }
       if (code != 0 && v.failure_summary.empty()) {
         std::string msg = Str(term, "message");
-        if (msg.size() > 300) msg = msg.substr(0, 300) + "...";
+        msg = TruncateUtf8(msg, 303);  // never cut a character: the status must stay UTF-8
         v.failure_summary = name + ": " + Str(term, "reason") + " (exit " + std::to_string(code) +
                             ")" + (msg.empty() ? "" : ": " + msg);
       }

@@ -30,7 +30,12 @@ inline void Read(const Json& j, const char* key, int64_t* out) {
 
 inline void Read(const Json& j, const char* key, int* out) {
   const Json* v = Field(j, key);
-  if (v != nullptr && v->is_number_integer()) *out = v->get<int>();
+  if (v == nullptr || !v->is_number_integer()) return;
+  if (v->is_number_unsigned()) {
+    if (v->get<uint64_t>() <= static_cast<uint64_t>(INT32_MAX)) *out = v->get<int>();
+  } else if (v->get<int64_t>() >= INT32_MIN && v->get<int64_t>() <= INT32_MAX) {
+    *out = v->get<int>();  // out of int range: the default stays, as for a wrong type
+  }
 }
 
 inline void Read(const Json& j, const char* key, bool* out) {

@@ -69,6 +69,32 @@ TEST_F(Cli, HelpAndUsage) {
   EXPECT_EQ(Run({"seal", "--bogus"}), kExitUsage);
 }
 
+// Hostile flag values: exit 2 (usage) with a message naming the flag, never
+// a crash or an overflowed clock (--timeout 999999999999d was 8.6e16 s,
+// times 1000 for milliseconds: int64 overflow).
+TEST_F(Cli, HostileFlagValuesExitTwoNamingTheFlag) {
+  const std::string huge(400, '9');
+  struct Case {
+    std::vector<std::string> args;
+    std::string want;
+  } cases[] = {
+      {{"wait", "--root", root(), "--timeout", "999999999999d"}, "--timeout"},
+      {{"wait", "--root", root(), "--poll-initial", huge}, "--poll-initial"},
+      {{"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "j", "--threads", huge},
+       "--threads"},
+      {{"verify", "--root", root(), "--fingerprint", kFp, "--threads", "-1"}, "--threads"},
+      {{"gc", "--root", root(), "--staging-max-age", huge + "h"}, "--staging-max-age"},
+      {{"prepare", "--root", root(), "--fingerprint", kFp, "--job-uid", "j", "--lock-stale-after",
+        "1e400"},
+       "--lock-stale-after"},
+  };
+  for (const auto& c : cases) {
+    std::string out;
+    EXPECT_EQ(Run(c.args, &out), kExitUsage) << c.args[0] << " " << c.want << ": " << out;
+    EXPECT_NE(out.find(c.want), std::string::npos) << c.args[0] << ": " << out;
+  }
+}
+
 // initwarm must run on GPU machines we did not build: nothing but glibc may
 // be loaded dynamically (NVML and libcuda come later, through dlopen).
 TEST_F(Cli, LinksOnlyGlibcDynamically) {

@@ -110,17 +110,18 @@ class OperatorIntegrationTest : public ::testing::Test {
       op->Kill(SIGKILL);
     }
     if (client_ == nullptr) return;
-    for (const std::string& n : nodes_) client_->Delete(kube::resources::kNodes, "", n);
-    for (const std::string& pv : pvs_) client_->Delete(kPvs, "", pv);
+    // Best-effort cleanup: failures are ignored (the cluster is per-suite).
+    for (const std::string& n : nodes_) (void)client_->Delete(kube::resources::kNodes, "", n);
+    for (const std::string& pv : pvs_) (void)client_->Delete(kPvs, "", pv);
     // Drop finalizers so the namespace can go without an operator.
     auto kcs = client_->List(kKernelCaches, ns_, {});
     if (kcs.ok()) {
       for (const Json& kc : kcs->items) {
-        client_->Patch(kKernelCaches, ns_, kc["metadata"]["name"], kube::PatchType::kMerge,
-                       {{"metadata", {{"finalizers", nullptr}}}});
+        (void)client_->Patch(kKernelCaches, ns_, kc["metadata"]["name"], kube::PatchType::kMerge,
+                             {{"metadata", {{"finalizers", nullptr}}}});
       }
     }
-    client_->Delete(kube::resources::kNamespaces, "", ns_);
+    (void)client_->Delete(kube::resources::kNamespaces, "", ns_);
   }
 
   // --- objects ---
@@ -928,6 +929,11 @@ TEST(OperatorBinaryTest, BadConfigExitsTwoNamingTheProblem) {
        "--config: cannot read /nonexistent/kernelcache.yaml"},
       {{"--log-format=xml"}, "--log-format: \"xml\" is not one of json, text"},
       {{"--kubeconfig=/nonexistent/kubeconfig", "--leader-elect=false"}, "/nonexistent/kubeconfig"},
+      // Hostile values: a clear message and exit 2, not an uncaught
+      // std::out_of_range from std::stoll (which aborted the process).
+      {{"--lease-duration=" + std::string(400, '9') + "s"}, "--lease-duration: duration"},
+      {{"--retry-period=999999999h"}, "--retry-period: duration \"999999999h\" is too long"},
+      {{"--workers=99999999999999999999"}, "--workers: 99999999999999999999 is out of range"},
   };
   const std::string dir = ::testing::TempDir();
   int i = 0;
@@ -938,6 +944,23 @@ TEST(OperatorBinaryTest, BadConfigExitsTwoNamingTheProblem) {
     ASSERT_TRUE(op.WaitExit(30000, &st)) << c.args[0];
     EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 2) << c.args[0] << ": status " << st;
     EXPECT_NE(op.Log().find(c.want), std::string::npos) << op.Log();
+  }
+}
+
+// --help prints the usage and exits 0 (it was reported as a NotFound error).
+TEST(OperatorBinaryTest, HelpPrintsUsageAndExitsZero) {
+  const std::string dir = ::testing::TempDir();
+  int i = 0;
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--help"}, {"-h"}, {"--workers=3", "--help"}}) {
+    OperatorProcess op(KC_OPERATOR_BINARY, dir + "/help-" + std::to_string(i++) + ".log");
+    ASSERT_TRUE(op.Start(args).ok());
+    int st = 0;
+    ASSERT_TRUE(op.WaitExit(30000, &st)) << args[0];
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << args[0] << ": status " << st;
+    EXPECT_NE(op.Log().find("Usage: kernelcache-operator"), std::string::npos) << op.Log();
+    EXPECT_NE(op.Log().find("--leader-elect"), std::string::npos) << op.Log();
+    EXPECT_EQ(op.Log().find("NotFound"), std::string::npos) << op.Log();
   }
 }
 
