@@ -173,7 +173,7 @@ TEST(FakeClientTest, LabelChangeMovesObjectInAndOutOfASelectedWatch) {
   o.resource_version = std::to_string(c.resource_version());
   std::vector<WatchEvent::Type> types;
   std::jthread watcher([&] {
-    c.Watch(kCm, "ns", o, {}, [&](const WatchEvent& e) {
+    (void)c.Watch(kCm, "ns", o, {}, [&](const WatchEvent& e) {
       types.push_back(e.type);
       return types.size() < 2;
     });

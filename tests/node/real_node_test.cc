@@ -147,12 +147,12 @@ class RealNodeTest : public ::testing::Test {
     auto kcs = client_->List(kKernelCaches, ns_, {});
     if (kcs.ok()) {
       for (const Json& kc : kcs->items) {
-        client_->Patch(kKernelCaches, ns_, kc["metadata"]["name"], kube::PatchType::kMerge,
+        (void)client_->Patch(kKernelCaches, ns_, kc["metadata"]["name"], kube::PatchType::kMerge,
                        {{"metadata", {{"finalizers", nullptr}}}});
       }
     }
-    client_->Delete(kube::resources::kNamespaces, "", ns_);
-    for (const std::string& pv : pvs_) client_->Delete(kPvs, "", pv);
+    (void)client_->Delete(kube::resources::kNamespaces, "", ns_);
+    for (const std::string& pv : pvs_) (void)client_->Delete(kPvs, "", pv);
   }
 
   // --- objects ---
