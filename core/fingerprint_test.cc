@@ -151,7 +151,16 @@ TEST(Fingerprint, CanonicalStableAndSensitive) {
   n2 = n;
   n2.cuda_driver_version = "13.1";
   EXPECT_TRUE(differs(n2, r));
+  n2 = n;
+  n2.compute_capability = "10.0";
+  EXPECT_TRUE(differs(n2, r));
+  n2 = n;
+  n2.arch = n.arch == "arm64" ? "amd64" : "arm64";
+  EXPECT_TRUE(differs(n2, r));
   RuntimeFacts r2 = r;
+  r2.image = r.image + "-other";
+  EXPECT_TRUE(differs(n, r2));
+  r2 = r;
   r2.runtime["triton"] = "3.6.1";
   EXPECT_TRUE(differs(n, r2));
   r2 = r;

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "kube/fake_client.h"
+#include "testing/eventually.h"
 
 namespace kc::kube {
 namespace {
@@ -19,15 +20,7 @@ Json Cm(const std::string& name, const std::string& value, const Json& labels = 
   return {{"metadata", {{"name", name}, {"labels", labels}}}, {"data", {{"v", value}}}};
 }
 
-// Polls `pred` until it holds or 10 s (real time) pass.
-bool Eventually(const std::function<bool()>& pred) {
-  const auto deadline = std::chrono::steady_clock::now() + seconds(10);
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(milliseconds(1));
-  }
-  return true;
-}
+using kc::testutil::Eventually;
 
 // Records handler calls as strings: "add ns/a", "update ns/a 1->2", "delete ns/a unknown".
 class Recorder {

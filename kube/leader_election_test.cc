@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kube/fake_client.h"
+#include "testing/eventually.h"
 
 namespace kc::kube {
 namespace {
@@ -33,14 +34,7 @@ std::optional<Clock::Duration> AdvanceUntil(FakeClock& clock, Clock::Duration st
   return clock.Now() - start;
 }
 
-bool Eventually(const std::function<bool()>& pred) {
-  const auto deadline = std::chrono::steady_clock::now() + seconds(10);
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(milliseconds(1));
-  }
-  return true;
-}
+using kc::testutil::Eventually;
 
 struct Candidate {
   std::unique_ptr<LeaderElector> elector;

@@ -94,10 +94,15 @@ TEST(WorkQueueTest, DelayedKeysComeOutInReadyOrder) {
 TEST(WorkQueueTest, GetBlocksUntilADelayedKeyIsReady) {
   FakeClock clock;
   WorkQueue q(FakeOptions(clock));
+  const auto start = clock.Now();
   q.AddAfter("a", seconds(30));
   std::atomic<bool> got{false};
+  std::atomic<int64_t> waited_s{-1};
   std::jthread worker([&] {
     auto key = q.Get();
+    // Read the clock before signalling: the main thread stops advancing it
+    // only after `got`, so this is the time Get returned at (or later).
+    waited_s = std::chrono::duration_cast<seconds>(clock.Now() - start).count();
     EXPECT_EQ(key, "a");
     got = true;
   });
@@ -106,6 +111,8 @@ TEST(WorkQueueTest, GetBlocksUntilADelayedKeyIsReady) {
     std::this_thread::yield();
   }
   worker.join();
+  // Get returned only once the key's 30 s delay had passed on the clock.
+  EXPECT_GE(waited_s.load(), 30);
 }
 
 TEST(WorkQueueTest, GetWakesForAnAddFromAnotherThread) {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "kube/fake_client.h"
+#include "testing/eventually.h"
 
 namespace kc::op {
 namespace {
@@ -50,17 +51,7 @@ Json KernelCacheObj() {
             {"storage", {{"size", "10Gi"}}}}}};
 }
 
-// Polls `pred` until it holds or `timeout` passes (real time; the fake's
-// work happens on other threads).
-template <typename Pred>
-bool Eventually(Pred pred, std::chrono::milliseconds timeout = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return pred();
-}
+using kc::testutil::Eventually;
 
 std::vector<Json> Jobs(kube::FakeClient& fake) {
   auto list = fake.List(kube::resources::kJobs, "ml", {});
@@ -144,8 +135,22 @@ TEST(ControllerTest, WatchesOnlyTheListedNamespaces) {
   ASSERT_TRUE(Eventually([&] { return jobs_in("ml") == 1 && jobs_in("team-b") == 1; }))
       << logs.str();
   ASSERT_TRUE(Eventually([&] { return controller.queue().Len() == 0; }));
+  const auto actions = fake.Actions();  // before this test's own reads below
   EXPECT_EQ(jobs_in("ignored"), 0u);
   EXPECT_FALSE(fake.Get(resources::KernelCaches(), "ignored", "llama")->contains("status"));
+  // Nothing was ever listed or watched in the unlisted namespace, nor
+  // cluster-wide for a namespaced resource (that would see it too).
+  int namespaced_watches = 0;
+  for (const auto& a : actions) {
+    if (a.verb != "list" && a.verb != "watch") continue;
+    EXPECT_NE(a.ns, "ignored") << a.verb << " " << a.resource;
+    const bool namespaced_kind = a.resource.starts_with("kernelcaches") ||
+                                 a.resource.starts_with("jobs") || a.resource.starts_with("pods") ||
+                                 a.resource.starts_with("persistentvolumeclaims");
+    EXPECT_FALSE(namespaced_kind && a.ns.empty()) << "cluster-wide " << a.verb << " " << a.resource;
+    if (a.verb == "watch" && (a.ns == "ml" || a.ns == "team-b")) ++namespaced_watches;
+  }
+  EXPECT_GT(namespaced_watches, 0);
   workers.request_stop();
   workers.join();
   controller.Stop();

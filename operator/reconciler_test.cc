@@ -95,7 +95,7 @@ TEST(ReconcilerTest, OneStatusWritePerPassAndNoneWhenUnchanged) {
   f.fake.ClearActions();
   ReconcileResult r2 = f.r->Reconcile("ml/llama");
   ASSERT_TRUE(r2.status.ok()) << r2.status;
-  EXPECT_LE(f.StatusPatches(), 1);
+  EXPECT_EQ(f.StatusPatches(), 1);
   for (const auto& a : f.fake.Actions()) EXPECT_NE(a.verb, "create") << a.resource;
   // ...and once nothing changed, a pass writes nothing, creates nothing,
   // emits nothing.

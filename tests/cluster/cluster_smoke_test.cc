@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "testing/eventually.h"
 #include "tests/cluster/local_cluster.h"
 
 namespace kc {
@@ -19,17 +20,7 @@ namespace {
 
 bool Alive(pid_t pid) { return kill(pid, 0) == 0; }
 
-// Polls `pred` until true or the deadline; the cluster is real and
-// asynchronous, so tests wait on observable state, never on fixed sleeps.
-template <typename Pred>
-bool Eventually(Pred pred, std::chrono::seconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return pred();
-}
+using kc::testutil::Eventually;
 
 TEST(ClusterSmokeTest, StartsServesRestartsAndStopsCleanly) {
   auto started = LocalCluster::Start({});

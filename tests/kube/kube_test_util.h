@@ -12,6 +12,7 @@
 #include "kube/client.h"
 #include "kube/config.h"
 #include "kube/rest_client.h"
+#include "testing/eventually.h"
 #include "tests/cluster/local_cluster_gtest.h"
 
 namespace kc::kube::testing {
@@ -50,16 +51,6 @@ inline std::string UniqueName(const std::string& prefix) {
   return prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
 }
 
-// Polls `pred` until true or `timeout`; for state the server reaches
-// asynchronously (there is no event to wait on).
-template <typename Pred>
-bool Eventually(Pred pred, std::chrono::seconds timeout = std::chrono::seconds(30)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return pred();
-}
+using kc::testutil::Eventually;
 
 }  // namespace kc::kube::testing

@@ -258,8 +258,14 @@ TEST_F(WatchOrderTest, ServerTimeoutEndsWatchCleanly) {
   options.allow_bookmarks = false;
   options.label_selector = "never=" + UniqueName("servertimeout");
   options.timeout_seconds = 1;
+  const auto start = std::chrono::steady_clock::now();
   Status s = client_->Watch(kConfigMaps, kNs, options, {}, [](const WatchEvent&) { return true; });
+  const auto elapsed = std::chrono::steady_clock::now() - start;
   EXPECT_TRUE(s.ok()) << s;
+  // The watch stayed open until the server's 1 s timeout (nothing matches the
+  // selector, so no event ended it early), and ended soon after it.
+  EXPECT_GE(elapsed, std::chrono::milliseconds(900));
+  EXPECT_LT(elapsed, std::chrono::seconds(30));
 }
 
 }  // namespace

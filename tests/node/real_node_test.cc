@@ -26,6 +26,7 @@
 #include "kube/config.h"
 #include "kube/rest_client.h"
 #include "operator/http_server.h"
+#include "testing/eventually.h"
 #include "tests/cluster/local_cluster.h"
 #include "tests/operator/operator_process.h"
 
@@ -64,14 +65,7 @@ LocalCluster* TheCluster() {
   return c.ok() ? *c : nullptr;
 }
 
-bool WaitFor(const std::function<bool()>& pred, std::chrono::seconds timeout = 60s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(300ms);
-  }
-  return pred();
-}
+using kc::testutil::Eventually;
 
 // Runs a command; returns its stdout (stderr to the test log), *rc its status.
 std::string RunCommand(const std::string& cmd, int* rc = nullptr) {
@@ -129,7 +123,7 @@ class RealNodeTest : public ::testing::Test {
     std::filesystem::create_directories(log_dir_);
     ASSERT_TRUE(
         client_->Create(kube::resources::kNamespaces, "", {{"metadata", {{"name", ns_}}}}).ok());
-    ASSERT_TRUE(WaitFor([&] { return client_->Get(kSa, ns_, "default").ok(); }, 60s));
+    ASSERT_TRUE(Eventually([&] { return client_->Get(kSa, ns_, "default").ok(); }, 60s));
   }
 
   void TearDown() override {
@@ -148,7 +142,7 @@ class RealNodeTest : public ::testing::Test {
     if (kcs.ok()) {
       for (const Json& kc : kcs->items) {
         (void)client_->Patch(kKernelCaches, ns_, kc["metadata"]["name"], kube::PatchType::kMerge,
-                       {{"metadata", {{"finalizers", nullptr}}}});
+                             {{"metadata", {{"finalizers", nullptr}}}});
       }
     }
     (void)client_->Delete(kube::resources::kNamespaces, "", ns_);
@@ -213,7 +207,7 @@ class RealNodeTest : public ::testing::Test {
   Json WaitFingerprint(const std::string& kc, const std::string& state,
                        std::chrono::seconds timeout = 180s) {
     Json found;
-    WaitFor(
+    Eventually(
         [&] {
           Json obj = GetKc(kc);
           if (!obj.is_object()) return false;
@@ -252,7 +246,7 @@ class RealNodeTest : public ::testing::Test {
                           "--warmup-retry-cap=8s", "--leader-elect=false", "--log-level=debug"});
     EXPECT_TRUE(s.ok()) << s;
     operators_.push_back(std::move(op));
-    EXPECT_TRUE(WaitFor(
+    EXPECT_TRUE(Eventually(
         [&] {
           auto r = op::HttpGet("127.0.0.1", port, "/readyz");
           return r.ok() && r->status == 200;
@@ -386,7 +380,7 @@ class RealNodeTest : public ::testing::Test {
                          {"persistentVolumeClaim", {{"claimName", "llama-cache"}}}}})}}}};
     auto created = client_->Create(kube::resources::kPods, ns_, pod);
     ASSERT_TRUE(created.ok()) << created.status();
-    ASSERT_TRUE(WaitFor(
+    ASSERT_TRUE(Eventually(
         [&] {
           auto p = client_->Get(kube::resources::kPods, ns_, "model");
           return p.ok() && (*p)["status"].value("phase", "") == "Succeeded";
@@ -453,7 +447,7 @@ TEST_F(RealNodeTest, ChartOperatorTwoReplicasLeaderDeletedDuringWarmup) {
   }
   // Exactly one replica leads: the Lease names one of the two pods.
   std::string leader;
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         auto lease = client_->Get(kLeases, ns_, "kernelcache-operator");
         if (!lease.ok()) return false;
@@ -469,7 +463,7 @@ TEST_F(RealNodeTest, ChartOperatorTwoReplicasLeaderDeletedDuringWarmup) {
 
   CreateKc(KernelCache("llama", std::string("sleep 12; ") + kWarmupScript));
   std::string job_name;
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         auto jobs = WarmupJobs("llama");
         if (jobs.size() != 1) return false;
@@ -497,13 +491,13 @@ TEST_F(RealNodeTest, ChartOperatorTwoReplicasLeaderDeletedDuringWarmup) {
       Kubectl({"get", "svc", "-n", ns_, "kc-operator", "-o", "jsonpath={.spec.clusterIP}"});
   ASSERT_FALSE(ip.empty());
   // The Service selects both replicas; the ready one answers.
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         auto r = op::HttpGet(ip, 80, "/healthz");
         return r.ok() && r->status == 200;
       },
       60s));
-  bool metrics_ok = WaitFor(
+  bool metrics_ok = Eventually(
       [&] {
         auto m = op::HttpGet(ip, 80, "/metrics");
         return m.ok() &&
@@ -550,7 +544,7 @@ TEST_F(RealNodeTest, FailedWarmupRetriedByTheNextJob) {
   CreateKc(KernelCache("llama", kFailOnce + std::string(kWarmupScript), /*backoff_limit=*/0));
   std::string last_failure;
   Json fp;
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         auto fps =
             GetKc("llama").value("status", Json::object()).value("fingerprints", Json::array());
@@ -586,7 +580,7 @@ TEST_F(RealNodeTest, RootOwnedVolumeNonRootContainers) {
   CreateKc(KernelCache("llama", kWarmupScript));
   std::string last_failure;
   Json fp;
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         auto fps =
             GetKc("llama").value("status", Json::object()).value("fingerprints", Json::array());

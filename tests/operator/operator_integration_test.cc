@@ -26,6 +26,7 @@
 #include "kube/config.h"
 #include "kube/rest_client.h"
 #include "operator/http_server.h"
+#include "testing/eventually.h"
 #include "tests/cluster/local_cluster.h"
 #include "tests/operator/operator_process.h"
 
@@ -50,15 +51,7 @@ LocalCluster* TheCluster() {
   return c.ok() ? *c : nullptr;
 }
 
-// Polls `pred` every 200 ms until it holds or `timeout` passes.
-bool WaitFor(const std::function<bool()>& pred, std::chrono::seconds timeout = 60s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(200ms);
-  }
-  return pred();
-}
+using kc::testutil::Eventually;
 
 class OperatorIntegrationTest : public ::testing::Test {
  protected:
@@ -100,7 +93,7 @@ class OperatorIntegrationTest : public ::testing::Test {
     ASSERT_TRUE(
         client_->Create(kube::resources::kNamespaces, "", {{"metadata", {{"name", ns_}}}}).ok());
     // Pods need the namespace's default ServiceAccount.
-    ASSERT_TRUE(WaitFor([&] { return client_->Get(kSa, ns_, "default").ok(); }, 60s));
+    ASSERT_TRUE(Eventually([&] { return client_->Get(kSa, ns_, "default").ok(); }, 60s));
   }
 
   void TearDown() override {
@@ -158,7 +151,7 @@ class OperatorIntegrationTest : public ::testing::Test {
     ASSERT_TRUE(created.ok()) << created.status();
     nodes_.push_back(name);
     // kwok marks it Ready.
-    ASSERT_TRUE(WaitFor([&] {
+    ASSERT_TRUE(Eventually([&] {
       auto n = client_->Get(kube::resources::kNodes, "", name);
       if (!n.ok()) return false;
       for (const Json& c : (*n)["status"].value("conditions", Json::array())) {
@@ -252,7 +245,7 @@ class OperatorIntegrationTest : public ::testing::Test {
     Status s = op->Start(args);
     EXPECT_TRUE(s.ok()) << s;
     operators_.push_back(std::move(op));
-    EXPECT_TRUE(WaitFor(
+    EXPECT_TRUE(Eventually(
         [&] {
           auto r = op::HttpGet("127.0.0.1", port, "/readyz");
           return r.ok() && r->status == 200;
@@ -315,7 +308,7 @@ TEST_F(OperatorIntegrationTest, TwoFingerprints) {
   const int port = StartOperator();
   CreateKc(KernelCache("llama"));
 
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         Json kc = GetKc("llama");
         return kc.is_object() && kc.contains("status") &&
@@ -402,7 +395,7 @@ TEST_F(OperatorIntegrationTest, DriverUpgrade) {
   StartOperator();
   CreateKc(KernelCache("llama"));
   std::string old_id;
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         auto fps = Fingerprints("llama");
         if (fps.size() != 1 || fps[0].value("state", "") != "Ready") return false;
@@ -418,7 +411,7 @@ TEST_F(OperatorIntegrationTest, DriverUpgrade) {
   ASSERT_TRUE(patched.ok()) << patched.status();
 
   std::string new_id;
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         for (const Json& f : Fingerprints("llama")) {
           if (f.value("driver", "") == kDriverB && f.value("state", "") == "Ready") {
@@ -434,7 +427,7 @@ TEST_F(OperatorIntegrationTest, DriverUpgrade) {
 
   // The old fingerprint: Stale (no node has it), then collected by a GC Job.
   bool saw_stale = false;
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         Json old = StateOf(Fingerprints("llama"), old_id);
         if (old.is_object() && old.value("state", "") == "Stale") saw_stale = true;
@@ -442,13 +435,13 @@ TEST_F(OperatorIntegrationTest, DriverUpgrade) {
       },
       60s))
       << GetKc("llama").dump(2);
-  ASSERT_TRUE(WaitFor([&] { return StateOf(Fingerprints("llama"), old_id).is_null(); }, 120s))
+  ASSERT_TRUE(Eventually([&] { return StateOf(Fingerprints("llama"), old_id).is_null(); }, 120s))
       << GetKc("llama").dump(2);
   // The GC Job is deleted once done; its Events are the durable record.
   const std::string stale_msg = EventMessage("llama", "FingerprintStale");
   EXPECT_NE(stale_msg.find(old_id), std::string::npos) << stale_msg;
   std::string collected;
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         collected = EventMessage("llama", "CacheCollected");
         return !collected.empty();
@@ -469,7 +462,7 @@ TEST_F(OperatorIntegrationTest, IneligibleNodesGetNoJob) {
   StartOperator();
   CreateKc(KernelCache("llama"));
   // The operator has seen both fingerprints (status written for this generation)...
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         Json kc = GetKc("llama");
         return kc.is_object() && kc.contains("status") &&
@@ -488,9 +481,9 @@ TEST_F(OperatorIntegrationTest, IneligibleNodesGetNoJob) {
                   ->Patch(kube::resources::kNodes, "", ns_ + "-cordoned", kube::PatchType::kMerge,
                           {{"spec", {{"unschedulable", false}}}})
                   .ok());
-  ASSERT_TRUE(WaitFor([&] { return WarmupJobs("llama").size() == 1; }, 60s))
+  ASSERT_TRUE(Eventually([&] { return WarmupJobs("llama").size() == 1; }, 60s))
       << GetKc("llama").dump(2);
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         for (const Json& f : Fingerprints("llama")) {
           if (f.value("driver", "") == kDriverA && f.value("state", "") == "Ready") return true;
@@ -527,7 +520,7 @@ TEST_F(OperatorIntegrationTest, InvalidSpec) {
   Json reserved = KernelCache("reserved");
   reserved["spec"]["warmup"]["env"] = {{{"name", "TRITON_CACHE_DIR"}, {"value", "/tmp/x"}}};
   CreateKc(reserved);
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         Json kc = GetKc("reserved");
         for (const Json& c :
@@ -562,9 +555,17 @@ TEST_F(OperatorIntegrationTest, FailedWarmupRetries) {
   Json spec = KernelCache("llama");
   spec["spec"]["warmup"]["env"] = {{{"name", "KC_TEST_OUTCOME"}, {"value", "fail"}}};
   CreateKc(spec);
+  // The first warmup Job, seen while it exists.
+  std::string first_uid;
+  ASSERT_TRUE(Eventually([&] {
+    auto jobs = WarmupJobs("llama");
+    if (jobs.empty()) return false;
+    first_uid = jobs[0]["metadata"].value("uid", "");
+    return !first_uid.empty();
+  })) << GetKc("llama").dump(2);
 
   Json failed;
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         auto fps = Fingerprints("llama");
         if (fps.size() != 1 || fps[0].value("state", "") != "Failed") return false;
@@ -576,12 +577,9 @@ TEST_F(OperatorIntegrationTest, FailedWarmupRetries) {
   EXPECT_GE(failed.value("failures", 0), 1);
   EXPECT_FALSE(failed.value("lastFailure", "").empty()) << failed.dump();
   EXPECT_TRUE(failed.value("manifestDigest", "").empty());
-  std::string first_uid;
-  auto jobs = WarmupJobs("llama");
-  if (!jobs.empty()) first_uid = jobs[0]["metadata"]["uid"];
 
   // Retried with backoff: a later attempt fails again (failures grows).
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         auto fps = Fingerprints("llama");
         return fps.size() == 1 && fps[0].value("failures", 0) >= 2;
@@ -590,7 +588,11 @@ TEST_F(OperatorIntegrationTest, FailedWarmupRetries) {
       << GetKc("llama").dump(2);
   auto fps = Fingerprints("llama");
   EXPECT_EQ(fps[0]["state"], "Failed");
-  EXPECT_LE(WarmupJobs("llama").size(), 1u) << "never two warmup Jobs for one fingerprint";
+  auto later_jobs = WarmupJobs("llama");
+  EXPECT_LE(later_jobs.size(), 1u) << "never two warmup Jobs for one fingerprint";
+  // The second failure came from a new Job: the first one was removed, not
+  // counted twice.
+  for (const auto& job : later_jobs) EXPECT_NE(job["metadata"]["uid"], first_uid);
   std::string events = Kubectl({"get", "events", "-n", ns_, "-o", "json"});
   EXPECT_NE(events.find("Warning"), std::string::npos);
 }
@@ -607,7 +609,7 @@ TEST_F(OperatorIntegrationTest, GateQuarantineIsSeenAndRewarmed) {
   const int port = StartOperator();
   CreateKc(KernelCache("llama"));
   std::string fp;
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         auto fps = Fingerprints("llama");
         if (fps.size() != 1 || fps[0].value("state", "") != "Ready") return false;
@@ -668,7 +670,7 @@ TEST_F(OperatorIntegrationTest, GateQuarantineIsSeenAndRewarmed) {
 
   // Degraded, with the reason, a new warmup generation...
   Json degraded;
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         Json f = StateOf(Fingerprints("llama"), fp);
         if (f.value("state", "") != "Degraded") return false;
@@ -682,7 +684,7 @@ TEST_F(OperatorIntegrationTest, GateQuarantineIsSeenAndRewarmed) {
   EXPECT_EQ(degraded.value("warmGeneration", 0), 1) << degraded.dump();
   EXPECT_NE(EventMessage("llama", "CacheQuarantined").find("sha256 mismatch"), std::string::npos);
   // ...and, while it runs or once done, a Job other than the first.
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         for (const Json& j : WarmupJobs("llama")) {
           if (j["metadata"].value("name", "") != first_job) return true;
@@ -703,13 +705,15 @@ TEST_F(OperatorIntegrationTest, GateQuarantineIsSeenAndRewarmed) {
   }
   // The re-warm seals (kwok completes it): Ready again, and the report that
   // stays in the pod's status does not start another re-warm.
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] { return StateOf(Fingerprints("llama"), fp).value("state", "") == "Ready"; }, 120s))
       << GetKc("llama").dump(2);
   Json kc = GetKc("llama");
   EXPECT_EQ(StateOf(Fingerprints("llama"), fp).value("warmGeneration", 0), 1);
   for (const Json& c : kc["status"]["conditions"]) {
-    if (c.value("type", "") == "Degraded") EXPECT_EQ(c["status"], "False") << c.dump();
+    if (c.value("type", "") == "Degraded") {
+      EXPECT_EQ(c["status"], "False") << c.dump();
+    }
   }
 }
 
@@ -722,7 +726,7 @@ TEST_F(OperatorIntegrationTest, FingerprintMismatchRejected) {
   spec["spec"]["warmup"]["env"] = {{{"name", "KC_TEST_OUTCOME"}, {"value", "mismatch"}}};
   CreateKc(spec);
   Json failed;
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         auto fps = Fingerprints("llama");
         if (fps.size() != 1 || fps[0].value("state", "") != "Failed") return false;
@@ -745,7 +749,7 @@ TEST_F(OperatorIntegrationTest, KilledMidWarmupConverges) {
   // Kill it while the warmup is in flight: the Job exists and the status
   // says Warming (kwok completes warmup pods 3 s after they run).
   std::string uid;
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         auto jobs = WarmupJobs("llama");
         auto f = Fingerprints("llama");
@@ -762,7 +766,7 @@ TEST_F(OperatorIntegrationTest, KilledMidWarmupConverges) {
             << jobs_at_kill[0].value("status", Json::object()).dump() << "\n";
 
   StartOperator();
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         auto f = Fingerprints("llama");
         return f.size() == 1 && f[0].value("state", "") == "Ready";
@@ -791,7 +795,7 @@ TEST_F(OperatorIntegrationTest, TwoReplicasOneLeader) {
   const int p1 = StartOperator(with_id("replica-1"));
   const int p2 = StartOperator(with_id("replica-2"));
   CreateKc(KernelCache("llama"));
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         Json kc = GetKc("llama");
         return kc.is_object() &&
@@ -827,7 +831,7 @@ TEST_F(OperatorIntegrationTest, TwoReplicasOneLeader) {
   int st = operators_[leader_idx]->Kill(SIGTERM);
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "graceful exit, status " << st;
   const std::string other = holder == "replica-1" ? "replica-2" : "replica-1";
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         auto l = client_->Get(kube::resources::kLeases, ns_, "kernelcache-operator");
         return l.ok() && (*l)["spec"].value("holderIdentity", "") == other;
@@ -835,7 +839,7 @@ TEST_F(OperatorIntegrationTest, TwoReplicasOneLeader) {
       30s));
   // The new leader changes nothing that is already right.
   AddNode(ns_ + "-c", kDriverA);  // same fingerprint as -a: node count 2, no new Job
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(Eventually(
       [&] {
         for (const Json& f : Fingerprints("llama")) {
           if (f.value("driver", "") == kDriverA) return f.value("nodes", 0) == 2;
@@ -876,7 +880,7 @@ TEST_F(OperatorIntegrationTest, DeletionCleansUpOnlyOwnObjects) {
   existing["spec"]["storage"] = {{"existingClaim", "mine"}};
   CreateKc(existing);
   for (const char* name : {"own", "existing"}) {
-    ASSERT_TRUE(WaitFor(
+    ASSERT_TRUE(Eventually(
         [&] {
           auto f = Fingerprints(name);
           return f.size() == 1 && f[0].value("state", "") == "Ready";
@@ -890,15 +894,15 @@ TEST_F(OperatorIntegrationTest, DeletionCleansUpOnlyOwnObjects) {
     ASSERT_TRUE(client_->Delete(kKernelCaches, ns_, name).ok());
   }
   for (const char* name : {"own", "existing"}) {
-    ASSERT_TRUE(
-        WaitFor([&] { return IsNotFound(client_->Get(kKernelCaches, ns_, name).status()); }, 60s))
+    ASSERT_TRUE(Eventually(
+        [&] { return IsNotFound(client_->Get(kKernelCaches, ns_, name).status()); }, 60s))
         << GetKc(name).dump(2);
   }
   // Warmup Jobs of both go (foreground of the finalizer), the created claim
   // goes, the user's claim and Job stay.
   ASSERT_TRUE(
-      WaitFor([&] { return WarmupJobs("own").empty() && WarmupJobs("existing").empty(); }, 60s));
-  ASSERT_TRUE(WaitFor(
+      Eventually([&] { return WarmupJobs("own").empty() && WarmupJobs("existing").empty(); }, 60s));
+  ASSERT_TRUE(Eventually(
       [&] {
         auto pvc = client_->Get(kube::resources::kPersistentVolumeClaims, ns_, "own-cache");
         return IsNotFound(pvc.status()) ||
