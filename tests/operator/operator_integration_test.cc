@@ -542,9 +542,12 @@ TEST_F(OperatorIntegrationTest, InvalidSpec) {
   EXPECT_TRUE(Jobs("kernelcache.io/name=reserved").empty());
   auto pvc = client_->Get(kube::resources::kPersistentVolumeClaims, ns_, "reserved-cache");
   EXPECT_TRUE(IsNotFound(pvc.status())) << "no claim for an invalid spec";
-  std::string events = Kubectl({"get", "events", "-n", ns_, "--field-selector",
-                                "involvedObject.name=reserved", "-o", "json"});
-  EXPECT_NE(events.find("InvalidSpec"), std::string::npos) << events;
+  std::string events;
+  EXPECT_TRUE(Eventually([&] {
+    events = Kubectl({"get", "events", "-n", ns_, "--field-selector",
+                      "involvedObject.name=reserved", "-o", "json"});
+    return events.find("InvalidSpec") != std::string::npos;
+  })) << events;
 }
 
 // A failed warmup: Failed with its reason, then retried with backoff.
@@ -593,8 +596,11 @@ TEST_F(OperatorIntegrationTest, FailedWarmupRetries) {
   // The second failure came from a new Job: the first one was removed, not
   // counted twice.
   for (const auto& job : later_jobs) EXPECT_NE(job["metadata"]["uid"], first_uid);
-  std::string events = Kubectl({"get", "events", "-n", ns_, "-o", "json"});
-  EXPECT_NE(events.find("Warning"), std::string::npos);
+  std::string events;
+  EXPECT_TRUE(Eventually([&] {
+    events = Kubectl({"get", "events", "-n", ns_, "-o", "json"});
+    return events.find("Warning") != std::string::npos;
+  })) << events;
 }
 
 // A model pod's gate (`kernelcache-wait`) quarantined the Ready cache and
@@ -682,7 +688,10 @@ TEST_F(OperatorIntegrationTest, GateQuarantineIsSeenAndRewarmed) {
   EXPECT_NE(degraded.value("lastFailure", "").find("pod llama-0"), std::string::npos)
       << degraded.dump();
   EXPECT_EQ(degraded.value("warmGeneration", 0), 1) << degraded.dump();
-  EXPECT_NE(EventMessage("llama", "CacheQuarantined").find("sha256 mismatch"), std::string::npos);
+  // Events are recorded asynchronously: the status can be seen first.
+  EXPECT_TRUE(Eventually([&] {
+    return EventMessage("llama", "CacheQuarantined").find("sha256 mismatch") != std::string::npos;
+  })) << EventMessage("llama", "CacheQuarantined");
   // ...and, while it runs or once done, a Job other than the first.
   ASSERT_TRUE(Eventually(
       [&] {
