@@ -445,8 +445,25 @@ KernelCacheSpec SpecFromJson(const Json& s, std::vector<std::string>* errors) {
   const std::string rp = "spec.retention";
   const Json& r = Sub(s, "retention", p, errors);
   ReadString(r, "staleAfter", rp, errors, &spec.retention.stale_after);
+  ReadString(r, "absentAfter", rp, errors, &spec.retention.absent_after);
   ReadString(r, "maxBytes", rp, errors, &spec.retention.max_bytes);
   ReadString(r, "purgeSchedule", rp, errors, &spec.retention.purge_schedule);
+
+  const std::string scp = "spec.securityContext";
+  const Json& sc = Sub(s, "securityContext", p, errors);
+  for (auto [key, field] : {std::pair{"fsGroup", &spec.security_context.fs_group},
+                            std::pair{"runAsUser", &spec.security_context.run_as_user}}) {
+    auto it = sc.find(key);
+    if (it == sc.end() || it->is_null()) continue;
+    int64_t v = 0;
+    Errors local;
+    ReadInt(sc, key, scp, &local, &v);
+    if (local.empty()) {
+      *field = v;
+    } else if (errors != nullptr) {
+      errors->insert(errors->end(), local.begin(), local.end());
+    }
+  }
   return spec;
 }
 
@@ -490,10 +507,15 @@ Json SpecToJson(const KernelCacheSpec& spec) {
                   {"waitTimeoutSeconds", spec.consume.wait_timeout_seconds},
                   {"onTimeout", spec.consume.on_timeout},
                   {"verify", spec.consume.verify}};
-  Json r = {{"staleAfter", spec.retention.stale_after}};
+  Json r = {{"staleAfter", spec.retention.stale_after},
+            {"absentAfter", spec.retention.absent_after}};
   if (!spec.retention.max_bytes.empty()) r["maxBytes"] = spec.retention.max_bytes;
   if (!spec.retention.purge_schedule.empty()) r["purgeSchedule"] = spec.retention.purge_schedule;
   s["retention"] = std::move(r);
+  Json sc = Json::object();
+  if (spec.security_context.fs_group) sc["fsGroup"] = *spec.security_context.fs_group;
+  if (spec.security_context.run_as_user) sc["runAsUser"] = *spec.security_context.run_as_user;
+  if (!sc.empty()) s["securityContext"] = std::move(sc);
   return s;
 }
 
@@ -544,6 +566,8 @@ KernelCacheStatus StatusFromJson(const Json& s, std::vector<std::string>* errors
     ReadString(j, "manifestDigest", fp, errors, &f.manifest_digest);
     ReadTime(j, "readyAt", fp, errors, &f.ready_at);
     ReadTime(j, "staleSince", fp, errors, &f.stale_since);
+    ReadTime(j, "absentSince", fp, errors, &f.absent_since);
+    ReadStringList(j, "lastNodes", fp, errors, &f.last_nodes);
     ReadInt(j, "failures", fp, errors, &f.failures);
     ReadString(j, "lastFailure", fp, errors, &f.last_failure);
     ReadTime(j, "lastFailureTime", fp, errors, &f.last_failure_time);
@@ -592,6 +616,8 @@ Json StatusToJson(const KernelCacheStatus& st) {
     if (!f.manifest_digest.empty()) j["manifestDigest"] = f.manifest_digest;
     PutTime(j, "readyAt", f.ready_at);
     PutTime(j, "staleSince", f.stale_since);
+    PutTime(j, "absentSince", f.absent_since);
+    if (!f.last_nodes.empty()) j["lastNodes"] = f.last_nodes;
     if (!f.last_failure.empty()) j["lastFailure"] = f.last_failure;
     PutTime(j, "lastFailureTime", f.last_failure_time);
     if (f.warm_generation != 0) j["warmGeneration"] = f.warm_generation;

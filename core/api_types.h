@@ -126,11 +126,32 @@ struct ConsumeSpec {
 };
 
 struct RetentionSpec {
-  std::string stale_after = "24h";  // "staleAfter": Go duration
-  std::string max_bytes;            // "maxBytes": quantity; "" = no limit
-  std::string purge_schedule;       // "purgeSchedule": Go duration interval; "" = never
+  // "staleAfter": Go duration; how long a fingerprint its nodes changed
+  // away from (a driver upgrade, a new image) is kept.
+  std::string stale_after = "24h";
+  // "absentAfter": Go duration; how long a fingerprint whose nodes merely
+  // went away (a pool scaled to zero) is kept, unless maxBytes needs the
+  // space first.
+  std::string absent_after = "168h";
+  std::string max_bytes;       // "maxBytes": quantity; "" = no limit
+  std::string purge_schedule;  // "purgeSchedule": Go duration interval; "" = never
   friend bool operator==(const RetentionSpec&, const RetentionSpec&) = default;
 };
+
+// Users and permissions (docs/permissions.md, core/security_context.h).
+struct SecuritySpec {
+  // "fsGroup": the cache group, which owns every cache directory; warmup
+  // pods run with it as their group and fsGroup. Unset = kDefaultCacheGroup.
+  std::optional<int64_t> fs_group;
+  // "runAsUser": the uid of every warmup pod container (prepare, the user's
+  // warmup, seal) and of GC pods. Unset = the initwarm image's 65532.
+  std::optional<int64_t> run_as_user;
+  friend bool operator==(const SecuritySpec&, const SecuritySpec&) = default;
+};
+// Bounds of both ids, in the CRD and in ValidateSpec (0, root, is refused:
+// every container runs as non-root).
+inline constexpr int64_t kMinSecurityId = 1;
+inline constexpr int64_t kMaxSecurityId = 2147483647;
 
 struct KernelCacheSpec {
   LabelSelector pod_selector;                        // "podSelector"
@@ -142,6 +163,7 @@ struct KernelCacheSpec {
   StorageSpec storage;                               // "storage"
   ConsumeSpec consume;                               // "consume"
   RetentionSpec retention;                           // "retention"
+  SecuritySpec security_context;                     // "securityContext"
   friend bool operator==(const KernelCacheSpec&, const KernelCacheSpec&) = default;
 };
 
@@ -164,6 +186,8 @@ inline constexpr std::string_view kInvalidSpec = "InvalidSpec";
 inline constexpr std::string_view kStorageReady = "StorageReady";
 inline constexpr std::string_view kNodesMissingLabels = "NodesMissingLabels";
 inline constexpr std::string_view kImageNotPinned = "ImageNotPinned";
+// A warmup pod unschedulable for longer than the operator's grace.
+inline constexpr std::string_view kWarmupUnschedulable = "WarmupUnschedulable";
 }  // namespace condition
 
 namespace fp_state {
@@ -171,10 +195,16 @@ inline constexpr std::string_view kPending = "Pending";
 inline constexpr std::string_view kWarming = "Warming";
 inline constexpr std::string_view kReady = "Ready";
 inline constexpr std::string_view kFailed = "Failed";
+// No node carries it because its nodes changed to another fingerprint.
 inline constexpr std::string_view kStale = "Stale";
+// No node carries it because its nodes went away (none of them carries
+// another fingerprint): kept for retention.absentAfter.
+inline constexpr std::string_view kAbsent = "Absent";
 // A model pod's gate quarantined the Ready cache; a re-warm is under way.
 inline constexpr std::string_view kDegraded = "Degraded";
 }  // namespace fp_state
+
+inline constexpr size_t kMaxLastNodes = 32;  // the CRD's maxItems of lastNodes
 
 // One fingerprint's cache, status.fingerprints[].
 struct FingerprintStatus {
@@ -185,13 +215,19 @@ struct FingerprintStatus {
   std::string cuda_driver;         // "cudaDriver"
   std::string arch;                // "arch"
   int32_t nodes = 0;               // "nodes": matching nodes now carrying it
-  std::string state = "Pending";   // "state": Pending | Warming | Ready | Degraded | Failed | Stale
-  std::string job;                 // "job": current or last warmup Job
-  int64_t bytes = 0;               // "bytes"
-  int64_t files = 0;               // "files"
-  std::string manifest_digest;     // "manifestDigest": sha256 of manifest.json
-  std::optional<Time> ready_at;    // "readyAt"
-  std::optional<Time> stale_since;        // "staleSince"
+  std::string state =
+      "Pending";      // "state": Pending | Warming | Ready | Degraded | Failed | Stale | Absent
+  std::string job;    // "job": current or last warmup Job
+  int64_t bytes = 0;  // "bytes"
+  int64_t files = 0;  // "files"
+  std::string manifest_digest;       // "manifestDigest": sha256 of manifest.json
+  std::optional<Time> ready_at;      // "readyAt"
+  std::optional<Time> stale_since;   // "staleSince"
+  std::optional<Time> absent_since;  // "absentSince"
+  // "lastNodes": names of the matching nodes that carried it when last seen
+  // (sorted, at most kMaxLastNodes); tells Stale (one of them now carries
+  // another fingerprint) from Absent (they went away).
+  std::vector<std::string> last_nodes;
   int32_t failures = 0;                   // "failures": consecutive failed warmups
   std::string last_failure;               // "lastFailure": reason of the last failure
   std::optional<Time> last_failure_time;  // "lastFailureTime": backoff starts here

@@ -33,7 +33,9 @@ const char* kFull = R"({
     "storage": {"storageClassName": "nfs", "size": "20Gi"},
     "consume": {"mode": "Shared", "waitTimeoutSeconds": 300, "onTimeout": "StartCold",
                 "verify": "Checksums"},
-    "retention": {"staleAfter": "12h", "maxBytes": "10Gi", "purgeSchedule": "168h"}
+    "retention": {"staleAfter": "12h", "absentAfter": "72h", "maxBytes": "10Gi",
+                  "purgeSchedule": "168h"},
+    "securityContext": {"fsGroup": 2000, "runAsUser": 1000}
   },
   "status": {
     "observedGeneration": 3,
@@ -48,7 +50,9 @@ const char* kFull = R"({
                       "readyAt": "2026-12-01T11:00:00Z", "failures": 1,
                       "lastFailure": "BackoffLimitExceeded",
                       "lastFailureTime": "2026-12-01T10:30:00Z", "warmGeneration": 2, "jobUid": "ju",
-                      "lastTransitionTime": "2026-12-01T11:00:00Z"}]
+                      "lastTransitionTime": "2026-12-01T11:00:00Z"},
+                     {"id": "0123456789abcdef", "nodes": 0, "state": "Absent",
+                      "absentSince": "2026-12-01T20:00:00Z", "lastNodes": ["gpu-1", "gpu-2"]}]
   }
 })";
 
@@ -74,7 +78,15 @@ TEST(ApiTypes, ParsesEveryField) {
   EXPECT_EQ(kc.spec.consume.mode, "Shared");
   EXPECT_EQ(kc.spec.consume.wait_timeout_seconds, 300);
   EXPECT_EQ(kc.spec.retention.purge_schedule, "168h");
-  ASSERT_EQ(kc.status.fingerprints.size(), 1u);
+  EXPECT_EQ(kc.spec.retention.absent_after, "72h");
+  EXPECT_EQ(kc.spec.security_context.fs_group, 2000);
+  EXPECT_EQ(kc.spec.security_context.run_as_user, 1000);
+  ASSERT_EQ(kc.status.fingerprints.size(), 2u);
+  const auto& absent = kc.status.fingerprints[1];
+  EXPECT_EQ(absent.state, "Absent");
+  ASSERT_TRUE(absent.absent_since.has_value());
+  EXPECT_EQ(FormatTime(*absent.absent_since), "2026-12-01T20:00:00Z");
+  EXPECT_EQ(absent.last_nodes, (std::vector<std::string>{"gpu-1", "gpu-2"}));
   const auto& f = kc.status.fingerprints[0];
   EXPECT_EQ(f.state, "Ready");
   EXPECT_EQ(f.warm_generation, 2);
@@ -108,6 +120,9 @@ TEST(ApiTypes, DefaultsWhenAbsent) {
   EXPECT_EQ(kc.spec.warmup.active_deadline_seconds, 1800);
   EXPECT_EQ(kc.spec.warmup.backoff_limit, 2);
   EXPECT_EQ(kc.spec.retention.stale_after, "24h");
+  EXPECT_EQ(kc.spec.retention.absent_after, "168h");
+  EXPECT_FALSE(kc.spec.security_context.fs_group.has_value());
+  EXPECT_FALSE(kc.spec.security_context.run_as_user.has_value());
   EXPECT_EQ(ClaimName(kc), "a-cache");
 }
 
@@ -115,7 +130,8 @@ TEST(ApiTypes, TypeErrorsNameTheField) {
   std::vector<std::string> errors;
   KernelCacheFromJson(Json::parse(R"({"metadata":{"name":"a"},"spec":{
       "image": 3, "warmup": {"command": ["ok", 7], "backoffLimit": "two"},
-      "runtime": {"pytorch": 2.11}, "storage": []}})"),
+      "runtime": {"pytorch": 2.11}, "storage": [],
+      "securityContext": {"fsGroup": "2000", "runAsUser": 1.5}}})"),
                       &errors);
   std::string all;
   for (const auto& e : errors) all += e + "\n";
@@ -124,6 +140,10 @@ TEST(ApiTypes, TypeErrorsNameTheField) {
   EXPECT_NE(all.find("spec.warmup.backoffLimit: expected an integer"), std::string::npos) << all;
   EXPECT_NE(all.find("spec.runtime.pytorch"), std::string::npos) << all;
   EXPECT_NE(all.find("spec.storage: expected an object"), std::string::npos) << all;
+  EXPECT_NE(all.find("spec.securityContext.fsGroup: expected an integer"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("spec.securityContext.runAsUser: expected an integer"), std::string::npos)
+      << all;
 }
 
 TEST(ApiTypes, MissingSpecIsAnError) {

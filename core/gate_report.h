@@ -48,6 +48,9 @@ inline constexpr std::string_view kNodeNotSelected = "NodeNotSelected";
 inline constexpr std::string_view kNodeHasNoFingerprint = "NodeHasNoFingerprint";
 inline constexpr std::string_view kMismatch = "Mismatch";
 inline constexpr std::string_view kError = "Error";
+// The operator said the fingerprint's warmup cannot be scheduled (a full GPU
+// pool); with onTimeout StartCold the pod starts cold at once.
+inline constexpr std::string_view kWarmupUnschedulable = "WarmupUnschedulable";
 }  // namespace gate_reason
 
 struct GateQuarantine {

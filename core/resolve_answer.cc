@@ -29,10 +29,9 @@ std::string ResolveAnswerToJson(const ResolveAnswer& a) {
                  {"cudaDriver", a.node.cuda_driver_version},
                  {"arch", a.node.arch}};
   }
-  if (a.final) {
-    j["final"] = true;
-    j["reason"] = a.reason;
-  }
+  if (a.final) j["final"] = true;
+  if (a.start_cold) j["startCold"] = true;
+  if (a.final || a.start_cold) j["reason"] = a.reason;
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
@@ -68,6 +67,12 @@ StatusOr<ResolveAnswer> ParseResolveAnswer(std::string_view body) {
       return InvalidArgumentError("resolve answer field \"final\" is not a boolean");
     }
     a.final = it->get<bool>();
+  }
+  if (auto it = j.find("startCold"); it != j.end() && !it->is_null()) {
+    if (!it->is_boolean()) {
+      return InvalidArgumentError("resolve answer field \"startCold\" is not a boolean");
+    }
+    a.start_cold = it->get<bool>();
   }
   if (std::find(kStates.begin(), kStates.end(), a.state) == kStates.end()) {
     return InvalidArgumentError(

@@ -4,11 +4,16 @@
 //
 //   {"fingerprint","state","directory":"v1/<fp>","manifestDigest","message",
 //    "node":{"gpuProduct","computeCapability","driver","cudaDriver","arch"},
-//    "final": true, "reason": "<why>"}   (final/reason only on a final answer)
+//    "final": true, "reason": "<why>",   (final/reason only on a final answer)
+//    "startCold": true, "reason": "WarmupUnschedulable"}   (only when set)
 //
 // state: Pending | Warming | Ready | Degraded | Failed | Stale | Unknown.
 // A final answer (waiting cannot change it: InvalidSpec, NodeNotSelected,
 // NodeHasNoFingerprint) may carry an empty fingerprint and no node.
+// startCold: the fingerprint's warmup cannot run now (its pod has been
+// unschedulable longer than the operator's grace: a full GPU pool), so a
+// pod with onTimeout StartCold should start cold at once instead of waiting
+// out its timeout; onTimeout Fail keeps waiting. `reason` says why.
 // Decoding is strict about types and values (InvalidArgument naming the
 // field), ignores unknown fields, never throws. Pure.
 #pragma once
@@ -29,7 +34,8 @@ struct ResolveAnswer {
   std::string message;          // a human sentence: why it is in this state
   NodeFacts node;               // the node's facts (absent on a fingerprint-less final answer)
   bool final = false;
-  std::string reason;  // on a final answer
+  std::string reason;       // on a final or a startCold answer
+  bool start_cold = false;  // "startCold"
   friend bool operator==(const ResolveAnswer&, const ResolveAnswer&) = default;
 };
 

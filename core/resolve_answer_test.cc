@@ -26,6 +26,23 @@ TEST(ResolveAnswer, RoundTrip) {
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, final_answer);
   EXPECT_EQ(ResolveAnswerToJson(final_answer).find("\"node\""), std::string::npos);
+
+  // A full GPU pool: the warmup cannot be scheduled; StartCold pods go.
+  ResolveAnswer cold = a;
+  cold.state = "Warming";
+  cold.manifest_digest.clear();
+  cold.start_cold = true;
+  cold.reason = "WarmupUnschedulable";
+  cold.message = "warmup Job llama-warm-x pod p unschedulable for 2m: 0/3 nodes are available";
+  const std::string text = ResolveAnswerToJson(cold);
+  EXPECT_NE(text.find("\"startCold\":true"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"reason\":\"WarmupUnschedulable\""), std::string::npos) << text;
+  back = ParseResolveAnswer(text);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, cold);
+  // Not set: absent from the JSON, false when read (an older operator).
+  EXPECT_EQ(ResolveAnswerToJson(a).find("startCold"), std::string::npos);
+  EXPECT_FALSE(ParseResolveAnswer(ResolveAnswerToJson(a))->start_cold);
 }
 
 TEST(ResolveAnswer, BadInputNamesTheField) {
@@ -40,6 +57,7 @@ TEST(ResolveAnswer, BadInputNamesTheField) {
       {R"({"fingerprint":"","state":"Unknown"})", "fingerprint"},
       {R"({"fingerprint":"","state":"Unknown","final":"yes"})", "\"final\""},
       {R"({"fingerprint":"0123456789abcdef","state":5})", "\"state\""},
+      {R"({"fingerprint":"","state":"Unknown","final":true,"startCold":1})", "\"startCold\""},
   };
   for (const auto& c : cases) {
     auto r = ParseResolveAnswer(c.body);

@@ -307,9 +307,22 @@ SpecReport ValidateSpec(const KernelCacheSpec& spec) {
       &errors);
   CheckRange<int64_t>("spec.consume.waitTimeoutSeconds", c.wait_timeout_seconds, 1, 86400, &errors);
 
+  const auto& sc = spec.security_context;
+  if (sc.fs_group) {
+    CheckRange<int64_t>("spec.securityContext.fsGroup", *sc.fs_group, kMinSecurityId,
+                        kMaxSecurityId, &errors);
+  }
+  if (sc.run_as_user) {
+    CheckRange<int64_t>("spec.securityContext.runAsUser", *sc.run_as_user, kMinSecurityId,
+                        kMaxSecurityId, &errors);
+  }
+
   const auto& ret = spec.retention;
   if (auto d = ParseDuration(ret.stale_after); !d.ok()) {
     errors.emplace_back("spec.retention.staleAfter: " + d.status().message());
+  }
+  if (auto d = ParseDuration(ret.absent_after); !d.ok()) {
+    errors.emplace_back("spec.retention.absentAfter: " + d.status().message());
   }
   if (!ret.max_bytes.empty()) {
     if (auto b = ParseQuantityBytes(ret.max_bytes); !b.ok()) {

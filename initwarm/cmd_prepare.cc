@@ -17,7 +17,8 @@ int RunPrepare(const std::vector<std::string>& args) {
           "fingerprint's single-writer lock for the job uid, and points the cache view at the "
           "staging directory. Runs as the warmup Job's first init container.\n\n"
           "exit codes: 0 ready to warm; 2 bad flags; 5 another live writer holds the lock "
-          "(the message names it); 1 any other error.");
+          "(the message names it); 11 the cache volume is not writable by this uid/gid (the "
+          "message says how to fix the export; docs/permissions.md); 1 any other error.");
   AddRootFlag(&f);
   f.String("fingerprint", "", "fingerprint id (16 hex digits)", "KC_FINGERPRINT");
   AddOwnerFlag(&f);
@@ -45,6 +46,7 @@ int RunPrepare(const std::vector<std::string>& args) {
     PrintError("prepare", r.status());
     if (IsConflict(r.status())) return kExitLockHeld;
     if (r.status().code() == StatusCode::kInvalidArgument) return kExitUsage;
+    if (r.status().code() == StatusCode::kPermissionDenied) return kExitPermissionDenied;
     return kExitError;
   }
   std::cout << nlohmann::json{{"fingerprint", o.fingerprint},   {"owner", o.owner},

@@ -17,5 +17,8 @@ inline constexpr int kExitInvalid = 9;
 // wait: the operator's answer is final, this pod gets no cache (invalid
 // spec, node not selected or without a fingerprint), with --on-timeout Fail
 inline constexpr int kExitNoCache = 10;
+// prepare: the cache volume is not writable by this uid/gid (a root-owned
+// export); the message says how to fix it (core::ExportFix)
+inline constexpr int kExitPermissionDenied = 11;
 
 }  // namespace kc::initwarm

@@ -10,6 +10,9 @@
 #include <cstring>
 #include <random>
 #include <system_error>
+#include <vector>
+
+#include "core/security_context.h"
 
 namespace kc::initwarm {
 
@@ -120,8 +123,25 @@ Status FsyncPath(const fs::path& path) {
 Status MkdirAll(const fs::path& path) {
   if (path.empty()) return OkStatus();  // the parent of a bare relative name: "."
   std::error_code ec;
-  fs::create_directories(path, ec);
-  if (ec) return ErrnoStatus(ec.value(), "mkdir -p " + path.string());
+  // The components that do not exist yet, outermost first: each is created
+  // core::kCacheDirMode (setgid, group-writable; docs/permissions.md).
+  std::vector<fs::path> missing;
+  for (fs::path p = path; !p.empty(); p = p.parent_path()) {
+    if (fs::exists(fs::symlink_status(p, ec))) break;
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0775) != 0) {
+      if (errno == EEXIST) continue;  // a concurrent writer made it
+      return ErrnoStatus(errno, "mkdir -p " + path.string());
+    }
+    // mkdir drops the setgid bit and applies the umask; chmod sets both. A
+    // caller outside the directory's group gets it without setgid (no error).
+    if (::chmod(it->c_str(), core::kCacheDirMode) != 0) {
+      return ErrnoStatus(errno, "chmod " + it->string());
+    }
+  }
   if (!fs::is_directory(path, ec)) {
     return FailedPreconditionError(path.string() + " exists and is not a directory");
   }

@@ -1,11 +1,26 @@
 #include "initwarm/prepare.h"
 
+#include <unistd.h>
+
 #include "core/fingerprint.h"
 #include "core/layout.h"
+#include "core/security_context.h"
 #include "initwarm/fsutil.h"
 #include "initwarm/lock.h"
 
 namespace kc::initwarm {
+
+namespace {
+
+// A PermissionDenied on the cache volume carries the fix (a root-owned
+// export is the usual cause; docs/permissions.md).
+Status OnVolume(const std::filesystem::path& root, Status s) {
+  if (s.code() != StatusCode::kPermissionDenied) return s;
+  return PermissionDeniedError(s.message() + ". " +
+                               core::ExportFix(root.string(), ::geteuid(), ::getegid()));
+}
+
+}  // namespace
 
 StatusOr<PrepareResult> Prepare(const PrepareOptions& o) {
   if (!core::IsFingerprintId(o.fingerprint)) {
@@ -20,7 +35,7 @@ StatusOr<PrepareResult> Prepare(const PrepareOptions& o) {
   PrepareResult r;
   r.staging = layout.Staging(o.fingerprint, o.owner);
   r.lock = layout.Lock(o.fingerprint);
-  KC_RETURN_IF_ERROR(MkdirAll(layout.StagingRoot()));
+  KC_RETURN_IF_ERROR(OnVolume(o.root, MkdirAll(layout.StagingRoot())));
   LockOptions lo;
   lo.stale_after_s = o.lock_stale_after_s;
   lo.record_pid = false;  // the lock belongs to the Job; prepare exits now
@@ -35,10 +50,13 @@ StatusOr<PrepareResult> Prepare(const PrepareOptions& o) {
     }
   }
   lo.dead_owners = o.break_lock_of;
-  KC_RETURN_IF_ERROR(AcquireLock(r.lock, SelfLockRecord(o.owner, r.staging.string()), lo));
+  KC_RETURN_IF_ERROR(
+      OnVolume(o.root, AcquireLock(r.lock, SelfLockRecord(o.owner, r.staging.string()), lo)));
   r.reused = IsRealDirectory(r.staging);
-  for (auto dir : core::kFrameworkDirs) KC_RETURN_IF_ERROR(MkdirAll(r.staging / dir));
-  KC_RETURN_IF_ERROR(FsyncPath(layout.StagingRoot()));
+  for (auto dir : core::kFrameworkDirs) {
+    KC_RETURN_IF_ERROR(OnVolume(o.root, MkdirAll(r.staging / dir)));
+  }
+  KC_RETURN_IF_ERROR(OnVolume(o.root, FsyncPath(layout.StagingRoot())));
   if (!o.view.empty()) {
     KC_RETURN_IF_ERROR(MkdirAll(o.view.parent_path()));
     KC_RETURN_IF_ERROR(ReplaceSymlink(r.staging, o.view));

@@ -5,7 +5,9 @@
 // lock.h), creates v1/.staging/<fp>-<owner>/{triton,inductor,vllm,nv}
 // (reusing it when a retried pod of the same Job left one), and makes
 // `view` a symlink to it (atomically replaced). An empty `view` skips the
-// symlink.
+// symlink. Every directory it creates is core::kCacheDirMode (2775). A
+// volume it may not write is PermissionDenied whose message ends with
+// core::ExportFix (what to change on the export, or spec.securityContext).
 #pragma once
 
 #include <cstdint>

@@ -1,12 +1,16 @@
 #include "initwarm/seal.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "core/layout.h"
 #include "core/manifest.h"
 #include "core/seal_report.h"
+#include "core/security_context.h"
 #include "initwarm/failpoint.h"
 #include "initwarm/fsutil.h"
 #include "initwarm/hasher.h"
@@ -39,6 +43,27 @@ std::map<std::string, std::string> DetectFrameworks(const fs::path& dir,
 }
 
 namespace {
+
+// What is published: directories core::kCacheDirMode (the cache group may
+// remove and quarantine them, whatever its uid), files core::kSealedFileMode
+// (read-only but for their owner). Returns "" or a warning naming what this
+// uid could not change (owned by another uid); the manifest's digests guard
+// the content either way.
+std::string NormaliseModes(const fs::path& staging, const WalkResult& walk) {
+  std::vector<std::string> failed;
+  auto set = [&](const fs::path& p, unsigned mode, const std::string& name) {
+    if (::chmod(p.c_str(), mode) != 0 && failed.size() < 3) {
+      failed.push_back(name + " (" + std::strerror(errno) + ")");
+    }
+  };
+  set(staging, core::kCacheDirMode, ".");
+  for (const auto& d : walk.dirs) set(staging / d, core::kCacheDirMode, d);
+  for (const auto& f : walk.files) set(staging / f.path, core::kSealedFileMode, f.path);
+  if (failed.empty()) return "";
+  std::string out = "published, but could not set the modes of";
+  for (const auto& f : failed) out += " " + f;
+  return out + " (written by another uid? see docs/permissions.md)";
+}
 
 Status Prepared(const SealOptions& o, std::string* fp) {
   if (o.node.has_value() != o.runtime.has_value()) {
@@ -147,6 +172,7 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
   };
   KC_ASSIGN_OR_RETURN(std::vector<std::string> sums, HashFiles(jobs, ho));
   KC_RETURN_IF_ERROR(SyncDirs(staging, walk.dirs));
+  const std::string not_normalised = NormaliseModes(staging, walk);
   const std::int64_t t_hash = NowMillis();
   r.hash_ms = t_hash - t_walk;
 
@@ -222,6 +248,7 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
   const std::int64_t t_pub = NowMillis();
   r.publish_ms = t_pub - t_hash;
   MaybeCrash("publish", 5);
+  if (!not_normalised.empty()) r.warning = not_normalised;
   if (Status rel = ReleaseLock(lock, o.owner); !rel.ok()) {
     r.warning = "published, but the lock was not released: " + rel.message();
   }

@@ -54,6 +54,38 @@ class SealTest : public ::testing::Test {
   std::string fp_;
 };
 
+// What seal publishes: directories 2775 (the cache group may quarantine
+// and remove them whatever its uid), files 0644 (read-only but for their
+// owner), whatever the warmup's umask left (docs/permissions.md).
+TEST_F(SealTest, PublishesGroupWritableDirsAndReadOnlyFiles) {
+  fs::path staging = PrepareStaging("job-1");
+  testing::WriteTritonCache(view_, 2);
+  fs::create_directories(view_ / "inductor" / "private");
+  ASSERT_EQ(::chmod((view_ / "inductor" / "private").c_str(), 0700), 0);
+  testing::WriteFile(view_ / "inductor" / "private" / "k.py", "x");
+  ASSERT_EQ(::chmod((view_ / "inductor" / "private" / "k.py").c_str(), 0600), 0);
+  auto r = Seal(Opts("job-1"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->warning, "");
+  const fs::path published = core::Layout(root_).Published(fp_);
+  auto mode = [](const fs::path& p) {
+    struct stat st {};
+    return ::lstat(p.c_str(), &st) == 0 ? st.st_mode & 07777 : 0u;
+  };
+  EXPECT_EQ(mode(published), 02775u);
+  size_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(published)) {
+    if (e.is_symlink()) continue;
+    if (e.is_directory()) {
+      EXPECT_EQ(mode(e.path()), 02775u) << e.path();
+    } else if (e.path().parent_path() != published) {  // content, not manifest/READY
+      ++files;
+      EXPECT_EQ(mode(e.path()), 0644u) << e.path();
+    }
+  }
+  EXPECT_GT(files, 2u);
+}
+
 TEST_F(SealTest, PrepareThenSealPublishes) {
   fs::path staging = PrepareStaging("job-1");
   EXPECT_EQ(fs::read_symlink(view_), fs::absolute(staging));

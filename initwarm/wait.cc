@@ -1,13 +1,16 @@
 #include "initwarm/wait.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <iostream>
 #include <thread>
 
 #include "core/manifest.h"
+#include "core/security_context.h"
 #include "initwarm/fsutil.h"
 
 namespace kc::initwarm {
@@ -56,6 +59,11 @@ Status CopyCache(const fs::path& src, const fs::path& dst, const core::Manifest&
     KC_RETURN_IF_ERROR(MkdirAll(to.parent_path()));
     fs::copy_file(src / f.path, to, fs::copy_options::overwrite_existing, ec);
     if (ec) return ErrnoStatus(ec.value(), "copy " + (src / f.path).string());
+    // The copy is the pod's own: the app containers (the cache group) may
+    // rewrite it (docs/permissions.md).
+    if (::chmod(to.c_str(), core::kCopyFileMode) != 0) {
+      return ErrnoStatus(errno, "chmod " + to.string());
+    }
   }
   for (const auto& l : m.links) {
     KC_RETURN_IF_ERROR(core::CheckSymlinkTarget(l.path, l.target));
@@ -226,6 +234,9 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
   bool cross_checked = deps.prober == nullptr;
   bool failed = false;
   std::string final_reason;  // the operator's answer is definitive: no cache for this pod
+  // The operator's last answer said startCold (its warmup cannot be
+  // scheduled): with --on-timeout StartCold the pod goes cold now.
+  std::string start_cold_reason;
   std::optional<core::GateQuarantine> found;
   std::string validation_failure;
   std::int64_t last_log = start - o.log_every_s * 1000;
@@ -237,6 +248,12 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
       } else {
         state = ans->state;
         reason = ans->message.empty() ? "state " + ans->state : ans->message;
+        start_cold_reason.clear();
+        if (ans->start_cold) {
+          start_cold_reason = ans->reason.empty()
+                                  ? std::string(core::gate_reason::kWarmupUnschedulable)
+                                  : ans->reason;
+        }
         if (ans->final) {
           final_reason =
               ans->reason.empty() ? std::string(core::gate_reason::kInvalidSpec) : ans->reason;
@@ -320,6 +337,10 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
       clock.Log(reason);
       if (found) break;  // the cache is bad: say so now, do not wait out the timeout
     }
+    // Nothing usable on the volume and the warmup cannot run now: a
+    // StartCold pod starts cold at once; a Fail pod keeps waiting (a GPU may
+    // free up, or the warmup's priority preempt one).
+    if (!start_cold_reason.empty() && o.start_cold_on_timeout) break;
     const std::int64_t now = clock.Now();
     if (failed || now >= deadline) break;
     if (now - last_log >= o.log_every_s * 1000) {
@@ -349,6 +370,12 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
     fail = DataLossError(why);
     rep->reason = std::string(core::gate_reason::kQuarantined);
     rep->quarantined.push_back(*found);
+  } else if (!start_cold_reason.empty() && o.start_cold_on_timeout) {
+    why = "the operator says the warmup of " + what + " cannot run now (" + start_cold_reason +
+          "): " + reason;
+    fail = UnavailableError(why);
+    rep->reason = start_cold_reason;
+    clock.Log("not waiting: " + why);
   } else {
     why = (failed ? "warmup failed" : "timed out after " + HumanDuration(waited)) +
           " waiting for " + what + ": " + reason;

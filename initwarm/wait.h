@@ -21,7 +21,11 @@
 // that). Polls back off exponentially (NextPollDelayMs), because network
 // filesystems give no inotify. A resolver state "Failed" ends the wait at
 // once, and so does a final answer (invalid spec, node not selected or
-// without a fingerprint: NotFound). When the wait ends without a cache
+// without a fingerprint: NotFound). An answer with startCold (the
+// fingerprint's warmup cannot be scheduled: a full GPU pool) ends the wait
+// at once under StartCold (reason WarmupUnschedulable, logged) when no usable
+// cache is on the volume; under Fail the pod keeps waiting, since the
+// warmup may still run. When the wait ends without a cache
 // (timeout, failure, quarantine, final answer): StartCold points the view
 // at an empty local directory and succeeds ("Cold"); Fail returns the
 // error (DeadlineExceeded on timeout or failed warmup). Every

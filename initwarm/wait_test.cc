@@ -2,6 +2,7 @@
 #include "initwarm/wait.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "core/gate_report.h"
 #include "initwarm/fsutil.h"
@@ -216,6 +217,44 @@ TEST_F(WaitTest, CopyModeValidatesALocalCopy) {
   EXPECT_FALSE(Exists(published / "triton" / "new"));
 }
 
+// The Copy-mode view is the pod's own: directories setgid and
+// group-writable, files group-writable, so app containers of another uid in
+// the cache group may write it (docs/permissions.md); a cold view too.
+TEST_F(WaitTest, CopyAndColdViewsAreGroupWritable) {
+  auto mode = [](const fs::path& p) {
+    struct stat st {};
+    return ::lstat(p.c_str(), &st) == 0 ? st.st_mode & 07777 : 0u;
+  };
+  Publish();
+  opts_.mode = ConsumeMode::kCopy;
+  opts_.view_prefix = std::string(core::kDefaultView);
+  auto r = Wait(opts_, deps_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const fs::path target = fs::read_symlink(view_);
+  size_t files = 0, dirs = 0;
+  for (const auto& e : fs::recursive_directory_iterator(target)) {
+    if (e.is_symlink()) continue;
+    if (e.is_directory()) {
+      ++dirs;
+      EXPECT_EQ(mode(e.path()), 02775u) << e.path();
+    } else if (e.path().parent_path() != target) {  // manifest.json, READY: as sealed
+      ++files;
+      EXPECT_EQ(mode(e.path()), 0664u) << e.path();
+    }
+  }
+  EXPECT_GT(files, 0u);
+  EXPECT_GT(dirs, 0u);
+  EXPECT_EQ(mode(target), 02775u);
+
+  opts_.start_cold_on_timeout = true;
+  opts_.timeout_s = 1;
+  opts_.root = dir_.path() / "empty-volume";
+  r = Wait(opts_, deps_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->outcome, "Cold");
+  EXPECT_EQ(mode(fs::read_symlink(view_) / "triton"), 02775u);
+}
+
 // A bad cache ends the wait at once, and the report names what was
 // quarantined (the operator re-warms it), instead of waiting out the
 // timeout while status keeps saying Ready.
@@ -358,6 +397,52 @@ TEST_F(WaitTest, FinalAnswerEndsTheWaitAtOnce) {
   EXPECT_TRUE(fs::is_empty(fs::read_symlink(view_) / "triton"));
   EXPECT_EQ(rep.outcome, "Cold");
   EXPECT_EQ(rep.reason, "InvalidSpec");
+}
+
+// A full GPU pool: the operator says the warmup cannot be scheduled.
+// StartCold pods start cold at once (no waiting out the timeout); Fail pods
+// keep waiting for it.
+TEST_F(WaitTest, UnschedulableWarmupStartsColdAtOnceOnlyUnderStartCold) {
+  resolver_.answer.start_cold = true;
+  resolver_.answer.reason = "WarmupUnschedulable";
+  resolver_.answer.message =
+      "warmup pod p of Job llama-warm-x has been unschedulable for 3m: 0/1 nodes are available: "
+      "1 Insufficient nvidia.com/gpu.";
+  opts_.timeout_s = 600;
+  opts_.start_cold_on_timeout = true;
+  core::GateReport rep;
+  auto r = Wait(opts_, deps_, &rep);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->outcome, "Cold");
+  EXPECT_TRUE(sleeps_.empty()) << "a StartCold pod must not wait out its timeout";
+  EXPECT_TRUE(fs::is_empty(fs::read_symlink(view_) / "triton"));
+  EXPECT_EQ(rep.outcome, "Cold");
+  EXPECT_EQ(rep.reason, "WarmupUnschedulable");
+  EXPECT_NE(rep.message.find("Insufficient nvidia.com/gpu"), std::string::npos) << rep.message;
+  bool logged = false;
+  for (const auto& l : logs_)
+    logged |= l.find("not waiting: ") != std::string::npos &&
+              l.find("WarmupUnschedulable") != std::string::npos;
+  EXPECT_TRUE(logged) << "the cold start's reason is logged";
+
+  // A cache already on the volume is still used: startCold is no reason to
+  // skip a valid cache.
+  Publish();
+  r = Wait(opts_, deps_, &rep);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->outcome, "Warm");
+
+  // onTimeout Fail: keeps waiting the whole timeout.
+  std::filesystem::remove_all(root_);
+  sleeps_.clear();
+  opts_.start_cold_on_timeout = false;
+  opts_.timeout_s = 60;
+  r = Wait(opts_, deps_, &rep);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kDeadlineExceeded) << r.status();
+  EXPECT_FALSE(sleeps_.empty());
+  EXPECT_GT(resolver_.calls, 3);
+  EXPECT_EQ(rep.reason, "Timeout");
 }
 
 TEST_F(WaitTest, ReadyStateButNoReadyFileSaysWhy) {

@@ -29,7 +29,7 @@ enum class Kind { kString, kInt, kBool, kDuration, kList, kPort, kOptPort };
 struct Flag {
   const char* name;
   Kind kind;
-  const char* help;
+  std::string help;
   std::function<Status(Config&, const std::string&)> set;
 };
 
@@ -182,6 +182,16 @@ const std::vector<Flag>& Flags() {
        Secs(&Config::retry_cap, "warmup-retry-cap")},
       {"pvc-binding-grace", Kind::kDuration, "time a created PVC may stay Pending (2m)",
        Secs(&Config::pvc_binding_grace, "pvc-binding-grace")},
+      {"warmup-priority-class", Kind::kString,
+       Cat("PriorityClass of warmup pods, so they may preempt model pods on a full GPU pool; "
+           "\"\" = none (default ",
+           std::string(kDefaultWarmupPriorityClass), ", which the chart creates)"),
+       Str(&Config::warmup_priority_class)},
+      {"warmup-unschedulable-grace", Kind::kDuration,
+       Cat("a warmup pod unschedulable this long is reported (condition WarmupUnschedulable, "
+           "a Warning Event) and onTimeout: StartCold pods start cold at once (default ",
+           std::to_string(kDefaultWarmupUnschedulableGrace.count()), "s)"),
+       Secs(&Config::warmup_unschedulable_grace, "warmup-unschedulable-grace")},
       {"log-format", Kind::kString, "json | text (default json)", Str(&Config::log_format)},
       {"log-level", Kind::kString, "debug | info | warn | error (default info)",
        Str(&Config::log_level)},
@@ -250,6 +260,25 @@ Status Validate(const Config& c) {
   if (c.retry_base.count() <= 0 || c.retry_cap < c.retry_base) {
     return InvalidArgumentError(
         "--warmup-retry-base must be positive and not above --warmup-retry-cap");
+  }
+  if (!c.warmup_priority_class.empty()) {
+    const std::string& p = c.warmup_priority_class;
+    const bool ok = p.size() <= 253 &&
+                    std::all_of(p.begin(), p.end(),
+                                [](char ch) {
+                                  return std::islower(static_cast<unsigned char>(ch)) ||
+                                         std::isdigit(static_cast<unsigned char>(ch)) ||
+                                         ch == '-' || ch == '.';
+                                }) &&
+                    p.front() != '-' && p.front() != '.' && p.back() != '-' && p.back() != '.';
+    if (!ok) {
+      return InvalidArgumentError("--warmup-priority-class: \"" + p.substr(0, 64) +
+                                  "\" is not a PriorityClass name (lower-case letters, digits, "
+                                  "'-', '.'); \"\" for none");
+    }
+  }
+  if (c.warmup_unschedulable_grace.count() <= 0) {
+    return InvalidArgumentError("--warmup-unschedulable-grace: must be positive");
   }
   if (c.resync_period.count() < 0) {
     return InvalidArgumentError("--resync-period: must not be negative");

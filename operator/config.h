@@ -30,6 +30,14 @@
 
 namespace kc::op {
 
+// Defaults stated once: Config's fields and the --help text use these.
+// The PriorityClass the chart ships (charts/kernelcache/templates/
+// priorityclass.yaml): warmup pods may preempt model pods on a full pool.
+inline constexpr char kDefaultWarmupPriorityClass[] = "kernelcache-warmup";
+// A warmup pod unschedulable this long is reported (WarmupUnschedulable) and
+// StartCold pods stop waiting for it.
+inline constexpr std::chrono::seconds kDefaultWarmupUnschedulableGrace{120};
+
 struct Config {
   // --help / -h: print Usage() and exit 0; nothing else is parsed or checked.
   bool help = false;
@@ -62,6 +70,10 @@ struct Config {
   std::chrono::seconds retry_base{30};                                 // --warmup-retry-base
   std::chrono::seconds retry_cap{3600};                                // --warmup-retry-cap
   std::chrono::seconds pvc_binding_grace{120};                         // --pvc-binding-grace
+  // --warmup-priority-class: priorityClassName of warmup pods; "" = none.
+  std::string warmup_priority_class = kDefaultWarmupPriorityClass;
+  // --warmup-unschedulable-grace
+  std::chrono::seconds warmup_unschedulable_grace = kDefaultWarmupUnschedulableGrace;
   // Logging.
   std::string log_format = "json";  // --log-format: json | text
   std::string log_level = "info";   // --log-level: debug | info | warn | error

@@ -188,5 +188,36 @@ TEST(ConfigTest, HostileValuesAreErrorsNamingTheFlag) {
   }
 }
 
+// Warmup scheduling (issue 9 item 7): the defaults are stated once in
+// config.h and the help text shows them.
+TEST(ConfigTest, WarmupPriorityClassAndUnschedulableGrace) {
+  Fixture f;
+  auto c = f.Parse({});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->warmup_priority_class, kDefaultWarmupPriorityClass);
+  EXPECT_EQ(c->warmup_priority_class, "kernelcache-warmup");
+  EXPECT_EQ(c->warmup_unschedulable_grace, kDefaultWarmupUnschedulableGrace);
+  const std::string usage = Usage();
+  EXPECT_NE(usage.find("--warmup-priority-class=VALUE"), std::string::npos) << usage;
+  EXPECT_NE(usage.find("(default kernelcache-warmup, which the chart creates)"), std::string::npos)
+      << usage;
+  EXPECT_NE(usage.find("StartCold pods start cold at once (default 120s)"), std::string::npos)
+      << usage;
+
+  c = f.Parse({"--warmup-priority-class=", "--warmup-unschedulable-grace=45s"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->warmup_priority_class, "");
+  EXPECT_EQ(c->warmup_unschedulable_grace, std::chrono::seconds(45));
+
+  for (const auto& [flag, want] : std::vector<std::pair<std::string, std::string>>{
+           {"--warmup-priority-class=High_Prio", "--warmup-priority-class"},
+           {"--warmup-unschedulable-grace=0s", "--warmup-unschedulable-grace"},
+           {"--warmup-unschedulable-grace=2d", "--warmup-unschedulable-grace"}}) {
+    auto bad = f.Parse({flag});
+    ASSERT_FALSE(bad.ok()) << flag;
+    EXPECT_NE(bad.status().message().find(want), std::string::npos) << bad.status();
+  }
+}
+
 }  // namespace
 }  // namespace kc::op

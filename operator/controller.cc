@@ -315,6 +315,7 @@ ResolveResponse Controller::Resolve(const ResolveQuery& q) const {
     in.nodes = o.nodes;
     in.jobs = o.jobs;
     in.pods = o.pods;
+    in.unschedulable_grace = o.settings.unschedulable_grace;
   }
   if (auto node = Caches::Get(caches_.nodes, q.node)) in.node = NodeViewFromJson(*node);
   return op::Resolve(q, in, std::chrono::system_clock::now());

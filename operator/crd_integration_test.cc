@@ -62,6 +62,7 @@ TEST(CrdIntegration, ValidObjectGetsDefaults) {
   EXPECT_EQ(kc.spec.warmup.active_deadline_seconds, 1800);
   EXPECT_EQ(kc.spec.warmup.backoff_limit, 2);
   EXPECT_EQ(kc.spec.retention.stale_after, "24h");
+  EXPECT_EQ(kc.spec.retention.absent_after, "168h");
   EXPECT_EQ(kc.spec.warmup.shapes[0]["seqLen"], 128);  // free-form objects preserved
 }
 
@@ -102,6 +103,12 @@ TEST(CrdIntegration, InvalidObjectsAreRefusedNamingTheField) {
        "spec.retention.staleAfter"},
       {"staleAfter over 10 years", "/spec/retention/staleAfter", "87601h",
        "spec.retention.staleAfter must be at most 87600h"},
+      {"absentAfter", "/spec/retention/absentAfter", "7d", "spec.retention.absentAfter"},
+      {"absentAfter over 10 years", "/spec/retention/absentAfter", "87601h",
+       "spec.retention.absentAfter must be at most 87600h"},
+      {"runAsUser root", "/spec/securityContext/runAsUser", 0, "spec.securityContext.runAsUser"},
+      {"fsGroup beyond int32", "/spec/securityContext/fsGroup", 4294967296LL,
+       "spec.securityContext.fsGroup"},
       {"purgeSchedule over 10 years", "/spec/retention/purgeSchedule", "87600h1s",
        "spec.retention.purgeSchedule must be at most 87600h"},
       {"long label value", "/spec/podSelector/matchLabels/app", std::string(64, 'a'),

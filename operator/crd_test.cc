@@ -137,7 +137,9 @@ TEST(Crd, EveryFieldWeWriteIsDeclared) {
   kc.spec.warmup.shapes = {{{"batch", 1}}};
   kc.spec.warmup.resources = {{"limits", {{"cpu", "1"}}}};
   kc.spec.storage = {"nfs", "20Gi", "c"};
-  kc.spec.retention = {"24h", "10Gi", "168h"};
+  kc.spec.retention = {"24h", "168h", "10Gi", "168h"};
+  kc.spec.security_context.fs_group = 2000;
+  kc.spec.security_context.run_as_user = 1000;
   core::Condition c{"Ready", "True", "R", "m", 1, {}};
   kc.status.conditions = {c};
   kc.status.phase = "Ready";
@@ -148,8 +150,9 @@ TEST(Crd, EveryFieldWeWriteIsDeclared) {
   f.id = "0123456789abcdef";
   f.job = "j";
   f.manifest_digest = "d";
-  f.ready_at = f.stale_since = f.last_failure_time = f.last_transition_time =
+  f.ready_at = f.stale_since = f.absent_since = f.last_failure_time = f.last_transition_time =
       std::chrono::system_clock::now();
+  f.last_nodes = {"gpu-1"};
   f.last_failure = "x";
   f.warm_generation = 1;
   f.job_uid = "u";

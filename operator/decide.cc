@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <tuple>
 
 #include "base/utf8.h"
 #include "core/fingerprint.h"
 #include "core/spec_validation.h"
 #include "operator/names.h"
 #include "operator/termination_message.h"
+#include "operator/unschedulable.h"
 #include "operator/warmup_job.h"
 
 namespace kc::op {
@@ -59,6 +61,7 @@ struct Group {
   std::vector<std::map<std::string, std::string>> label_sets;  // eligible nodes', distinct
   std::vector<std::string> eligible;
   std::vector<std::string> ineligible;  // "gpu-07 (cordoned)"
+  std::vector<std::string> names;       // every node carrying it
 };
 
 // Why a node may not run a warmup now; "" when it may.
@@ -254,6 +257,7 @@ class Decider {
     SetCondition(cond::kInvalidSpec, false, "SpecValid", "the spec is valid");
     // ValidateSpec accepted these; no .value() that could throw regardless.
     if (auto d = core::ParseDuration(kc_.spec.retention.stale_after); d.ok()) stale_after_ = *d;
+    if (auto d = core::ParseDuration(kc_.spec.retention.absent_after); d.ok()) absent_after_ = *d;
     if (!kc_.spec.retention.purge_schedule.empty()) {
       if (auto d = core::ParseDuration(kc_.spec.retention.purge_schedule); d.ok()) purge_ = *d;
     }
@@ -375,6 +379,8 @@ class Decider {
       Group& g = groups_[id];
       g.facts = *facts;
       ++g.nodes;
+      g.names.push_back(n.name);
+      node_fp_[n.name] = id;
       const std::string why = Ineligible(n);
       if (why.empty()) {
         g.eligible.push_back(n.name);
@@ -420,23 +426,51 @@ class Decider {
         Event("Normal", "NewFingerprint",
               "fingerprint " + Describe(f) + " on " + std::to_string(g.nodes) + " node(s)");
       }
-      if (f.state == st::kStale) {
+      if (f.state == st::kStale || f.state == st::kAbsent) {
         f.stale_since.reset();
+        f.absent_since.reset();
         SetState(f, !f.manifest_digest.empty() ? st::kReady : st::kPending);
         Event("Normal", "FingerprintInUse",
               "fingerprint " + f.id + " is carried by a node again; state " + f.state);
       }
+      // Remembered for when no node carries it: Stale or Absent.
+      std::vector<std::string> names = g.names;
+      std::sort(names.begin(), names.end());
+      if (names.size() > core::kMaxLastNodes) names.resize(core::kMaxLastNodes);
+      f.last_nodes = std::move(names);
       InUse(f, g);
     }
+    std::vector<const FingerprintStatus*> absent;  // may be collected early for maxBytes
     for (auto& [id, f] : entries_) {
       if (groups_.count(id) > 0) continue;
       f.nodes = 0;
-      if (f.state != st::kStale) {
+      // Nodes it was last seen on that now carry another fingerprint: its
+      // nodes changed (Stale). None: its nodes went away (Absent).
+      std::vector<std::string> moved;
+      for (const auto& n : f.last_nodes) {
+        auto it = node_fp_.find(n);
+        if (it != node_fp_.end() && it->second != id)
+          moved.push_back(n + " (now " + it->second + ")");
+      }
+      if (f.state != st::kStale && !moved.empty()) {
         SetState(f, st::kStale);
         f.stale_since = std::chrono::time_point_cast<seconds>(now_);
+        f.absent_since.reset();
         Event("Normal", "FingerprintStale",
+              "no matching node carries fingerprint " + Describe(f) + " any more; its node(s) " +
+                  ListSome(moved) + " changed fingerprint; its cache is removed after " +
+                  kc_.spec.retention.stale_after);
+      } else if (f.state != st::kStale && f.state != st::kAbsent) {
+        SetState(f, st::kAbsent);
+        f.absent_since = std::chrono::time_point_cast<seconds>(now_);
+        Event("Normal", "FingerprintAbsent",
               "no matching node carries fingerprint " + Describe(f) +
-                  " any more; its cache is removed after " + kc_.spec.retention.stale_after);
+                  " any more and none of its nodes" +
+                  (f.last_nodes.empty() ? "" : " (" + ListSome(f.last_nodes) + ")") +
+                  " carries another fingerprint (a pool scaled to zero?); its cache is kept "
+                  "for spec.retention.absentAfter " +
+                  kc_.spec.retention.absent_after +
+                  (max_bytes_ ? " or until spec.retention.maxBytes needs the space" : ""));
       }
       // A warmup that can no longer be placed is stopped.
       for (const auto& j : obs_.jobs) {
@@ -445,12 +479,43 @@ class Decider {
           DeleteJob(j);
         }
       }
-      const Time collect_at = f.stale_since.value_or(now_) + stale_after_;
+      const bool stale = f.state == st::kStale;
+      const Time collect_at = stale ? f.stale_since.value_or(now_) + stale_after_
+                                    : f.absent_since.value_or(now_) + absent_after_;
       if (now_ >= collect_at) {
         collectable_.push_back(id);
+        why_collected_[id] = stale ? "stale for more than " + kc_.spec.retention.stale_after
+                                   : "absent for more than " + kc_.spec.retention.absent_after;
       } else {
         WakeAt(collect_at);
+        if (!stale) absent.push_back(&f);
       }
+    }
+    CollectAbsentForBudget(std::move(absent));
+  }
+
+  // Over spec.retention.maxBytes: Absent caches (which no node needs now)
+  // make room, the longest absent first, until the rest fits. Stale ones
+  // keep their own, shorter, grace; caches in use are never collected.
+  void CollectAbsentForBudget(std::vector<const FingerprintStatus*> absent) {
+    if (!max_bytes_) return;
+    int64_t bytes = 0;
+    for (const auto& [id, f] : entries_) {
+      const bool collected =
+          std::find(collectable_.begin(), collectable_.end(), id) != collectable_.end();
+      if (!f.manifest_digest.empty() && !collected) bytes += f.bytes;
+    }
+    std::sort(absent.begin(), absent.end(), [](const auto* a, const auto* b) {
+      return std::tie(a->absent_since, a->id) < std::tie(b->absent_since, b->id);
+    });
+    for (const FingerprintStatus* f : absent) {
+      if (bytes <= *max_bytes_) break;
+      if (f->manifest_digest.empty() || f->bytes <= 0) continue;
+      collectable_.push_back(f->id);
+      why_collected_[f->id] = "absent, its " + core::FormatBytes(f->bytes) +
+                              " needed under spec.retention.maxBytes " +
+                              kc_.spec.retention.max_bytes;
+      bytes -= f->bytes;
     }
   }
 
@@ -631,6 +696,7 @@ class Decider {
       if (f.state != st::kReady && f.state != st::kDegraded) SetState(f, st::kWarming);
       f.job = want;
       running_.push_back(want);
+      Unschedulable(f, *job);
       return;
     }
     const bool can_create = storage_usable_ && !g.label_sets.empty();
@@ -675,6 +741,55 @@ class Decider {
     if (can_create) CreateWarmup(f, g, want);
   }
 
+  // A running warmup whose pod the scheduler cannot place (a full GPU pool,
+  // e.g. every GPU held by model pods waiting in their gate for this cache).
+  void Unschedulable(const FingerprintStatus& f, const JobView& job) {
+    std::optional<Time> wake;
+    auto u = FindUnschedulableWarmup(job.name, obs_.pods, now_, obs_.settings.unschedulable_grace,
+                                     &wake);
+    if (wake) WakeAt(*wake);
+    if (!u) return;
+    const PodView* pod = nullptr;
+    for (const auto& p : obs_.pods) {
+      if (p.name == u->pod) pod = &p;
+    }
+    const std::string since = pod != nullptr && pod->unschedulable_since
+                                  ? core::FormatTime(*pod->unschedulable_since)
+                                  : "";
+    unschedulable_.push_back({f.id, "fingerprint " + Describe(f) + ": warmup pod " + u->pod +
+                                        " of Job " + job.name + " unschedulable since " + since +
+                                        (u->message.empty() ? "" : ": " + u->message)});
+  }
+
+  void ReportUnschedulable() {
+    const Condition* prev = Prev(cond::kWarmupUnschedulable);
+    if (unschedulable_.empty()) {
+      if (prev != nullptr) {
+        SetCondition(cond::kWarmupUnschedulable, false, "Scheduled",
+                     "every warmup pod is scheduled");
+      }
+      return;
+    }
+    std::vector<std::string> what;
+    for (const auto& [id, msg] : unschedulable_) {
+      what.push_back(msg);
+      const bool said = prev != nullptr && prev->status == "True" &&
+                        prev->message.find("fingerprint " + id + " (") != std::string::npos;
+      if (!said) {
+        Event("Warning", "WarmupUnschedulable",
+              msg +
+                  "; model pods waiting in their gate may hold every GPU of the pool: give "
+                  "warmup pods a PriorityClass that may preempt them (the chart's "
+                  "kernelcache-warmup, --warmup-priority-class) or free a GPU; onTimeout "
+                  "StartCold pods start cold meanwhile");
+      }
+    }
+    SetCondition(cond::kWarmupUnschedulable, true, "Unschedulable",
+                 std::to_string(what.size()) +
+                     " warmup(s) cannot be scheduled: " + Join(what, "; ") +
+                     ". onTimeout StartCold pods start cold; Fail pods keep waiting");
+  }
+
   // ---- GC -------------------------------------------------------------------
 
   void CollectGarbage() {
@@ -698,7 +813,7 @@ class Decider {
         for (const auto& id : ids) {
           auto e = entries_.find(id);
           if (e == entries_.end()) continue;
-          if (e->second.state == st::kStale) {
+          if (e->second.state == st::kStale || e->second.state == st::kAbsent) {
             removed.push_back(id);
             entries_.erase(e);
             continue;
@@ -715,7 +830,7 @@ class Decider {
         }
         if (!removed.empty()) {
           Event("Normal", "CacheCollected",
-                "removed the cache(s) of stale fingerprint(s) " + Join(removed, ", ") +
+                "removed the cache(s) of unused fingerprint(s) " + Join(removed, ", ") +
                     " (GC Job " + j.name + ")");
         }
         for (const auto& id : removed) {
@@ -752,9 +867,10 @@ class Decider {
     a.name = GcJobName(kc_.metadata.name, collectable_);
     if (FindJob(a.name) != nullptr) return;  // finished and being handled above
     a.object = BuildGcJob(kc_, remove, obs_.settings);
+    std::vector<std::string> what;
+    for (const auto& id : collectable_) what.push_back(id + " (" + why_collected_[id] + ")");
     Event("Normal", "GcStarted",
-          "GC Job " + a.name + " removes the cache(s) of fingerprint(s) " +
-              Join(collectable_, ", ") + ", stale for more than " + kc_.spec.retention.stale_after);
+          "GC Job " + a.name + " removes the cache(s) of fingerprint(s) " + Join(what, ", "));
     plan_.actions.push_back(std::move(a));
   }
 
@@ -830,6 +946,7 @@ class Decider {
       SetCondition(cond::kReady, false, "FingerprintsNotReady",
                    status.ready + " fingerprints ready; waiting: " + ListSome(waiting));
     }
+    ReportUnschedulable();
     if (!running_.empty()) {
       SetCondition(cond::kWarming, true, "WarmupRunning", "warmup Jobs: " + ListSome(running_));
     } else {
@@ -861,10 +978,10 @@ class Decider {
     auto& status = plan_.status;
     // Conditions in a fixed order; ones not decided this pass keep their
     // last value.
-    static const std::string_view kOrder[] = {cond::kReady,         cond::kWarming,
-                                              cond::kDegraded,      cond::kInvalidSpec,
-                                              cond::kStorageReady,  cond::kNodesMissingLabels,
-                                              cond::kImageNotPinned};
+    static const std::string_view kOrder[] = {cond::kReady,          cond::kWarming,
+                                              cond::kDegraded,       cond::kInvalidSpec,
+                                              cond::kStorageReady,   cond::kNodesMissingLabels,
+                                              cond::kImageNotPinned, cond::kWarmupUnschedulable};
     std::vector<Condition> out;
     for (auto type : kOrder) {
       auto it = conditions_.find(std::string(type));
@@ -914,12 +1031,16 @@ class Decider {
   std::map<std::string, Group> groups_;
   std::map<std::string, FingerprintStatus> entries_;
   std::vector<std::string> collectable_;
+  std::map<std::string, std::string> why_collected_;  // id -> "stale for more than 24h"
+  std::map<std::string, std::string> node_fp_;        // node name -> the fingerprint it carries
   std::vector<std::string> running_;
+  std::vector<std::pair<std::string, std::string>> unschedulable_;  // (fingerprint, what)
   std::set<std::string> deleted_;
   bool storage_usable_ = false;
   bool invalid_ = false;
   bool fingerprints_computed_ = false;
   seconds stale_after_{86400};
+  seconds absent_after_{168 * 3600};
   std::optional<seconds> purge_;
   std::optional<int64_t> max_bytes_;
 };

@@ -65,6 +65,12 @@ struct Settings {
   // Backoff after a failed warmup: base * 2^(failures-1), capped.
   std::chrono::seconds retry_base{30};
   std::chrono::seconds retry_cap{3600};
+  // priorityClassName of warmup pods ("" = none; the operator's flag
+  // --warmup-priority-class, default the chart's kernelcache-warmup).
+  std::string warmup_priority_class;
+  // A warmup pod unschedulable this long is reported (condition
+  // WarmupUnschedulable, Event) and resolve tells StartCold pods to go.
+  std::chrono::seconds unschedulable_grace{120};
 };
 
 // A Node matching spec.nodeSelector (the reconciler filters; Decide
@@ -110,6 +116,10 @@ struct PodView {
   std::string failure_summary;
   std::map<std::string, std::string> labels;
   Time created{};
+  // Condition PodScheduled=False with reason Unschedulable: since when (its
+  // lastTransitionTime) and the scheduler's message.
+  std::optional<Time> unschedulable_since;
+  std::string unschedulable_message;
 };
 
 // The PVC named core::ClaimName(kc), when it exists.

@@ -806,7 +806,7 @@ TEST(Decide, DriverUpgradeWarmsNewFingerprintAndCollectsOldAfterGrace) {
   EXPECT_EQ(Mutations(p), 0u);
 }
 
-TEST(Decide, StaleFingerprintComingBackIsReadyAgain) {
+TEST(Decide, AbsentFingerprintComingBackIsReadyAgain) {
   World w;
   w.obs.nodes = {Node("gpu-1", Gpu())};
   w.WarmAll(kT0);
@@ -814,24 +814,293 @@ TEST(Decide, StaleFingerprintComingBackIsReadyAgain) {
   auto node = w.obs.nodes;
   w.obs.nodes.clear();
   w.Step(kT0 + hours(1));
-  EXPECT_EQ(w.Status(fp)->state, "Stale");
+  EXPECT_EQ(w.Status(fp)->state, "Absent");
   w.obs.nodes = node;
+  Plan p = w.Step(kT0 + hours(2));
+  EXPECT_EQ(w.Status(fp)->state, "Ready");
+  EXPECT_FALSE(w.Status(fp)->stale_since.has_value());
+  EXPECT_FALSE(w.Status(fp)->absent_since.has_value());
+  EXPECT_NE(FindEvent(p, "FingerprintInUse"), nullptr);
+  EXPECT_EQ(CountKind(p, Kind::kCreateJob), 0u);
+}
+
+TEST(Decide, StaleFingerprintComingBackIsReadyAgain) {
+  World w;
+  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.WarmAll(kT0);
+  const std::string fp = w.Fp(Gpu());
+  w.obs.nodes[0].labels = Gpu("NVIDIA-H200", "590.10.01");  // upgraded
+  w.Step(kT0 + hours(1));
+  EXPECT_EQ(w.Status(fp)->state, "Stale");
+  w.obs.nodes[0].labels = Gpu();  // rolled back
   Plan p = w.Step(kT0 + hours(2));
   EXPECT_EQ(w.Status(fp)->state, "Ready");
   EXPECT_FALSE(w.Status(fp)->stale_since.has_value());
   EXPECT_EQ(CountKind(p, Kind::kCreateJob), 0u);
 }
 
-TEST(Decide, FingerprintBackDuringItsGcIsWarmedAnew) {
+// ---- a full pool: the warmup pod cannot be scheduled ----------------------------------
+
+TEST(Decide, UnschedulableWarmupIsReportedAndClearsWhenItSchedules) {
+  World w;
+  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.Step(kT0);
+  const std::string fp = w.Fp(Gpu());
+  const std::string job = WarmupJobName("llama", fp);
+  ASSERT_NE(w.FindJob(job), nullptr);
+  PodView pod;
+  pod.name = job + "-abcde";
+  pod.job_name = job;
+  pod.phase = "Pending";
+  pod.created = kT0 + seconds(1);
+  pod.unschedulable_since = kT0 + seconds(2);
+  pod.unschedulable_message = "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.";
+  w.obs.pods = {pod};
+
+  // Inside the grace (2m): nothing said yet; woken when it ends.
+  Plan p = w.Step(kT0 + minutes(1));
+  EXPECT_EQ(core::FindCondition(p.status.conditions, "WarmupUnschedulable"), nullptr);
+  EXPECT_EQ(FindEvent(p, "WarmupUnschedulable"), nullptr);
+  ASSERT_TRUE(p.requeue_after.has_value());
+  EXPECT_EQ(*p.requeue_after, seconds(62));
+
+  // Past it: a condition and a Warning Event naming the fingerprint, its
+  // node class and the scheduler's message.
+  p = w.Step(kT0 + minutes(3));
+  const core::Condition& c = Cond(p.status, "WarmupUnschedulable");
+  EXPECT_EQ(c.status, "True");
+  EXPECT_EQ(c.reason, "Unschedulable");
+  for (const std::string& want : {fp, std::string("NVIDIA-H200"), std::string("driver 580.159.04"),
+                                  pod.name, std::string("Insufficient nvidia.com/gpu")}) {
+    EXPECT_NE(c.message.find(want), std::string::npos) << want << " in " << c.message;
+  }
+  const Action* e = FindEvent(p, "WarmupUnschedulable");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->event_type, "Warning");
+  EXPECT_NE(e->event_message.find(fp), std::string::npos) << e->event_message;
+  EXPECT_NE(e->event_message.find("PriorityClass"), std::string::npos) << e->event_message;
+  EXPECT_EQ(w.Status(fp)->state, "Warming");
+  EXPECT_EQ(CountKind(p, Kind::kDeleteJob), 0u) << "the Job is kept: it runs once a GPU is free";
+
+  // Said once: a later pass repeats no Event and writes the same status.
+  p = w.Step(kT0 + minutes(4));
+  EXPECT_EQ(FindEvent(p, "WarmupUnschedulable"), nullptr);
+  EXPECT_EQ(p.status, w.obs.kc.status);
+
+  // The pod schedules (a GPU freed or was preempted): cleared.
+  w.obs.pods[0].node_name = "gpu-1";
+  w.obs.pods[0].phase = "Running";
+  w.obs.pods[0].unschedulable_since.reset();
+  p = w.Step(kT0 + minutes(5));
+  EXPECT_EQ(Cond(p.status, "WarmupUnschedulable").status, "False");
+  EXPECT_EQ(Cond(p.status, "WarmupUnschedulable").reason, "Scheduled");
+  EXPECT_EQ(FindEvent(p, "WarmupUnschedulable"), nullptr);
+}
+
+// ---- scale to zero: Absent vs Stale -------------------------------------------------
+
+TEST(Decide, ScaledToZeroPoolKeepsItsCacheUntilAbsentAfter) {
+  // An autoscaled pool goes to zero at night: its Node objects are deleted,
+  // none of them turned into another fingerprint. Its cache is kept for
+  // absentAfter (168h by default), far past staleAfter.
   World w;
   w.obs.kc.spec.retention.stale_after = "1h";
+  w.obs.nodes = {Node("gpu-1", Gpu()), Node("gpu-2", Gpu())};
+  w.WarmAll(kT0);
+  const std::string fp = w.Fp(Gpu());
+  ASSERT_EQ(w.Status(fp)->last_nodes, (std::vector<std::string>{"gpu-1", "gpu-2"}));
+  const auto pool = w.obs.nodes;
+
+  const Time night = kT0 + hours(10);
+  w.obs.nodes.clear();
+  Plan p = w.Step(night);
+  const FingerprintStatus* f = w.Status(fp);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->state, "Absent");
+  EXPECT_EQ(f->nodes, 0);
+  ASSERT_TRUE(f->absent_since.has_value());
+  EXPECT_EQ(core::FormatTime(*f->absent_since), core::FormatTime(night));
+  EXPECT_FALSE(f->stale_since.has_value());
+  EXPECT_EQ(f->manifest_digest, kDigest);  // the cache is still recorded
+  EXPECT_EQ(f->last_nodes, (std::vector<std::string>{"gpu-1", "gpu-2"}));
+  const Action* e = FindEvent(p, "FingerprintAbsent");
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e->event_message.find("absentAfter 168h"), std::string::npos) << e->event_message;
+  EXPECT_EQ(FindEvent(p, "FingerprintStale"), nullptr);
+  EXPECT_EQ(*p.requeue_after, hours(168));
+  // The status a user reads says Absent, since when, and on which nodes.
+  const Json st = core::StatusToJson(p.status);
+  EXPECT_EQ(st["fingerprints"][0]["state"], "Absent");
+  EXPECT_EQ(st["fingerprints"][0]["absentSince"], core::FormatTime(night));
+  EXPECT_EQ(st["fingerprints"][0]["lastNodes"], Json::array({"gpu-1", "gpu-2"}));
+
+  // Past staleAfter (1h) and for days: no GC Job.
+  for (auto t : {hours(1), hours(2), hours(24), hours(167)}) {
+    p = w.Step(night + t);
+    EXPECT_EQ(Mutations(p), 0u) << "at +" << t.count() << "h";
+    EXPECT_EQ(w.Status(fp)->state, "Absent");
+  }
+
+  // The first pod of the morning: the pool is back, the cache is Ready at
+  // once, nothing is re-warmed.
+  {
+    World morning = w;
+    morning.obs.nodes = pool;
+    Plan m = morning.Step(night + hours(12));
+    EXPECT_EQ(morning.Status(fp)->state, "Ready");
+    EXPECT_FALSE(morning.Status(fp)->absent_since.has_value());
+    EXPECT_EQ(CountKind(m, Kind::kCreateJob), 0u);
+    EXPECT_EQ(m.status.ready, "1/1");
+  }
+
+  // A pool that never comes back is collected after absentAfter.
+  p = w.Step(night + hours(168));
+  const std::string gc = GcJobName("llama", {fp});
+  ASSERT_EQ(Names(p, Kind::kCreateJob), std::vector<std::string>{gc});
+  const Action* started = FindEvent(p, "GcStarted");
+  ASSERT_NE(started, nullptr);
+  EXPECT_NE(started->event_message.find(fp + " (absent for more than 168h)"), std::string::npos)
+      << started->event_message;
+  w.FindJob(gc)->complete = true;
+  w.FindJob(gc)->finished = night + hours(168) + minutes(1);
+  p = w.Step(night + hours(168) + minutes(2));
+  EXPECT_EQ(w.Status(fp), nullptr);
+  EXPECT_NE(FindEvent(p, "CacheCollected"), nullptr);
+}
+
+TEST(Decide, ChangedFingerprintIsStillCollectedAfterStaleAfter) {
+  struct Case {
+    const char* name;
+    // Turns the two nodes carrying the old fingerprint into the new world.
+    std::function<void(World&)> change;
+  } cases[] = {
+      {"both nodes upgraded in place",
+       [](World& w) {
+         for (auto& x : w.obs.nodes) x.labels = Gpu("NVIDIA-H200", "590.10.01");
+       }},
+      {"one upgraded, the other deleted",
+       [](World& w) {
+         w.obs.nodes[0].labels = Gpu("NVIDIA-H200", "590.10.01");
+         w.obs.nodes.pop_back();
+       }},
+      {"new image: the same nodes, another fingerprint",
+       [](World& w) {
+         w.obs.kc.spec.image = "registry.example/llama@sha256:" + std::string(64, 'c');
+       }},
+  };
+  for (const auto& c : cases) {
+    World w;
+    w.obs.kc.spec.retention.stale_after = "1h";
+    w.obs.nodes = {Node("gpu-1", Gpu()), Node("gpu-2", Gpu())};
+    w.WarmAll(kT0);
+    const std::string old_fp = w.Fp(Gpu());
+    c.change(w);
+    const Time t = kT0 + hours(2);
+    Plan p = w.Step(t);
+    const FingerprintStatus* f = w.Status(old_fp);
+    ASSERT_NE(f, nullptr) << c.name;
+    EXPECT_EQ(f->state, "Stale") << c.name;
+    ASSERT_TRUE(f->stale_since.has_value()) << c.name;
+    EXPECT_FALSE(f->absent_since.has_value()) << c.name;
+    const Action* e = FindEvent(p, "FingerprintStale");
+    ASSERT_NE(e, nullptr) << c.name;
+    EXPECT_NE(e->event_message.find("gpu-1 (now "), std::string::npos) << e->event_message;
+    EXPECT_EQ(FindEvent(p, "FingerprintAbsent"), nullptr) << c.name;
+    // Collected after staleAfter, not absentAfter.
+    const std::string gc = GcJobName("llama", {old_fp});
+    p = w.Step(t + minutes(59));
+    auto created = Names(p, Kind::kCreateJob);
+    EXPECT_EQ(std::find(created.begin(), created.end(), gc), created.end()) << c.name;
+    p = w.Step(t + hours(1));
+    created = Names(p, Kind::kCreateJob);
+    EXPECT_NE(std::find(created.begin(), created.end(), gc), created.end()) << c.name;
+    const Action* started = FindEvent(p, "GcStarted");
+    ASSERT_NE(started, nullptr) << c.name;
+    EXPECT_NE(started->event_message.find(old_fp + " (stale for more than 1h)"), std::string::npos)
+        << started->event_message;
+  }
+}
+
+TEST(Decide, AbsentTurnsStaleWhenOneOfItsNodesReturnsWithAnotherFingerprint) {
+  World w;
+  w.obs.kc.spec.retention.stale_after = "1h";
+  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.WarmAll(kT0);
+  const std::string fp = w.Fp(Gpu());
+  w.obs.nodes.clear();
+  w.Step(kT0 + hours(1));
+  ASSERT_EQ(w.Status(fp)->state, "Absent");
+  // gpu-1 comes back after a driver upgrade: the old fingerprint is
+  // superseded, not merely absent.
+  w.obs.nodes = {Node("gpu-1", Gpu("NVIDIA-H200", "590.10.01"))};
+  Plan p = w.Step(kT0 + hours(5));
+  EXPECT_EQ(w.Status(fp)->state, "Stale");
+  EXPECT_EQ(core::FormatTime(*w.Status(fp)->stale_since), core::FormatTime(kT0 + hours(5)));
+  EXPECT_FALSE(w.Status(fp)->absent_since.has_value());
+  EXPECT_NE(FindEvent(p, "FingerprintStale"), nullptr);
+  p = w.Step(kT0 + hours(6));
+  const auto created = Names(p, Kind::kCreateJob);
+  EXPECT_NE(std::find(created.begin(), created.end(), GcJobName("llama", {fp})), created.end());
+}
+
+TEST(Decide, AbsentCachesMakeRoomUnderMaxBytesOldestFirst) {
+  // Three pools of 4 MiB caches under a 10 MiB budget. Two scale to zero
+  // (A100 first, then L40S): nothing is over budget, both are kept. A new
+  // pool's cache pushes the total to 16 MiB: the longest-absent one (A100)
+  // is collected, which is enough; L40S and everything in use stay.
+  World w;
+  w.obs.kc.spec.retention.max_bytes = "10Mi";
+  const Labels h200 = Gpu(), a100 = Gpu("NVIDIA-A100", "550.54.15", "8"),
+               l40s = Gpu("NVIDIA-L40S", "550.54.15", "8"),
+               b200 = Gpu("NVIDIA-B200", "590.10.01", "10");
+  w.obs.nodes = {Node("h-1", h200), Node("a-1", a100), Node("l-1", l40s)};
+  w.Step(kT0);
+  for (const auto& j : std::vector<JobView>(w.obs.jobs)) {
+    w.Succeed(j.name, SealMsg(j.labels.at(kLabelFingerprint), 3 << 20), kT0 + minutes(1));
+  }
+  w.Step(kT0 + minutes(2));
+  ASSERT_EQ(w.obs.kc.status.ready, "3/3");
+  w.obs.nodes = {Node("h-1", h200), Node("l-1", l40s)};
+  w.Step(kT0 + hours(1));
+  w.obs.nodes = {Node("h-1", h200)};
+  Plan p = w.Step(kT0 + hours(2));
+  EXPECT_EQ(w.Status(w.Fp(a100))->state, "Absent");
+  EXPECT_EQ(w.Status(w.Fp(l40s))->state, "Absent");
+  EXPECT_EQ(CountKind(p, Kind::kCreateJob), 0u) << "9 MiB fits in 10 MiB: nothing collected";
+
+  w.obs.nodes = {Node("h-1", h200), Node("b-1", b200)};
+  w.Step(kT0 + hours(3));
+  w.Succeed(WarmupJobName("llama", w.Fp(b200)), SealMsg(w.Fp(b200), 3 << 20),
+            kT0 + hours(3) + minutes(1), "b-1");
+  p = w.Step(kT0 + hours(3) + minutes(2));
+  ASSERT_EQ(w.Status(w.Fp(b200))->state, "Ready");
+  const std::string gc = GcJobName("llama", {w.Fp(a100)});
+  ASSERT_EQ(Names(p, Kind::kCreateJob), std::vector<std::string>{gc});
+  const Action* started = FindEvent(p, "GcStarted");
+  ASSERT_NE(started, nullptr);
+  EXPECT_NE(started->event_message.find("needed under spec.retention.maxBytes 10Mi"),
+            std::string::npos)
+      << started->event_message;
+  EXPECT_EQ(started->event_message.find(w.Fp(l40s)), std::string::npos) << started->event_message;
+  w.FindJob(gc)->complete = true;
+  w.FindJob(gc)->finished = kT0 + hours(3) + minutes(3);
+  w.Step(kT0 + hours(3) + minutes(4));
+  EXPECT_EQ(w.Status(w.Fp(a100)), nullptr);
+  EXPECT_EQ(w.Status(w.Fp(l40s))->state, "Absent");
+  p = w.Step(kT0 + hours(3) + minutes(5));
+  EXPECT_EQ(Mutations(p), 0u);
+}
+
+TEST(Decide, FingerprintBackDuringItsGcIsWarmedAnew) {
+  World w;
+  w.obs.kc.spec.retention.absent_after = "1h";
   w.obs.nodes = {Node("gpu-1", Gpu())};
   w.WarmAll(kT0);
   const std::string fp = w.Fp(Gpu());
   const std::string job = WarmupJobName("llama", fp);
   auto nodes = w.obs.nodes;
   w.obs.nodes.clear();
-  w.Step(kT0 + hours(1));  // Stale
+  w.Step(kT0 + hours(1));  // Absent
   Plan p = w.Step(kT0 + hours(2));
   const std::string gc = GcJobName("llama", {fp});
   ASSERT_EQ(Names(p, Kind::kCreateJob), std::vector<std::string>{gc});
@@ -864,7 +1133,7 @@ TEST(Decide, FingerprintBackDuringItsGcIsWarmedAnew) {
 TEST(Decide, FingerprintBackDuringGcWaitsForTheOldJobToGo) {
   // Same, but the delete of the old Job is not yet visible: no re-read.
   World w;
-  w.obs.kc.spec.retention.stale_after = "1h";
+  w.obs.kc.spec.retention.absent_after = "1h";
   w.obs.nodes = {Node("gpu-1", Gpu())};
   w.WarmAll(kT0);
   const std::string fp = w.Fp(Gpu());
@@ -1179,11 +1448,11 @@ TEST(Decide, ConditionsKeepTransitionTimeWhileUnchanged) {
 
 TEST(Decide, RequeueIsTheEarliestTimer) {
   World w;
-  w.obs.kc.spec.retention.stale_after = "2h";
+  w.obs.kc.spec.retention.absent_after = "2h";
   w.obs.kc.spec.retention.purge_schedule = "24h";
   w.obs.nodes = {Node("gpu-1", Gpu()), Node("a-1", Gpu("NVIDIA-A100", "550.54.15", "8"))};
   w.WarmAll(kT0);
-  w.obs.nodes.pop_back();  // A100 stale at kT0+1h: collect at kT0+3h; purge at kT0+24h
+  w.obs.nodes.pop_back();  // A100 absent at kT0+1h: collect at kT0+3h; purge at kT0+24h
   Plan p = w.Step(kT0 + hours(1));
   ASSERT_TRUE(p.requeue_after.has_value());
   EXPECT_EQ(*p.requeue_after, hours(2));

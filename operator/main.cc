@@ -104,6 +104,8 @@ int Run(int argc, char** argv) {
   co.settings.pvc_binding_grace = c.pvc_binding_grace;
   co.settings.retry_base = c.retry_base;
   co.settings.retry_cap = c.retry_cap;
+  co.settings.warmup_priority_class = c.warmup_priority_class;
+  co.settings.unschedulable_grace = c.warmup_unschedulable_grace;
   Controller controller(**client, co, &metrics, log.With("logger", "controller"));
 
   std::vector<std::unique_ptr<HttpServer>> servers;

@@ -253,7 +253,7 @@ void OperatorMetrics::SetKernelCache(const std::string& ns, const std::string& n
                                      double files) {
   const MetricLabels id = {{"namespace", ns}, {"kernelcache", name}};
   registry_.Remove(kFingerprints, id);
-  for (const char* state : {"Pending", "Warming", "Ready", "Failed", "Stale"}) {
+  for (const char* state : {"Pending", "Warming", "Ready", "Failed", "Stale", "Absent"}) {
     auto it = by_state.find(state);
     MetricLabels l = id;
     l.emplace_back("state", state);

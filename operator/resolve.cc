@@ -5,6 +5,7 @@
 #include "core/fingerprint.h"
 #include "core/gate_report.h"
 #include "core/resolve_answer.h"
+#include "operator/unschedulable.h"
 
 namespace kc::op {
 namespace {
@@ -187,7 +188,18 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
   a.state = fs->state;
   a.manifest_digest = fs->manifest_digest;
   std::string msg;
-  if (fs->state == core::fp_state::kReady) {
+  if (fs->state == core::fp_state::kAbsent) {
+    // This node carries it, so its nodes are back and the operator has not
+    // reconciled yet. The sealed cache was kept: serve it (the gate checks
+    // READY against the digest). Said as Ready or Pending, the states every
+    // gate version knows.
+    const bool sealed = !fs->manifest_digest.empty();
+    a.state = std::string(sealed ? core::fp_state::kReady : core::fp_state::kPending);
+    msg = "fingerprint " + fp + " was absent";
+    if (fs->absent_since) msg += " since " + core::FormatTime(*fs->absent_since);
+    msg += sealed ? " (its nodes went away); its kept cache is ready"
+                  : " (its nodes went away) and has no cache yet; the operator warms it";
+  } else if (fs->state == core::fp_state::kReady) {
     msg = "cache ready";
     if (fs->ready_at) msg += " since " + core::FormatTime(*fs->ready_at);
     msg += " (" + std::to_string(fs->files) + " files, " + core::FormatBytes(fs->bytes) + ")";
@@ -210,6 +222,18 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
     const std::string why = NoWarmupReason(fp, in.nodes, runtime);
     msg = why.empty() ? "warmup for fingerprint " + fp + " pending"
                       : "no warmup scheduled for fingerprint " + fp + ": " + why;
+  }
+  // A warmup that cannot be scheduled (a full GPU pool): StartCold pods go
+  // now instead of waiting out their timeout; Fail pods keep waiting.
+  if (a.state != core::fp_state::kReady) {
+    if (auto u = FindUnschedulableWarmup(fs->job, in.pods, now, in.unschedulable_grace)) {
+      a.start_cold = true;
+      a.reason = std::string(core::gate_reason::kWarmupUnschedulable);
+      msg += "; warmup pod " + u->pod + " of Job " + fs->job + " has been unschedulable for " +
+             HumanDuration(u->for_how_long) + (u->message.empty() ? "" : ": " + u->message) +
+             " (onTimeout StartCold pods start cold now; the cache is warmed once a GPU is "
+             "free)";
+    }
   }
   a.message = msg;
   return answer();

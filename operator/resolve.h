@@ -48,6 +48,9 @@ struct ResolveInputs {
   std::vector<NodeView> nodes;   // every node matching the KernelCache's nodeSelector
   std::vector<JobView> jobs;     // the KernelCache's Jobs
   std::vector<PodView> pods;     // their pods
+  // How long a warmup pod may be unschedulable before StartCold pods are
+  // told to go (Settings::unschedulable_grace).
+  std::chrono::seconds unschedulable_grace{120};
 };
 
 struct ResolveResponse {

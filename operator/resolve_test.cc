@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/fingerprint.h"
+#include "core/resolve_answer.h"
 
 namespace kc::op {
 namespace {
@@ -142,6 +143,20 @@ TEST(ResolveTest, Table) {
          in.kc->status.fingerprints.push_back(fs);
        },
        200, "Stale", "is stale since 2027-01-15T08:00:00Z"},
+      {"absent but sealed: its nodes are back, the kept cache serves",
+       [&](ResolveQuery&, ResolveInputs& in) {
+         auto fs = with_fp("Absent");
+         fs.absent_since = kNow - 3600s;
+         fs.manifest_digest = std::string(64, 'a');
+         in.kc->status.fingerprints.push_back(fs);
+       },
+       200, "Ready", "was absent since 2027-01-15T07:00:00Z (its nodes went away); its kept cache"},
+      {"absent, never sealed",
+       [&](ResolveQuery&, ResolveInputs& in) {
+         auto fs = with_fp("Absent");
+         in.kc->status.fingerprints.push_back(fs);
+       },
+       200, "Pending", "has no cache yet"},
       {"invalid spec",
        [&](ResolveQuery&, ResolveInputs& in) {
          core::Condition c;
@@ -238,6 +253,66 @@ TEST(ResolveTest, FinalAnswers) {
     if (!c.want_reason.empty()) EXPECT_EQ(r.body["state"], "Unknown") << c.name;
     EXPECT_NE(r.body.value("message", "").find(c.want_message), std::string::npos)
         << c.name << ": " << r.body.dump();
+  }
+}
+
+// A full GPU pool: the warmup pod has been unschedulable past the grace,
+// so the answer says startCold (StartCold pods go now); not before the
+// grace, not once it schedules, never for a Ready cache.
+TEST(ResolveTest, UnschedulableWarmupSaysStartCold) {
+  const NodeView gpu07 = GpuNode("gpu-07");
+  const std::string fp = FpOf(gpu07, Kc());
+  const std::string job = "llama-warm-" + fp;
+  struct StartColdCase {
+    std::string name;
+    std::string state;
+    std::chrono::seconds unschedulable_for;  // 0 = scheduled
+    bool want;
+  } cases[] = {
+      {"warming, unschedulable 3m", "Warming", 180s, true},
+      {"warming, unschedulable 30s (inside the 2m grace)", "Warming", 30s, false},
+      {"warming, scheduled", "Warming", 0s, false},
+      {"degraded re-warm, unschedulable", "Degraded", 300s, true},
+      {"ready: the cache serves, whatever the re-warm does", "Ready", 300s, false},
+  };
+  for (const auto& c : cases) {
+    ResolveInputs in;
+    in.kc = Kc();
+    in.node = gpu07;
+    in.nodes = {gpu07};
+    in.unschedulable_grace = 120s;
+    core::FingerprintStatus fs;
+    fs.id = fp;
+    fs.state = c.state;
+    fs.job = job;
+    if (c.state == "Ready") fs.manifest_digest = std::string(64, 'a');
+    in.kc->status.fingerprints.push_back(fs);
+    PodView p;
+    p.name = job + "-abcde";
+    p.job_name = job;
+    p.phase = "Pending";
+    p.created = kNow - c.unschedulable_for - 1s;
+    if (c.unschedulable_for.count() > 0) {
+      p.unschedulable_since = kNow - c.unschedulable_for;
+      p.unschedulable_message = "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.";
+    } else {
+      p.node_name = "gpu-07";
+      p.phase = "Running";
+    }
+    in.pods = {p};
+    ResolveResponse r = Resolve({"ml", "llama", "gpu-07"}, in, kNow);
+    ASSERT_EQ(r.http_status, 200) << c.name;
+    EXPECT_EQ(r.body.value("startCold", false), c.want) << c.name << ": " << r.body.dump();
+    EXPECT_FALSE(r.body.value("final", false)) << c.name;
+    if (c.want) {
+      EXPECT_EQ(r.body["reason"], "WarmupUnschedulable") << c.name;
+      const std::string msg = r.body["message"];
+      EXPECT_NE(msg.find("unschedulable for"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("Insufficient nvidia.com/gpu"), std::string::npos) << msg;
+      auto parsed = core::ParseResolveAnswer(r.body.dump());
+      ASSERT_TRUE(parsed.ok()) << parsed.status();
+      EXPECT_TRUE(parsed->start_cold);
+    }
   }
 }
 

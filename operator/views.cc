@@ -124,6 +124,15 @@ PodView PodViewFromJson(const Json& pod) {
   v.node_name = Str(Obj(pod, "spec"), "nodeName");
   const Json& status = Obj(pod, "status");
   v.phase = Str(status, "phase");
+  for (const auto& c : Arr(status, "conditions")) {
+    if (Str(c, "type") != "PodScheduled" || Str(c, "status") != "False" ||
+        Str(c, "reason") != "Unschedulable") {
+      continue;
+    }
+    // No time: since the pod was created (never in the future of it).
+    v.unschedulable_since = TimeOf(c, "lastTransitionTime").value_or(v.created);
+    v.unschedulable_message = TruncateUtf8(Str(c, "message"), 512);
+  }
   for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
     for (const auto& cs : Arr(status, list)) {
       const Json& term = Obj(Obj(cs, "state"), "terminated");

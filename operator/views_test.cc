@@ -68,6 +68,36 @@ TEST(Views, PodSealMessageAndFailure) {
   EXPECT_EQ(v.failure_summary, "warmup: Error (exit 1): CUDA out of memory");
 }
 
+TEST(Views, PodUnschedulable) {
+  PodView v = PodViewFromJson(Json::parse(R"({
+    "metadata": {"name": "p", "labels": {"job-name": "j"},
+                 "creationTimestamp": "2026-12-02T10:00:00Z"},
+    "status": {"phase": "Pending", "conditions": [
+      {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+       "lastTransitionTime": "2026-12-02T10:00:05Z",
+       "message": "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."}]}})"));
+  ASSERT_TRUE(v.unschedulable_since.has_value());
+  EXPECT_EQ(core::FormatTime(*v.unschedulable_since), "2026-12-02T10:00:05Z");
+  EXPECT_EQ(v.unschedulable_message, "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.");
+  // Scheduled, or not yet looked at: not unschedulable.
+  for (const char* status :
+       {R"({"phase": "Running", "conditions": [{"type": "PodScheduled", "status": "True"}]})",
+        R"({"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
+               "reason": "SchedulingGated"}]})",
+        R"({"phase": "Pending"})", R"({"phase": "Pending", "conditions": "hostile"})"}) {
+    PodView w =
+        PodViewFromJson(Json{{"metadata", {{"name", "p"}}}, {"status", Json::parse(status)}});
+    EXPECT_FALSE(w.unschedulable_since.has_value()) << status;
+  }
+  // No lastTransitionTime: since creation.
+  PodView n = PodViewFromJson(Json::parse(R"({
+    "metadata": {"name": "p", "creationTimestamp": "2026-12-02T10:00:00Z"},
+    "status": {"conditions": [{"type": "PodScheduled", "status": "False",
+                               "reason": "Unschedulable"}]}})"));
+  ASSERT_TRUE(n.unschedulable_since.has_value());
+  EXPECT_EQ(core::FormatTime(*n.unschedulable_since), "2026-12-02T10:00:00Z");
+}
+
 TEST(Views, Pvc) {
   PvcView v = PvcViewFromJson(Json::parse(R"({
     "metadata": {"name": "c", "uid": "pu", "ownerReferences": [{"uid": "kc-uid"}]},

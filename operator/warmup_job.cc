@@ -5,6 +5,7 @@
 
 #include "core/fingerprint.h"
 #include "core/manifest.h"
+#include "core/security_context.h"
 #include "operator/names.h"
 
 namespace kc::op {
@@ -92,6 +93,18 @@ Json Affinity(const std::vector<std::map<std::string, std::string>>& label_sets)
   return {{"nodeAffinity",
            {{"requiredDuringSchedulingIgnoredDuringExecution",
              {{"nodeSelectorTerms", std::move(terms)}}}}}};
+}
+
+// Every container non-root, no privilege escalation, no capabilities; the
+// pod as the KernelCache's warmup uid with the cache group
+// (core/security_context.h, docs/permissions.md).
+void Secure(const core::KernelCache& kc, Json& pod) {
+  const core::PodSecurity sec = core::WarmupPodSecurity(kc.spec);
+  pod["securityContext"] = sec.pod;
+  for (const char* list : {"initContainers", "containers"}) {
+    if (!pod.contains(list)) continue;
+    for (auto& c : pod[list]) c["securityContext"] = sec.container;
+  }
 }
 
 Json JobShell(const core::KernelCache& kc, const std::string& name, Json labels, Json annotations,
@@ -186,6 +199,13 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
   if (!spec.node_selector.empty()) pod["nodeSelector"] = spec.node_selector;
   if (!spec.tolerations.empty()) pod["tolerations"] = spec.tolerations;
   if (!settings.service_account.empty()) pod["serviceAccountName"] = settings.service_account;
+  // The chart's PriorityClass: on a full pool the warmup may preempt a model
+  // pod (which waits in its gate for this very cache) instead of staying
+  // Pending.
+  if (!settings.warmup_priority_class.empty()) {
+    pod["priorityClassName"] = settings.warmup_priority_class;
+  }
+  Secure(kc, pod);
 
   Json labels = Labels(kc, "warmup");
   labels[kLabelFingerprint] = fp_id;
@@ -211,6 +231,7 @@ Json BuildGcJob(const core::KernelCache& kc, const std::map<std::string, std::st
               {"volumes", Json::array({Volumes(kc)[0]})}};
   if (!kc.spec.tolerations.empty()) pod["tolerations"] = kc.spec.tolerations;
   if (!settings.service_account.empty()) pod["serviceAccountName"] = settings.service_account;
+  Secure(kc, pod);
   Json annotations = {{kAnnotationGcIds, Join(ids, ",")}};
   return JobShell(kc, GcJobName(kc.metadata.name, ids), Labels(kc, "gc"), std::move(annotations),
                   std::move(pod), 600, 3);

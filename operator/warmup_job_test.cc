@@ -150,6 +150,64 @@ TEST(WarmupJob, GcJob) {
                                     "--remove=cccc:" + digest}));
 }
 
+// Warmup and GC pods run as the KernelCache's uid with the cache group,
+// every container non-root without privileges (core/security_context.h).
+TEST(WarmupJob, PodsRunAsTheCacheUserAndGroup) {
+  struct Case {
+    const char* name;
+    std::optional<int64_t> fs_group, run_as_user;
+    int64_t want_uid, want_gid;
+  } cases[] = {
+      {"defaults", std::nullopt, std::nullopt, 65532, 65532},
+      {"spec.securityContext set", 2000, 1000, 1000, 2000},
+  };
+  std::vector<std::map<std::string, std::string>> sets = {{{"nvidia.com/gpu.product", "X"}}};
+  for (const auto& c : cases) {
+    core::KernelCache kc = Kc();
+    kc.spec.security_context.fs_group = c.fs_group;
+    kc.spec.security_context.run_as_user = c.run_as_user;
+    for (const Json& job : {BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", H200(), 0, sets, Settings{}),
+                            BuildGcJob(kc, {{"aaaa", ""}}, Settings{})}) {
+      const std::string what =
+          std::string(c.name) + " " + job["metadata"]["name"].get<std::string>();
+      const Json& pod = job["spec"]["template"]["spec"];
+      const Json& sc = pod["securityContext"];
+      EXPECT_EQ(sc["runAsUser"], c.want_uid) << what;
+      EXPECT_EQ(sc["runAsGroup"], c.want_gid) << what;
+      EXPECT_EQ(sc["fsGroup"], c.want_gid) << what;
+      EXPECT_EQ(sc["fsGroupChangePolicy"], "OnRootMismatch") << what;
+      EXPECT_EQ(sc["runAsNonRoot"], true) << what;
+      EXPECT_EQ(sc["seccompProfile"]["type"], "RuntimeDefault") << what;
+      size_t containers = 0;
+      for (const char* list : {"initContainers", "containers"}) {
+        if (!pod.contains(list)) continue;
+        for (const Json& ctr : pod[list]) {
+          ++containers;
+          const Json& csc = ctr["securityContext"];
+          EXPECT_EQ(csc["allowPrivilegeEscalation"], false) << what << " " << ctr["name"];
+          EXPECT_EQ(csc["capabilities"]["drop"], Json::array({"ALL"}))
+              << what << " " << ctr["name"];
+          EXPECT_EQ(csc["runAsNonRoot"], true) << what << " " << ctr["name"];
+        }
+      }
+      EXPECT_EQ(containers, job["metadata"]["labels"][kLabelComponent] == "gc" ? 1u : 3u) << what;
+    }
+  }
+}
+
+TEST(WarmupJob, PriorityClassFromSettings) {
+  std::vector<std::map<std::string, std::string>> sets = {{{"nvidia.com/gpu.product", "X"}}};
+  Settings settings;
+  Json none = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", H200(), 0, sets, settings);
+  EXPECT_FALSE(none["spec"]["template"]["spec"].contains("priorityClassName"));
+  settings.warmup_priority_class = "kernelcache-warmup";
+  Json job = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", H200(), 0, sets, settings);
+  EXPECT_EQ(job["spec"]["template"]["spec"]["priorityClassName"], "kernelcache-warmup");
+  // GC pods need no GPU and preempt nothing.
+  Json gc = BuildGcJob(Kc(), {{"aaaa", ""}}, settings);
+  EXPECT_FALSE(gc["spec"]["template"]["spec"].contains("priorityClassName"));
+}
+
 TEST(WarmupJob, Pvc) {
   Json pvc = BuildPvc(Kc());
   EXPECT_EQ(pvc["metadata"]["name"], "llama-cache");

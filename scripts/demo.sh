@@ -98,7 +98,8 @@ YAML
 say "running the operator"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$operator" --kubeconfig "$KUBECONFIG" --leader-elect=false --bind-address 127.0.0.1 --http-port "$port" \
-  --log-format text --initwarm-image ghcr.io/kernelcache/initwarm:0.1.0 >"$state/operator.log" 2>&1 &
+  --log-format text --initwarm-image ghcr.io/kernelcache/initwarm:0.1.0 \
+  --warmup-priority-class= >"$state/operator.log" 2>&1 &  # the chart ships the PriorityClass; none here
 op_pid=$!
 for _ in $(seq 1 100); do
   curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break

@@ -26,6 +26,24 @@ crd = [d for d in docs if d["kind"] == "CustomResourceDefinition"]
 src = yaml.safe_load(open(sys.argv[2]))
 assert len(crd) == 1 and crd[0] == src, "chart CRD != crds/"
 PY
+# The warmup PriorityClass: high, below system-*, may preempt; and the
+# Deployment gives its name to the operator.
+python3 - "$rendered" <<'PY' || fail "warmup PriorityClass"
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+pcs = [d for d in docs if d["kind"] == "PriorityClass"]
+assert len(pcs) == 1, pcs
+pc = pcs[0]
+assert pc["metadata"]["name"] == "kernelcache-warmup", pc
+assert 0 < pc["value"] < 2000000000, pc["value"]
+assert pc["preemptionPolicy"] == "PreemptLowerPriority" and not pc["globalDefault"], pc
+dep = [d for d in docs if d["kind"] == "Deployment"][0]
+args = dep["spec"]["template"]["spec"]["containers"][0]["args"]
+assert "--warmup-priority-class=kernelcache-warmup" in args, args
+PY
+"$helm" template kc "$chart" --kube-version 1.34.4 --set warmupPriorityClass.create=false \
+  --set warmupPriorityClass.name= 2>/dev/null | grep -q "kind: PriorityClass" &&
+  fail "warmupPriorityClass.create=false still renders a PriorityClass"
 # Every --flag in the Deployment is known to the operator.
 help=$("$operator" --help 2>&1 || true)
 python3 - "$rendered" <<'PY' >"$rendered.flags"
@@ -52,6 +70,7 @@ for obj in serviceaccount/kc-operator deployment/kc-operator service/kc-operator
   "$kubectl" -n kernelcache-system get "$obj" >/dev/null || fail "$obj missing after helm install"
 done
 "$kubectl" get clusterrole kc-operator >/dev/null || fail "clusterrole missing"
+"$kubectl" get priorityclass kernelcache-warmup >/dev/null || fail "priorityclass missing"
 "$kubectl" apply -f "$root/examples/llama-kernelcache.yaml" >/dev/null
 cols=$("$kubectl" get kcache llama 2>&1 | head -1)
 [[ "$cols" == *READY*PHASE*SIZE*AGE* ]] || fail "kubectl get kcache columns: $cols"

@@ -243,7 +243,9 @@ class RealNodeTest : public ::testing::Test {
                           "--http-port=" + std::to_string(port), "--bind-address=127.0.0.1",
                           std::string("--initwarm-image=") + kInitwarmImage,
                           "--image-pull-policy=Never", "--warmup-retry-base=2s",
-                          "--warmup-retry-cap=8s", "--leader-elect=false", "--log-level=debug"});
+                          "--warmup-retry-cap=8s", "--leader-elect=false", "--log-level=debug",
+                          // The chart ships the PriorityClass; this operator runs without it.
+                          "--warmup-priority-class="});
     EXPECT_TRUE(s.ok()) << s;
     operators_.push_back(std::move(op));
     EXPECT_TRUE(Eventually(

@@ -121,7 +121,7 @@ class OperatorIntegrationTest : public ::testing::Test {
 
   void AddNode(const std::string& name, const std::string& driver,
                const std::map<std::string, std::string>& extra_labels = {},
-               bool unschedulable = false) {
+               bool unschedulable = false, int gpus = 8) {
     Json labels = {{"kc-test", name_},
                    {"kubernetes.io/hostname", name},
                    {"type", "kwok"},
@@ -136,7 +136,10 @@ class OperatorIntegrationTest : public ::testing::Test {
                    {"kubernetes.io/arch", "amd64"},
                    {"kubernetes.io/os", "linux"}};
     for (const auto& [k, v] : extra_labels) labels[k] = v;
-    Json resources = {{"cpu", "32"}, {"memory", "256Gi"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}};
+    Json resources = {{"cpu", "32"},
+                      {"memory", "256Gi"},
+                      {"pods", "110"},
+                      {"nvidia.com/gpu", std::to_string(gpus)}};
     Json node = {
         {"apiVersion", "v1"},
         {"kind", "Node"},
@@ -181,6 +184,38 @@ class OperatorIntegrationTest : public ::testing::Test {
   }
 
   std::string StorageClass() const { return "kc-" + name_; }
+
+  // A model pod holding one GPU of this test's nodes (kwok runs it), with
+  // `priority_class` ("" = none: priority 0). Returns once it runs.
+  void AddGpuPod(const std::string& name, const std::string& priority_class = "") {
+    Json spec = {{"nodeSelector", {{"kc-test", name_}}},
+                 {"containers",
+                  {{{"name", "server"},
+                    {"image", "registry.example/llama:1"},
+                    {"resources", {{"limits", {{"nvidia.com/gpu", "1"}}}}}}}}};
+    if (!priority_class.empty()) spec["priorityClassName"] = priority_class;
+    Json pod = {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", name}, {"labels", {{"app", "model"}}}}},
+                {"spec", spec}};
+    auto created = client_->Create(kube::resources::kPods, ns_, pod);
+    ASSERT_TRUE(created.ok()) << created.status();
+    ASSERT_TRUE(Eventually([&] {
+      auto p = client_->Get(kube::resources::kPods, ns_, name);
+      return p.ok() && (*p)["status"].value("phase", "") == "Running";
+    })) << "model pod "
+        << name << " never ran";
+  }
+
+  // The KernelCache's condition `type` ({} when absent).
+  Json Condition(const std::string& kc, const std::string& type) {
+    Json obj = GetKc(kc);
+    if (!obj.is_object()) return Json::object();
+    for (const Json& c : obj.value("status", Json::object()).value("conditions", Json::array())) {
+      if (c.value("type", "") == type) return c;
+    }
+    return Json::object();
+  }
 
   Json KernelCache(const std::string& name) const {
     return {{"apiVersion", "kernelcache.io/v1alpha1"},
@@ -238,9 +273,14 @@ class OperatorIntegrationTest : public ::testing::Test {
                                      "--warmup-retry-cap=8s",
                                      "--resync-period=30s",
                                      "--log-level=debug"};
-    bool has_le = false;
-    for (const auto& e : extra) has_le |= e.rfind("--leader-elect", 0) == 0;
+    bool has_le = false, has_pc = false;
+    for (const auto& e : extra) {
+      has_le |= e.rfind("--leader-elect", 0) == 0;
+      has_pc |= e.rfind("--warmup-priority-class", 0) == 0;
+    }
     if (!has_le) args.emplace_back("--leader-elect=false");
+    // The chart ships the PriorityClass; tests that want it create it.
+    if (!has_pc) args.emplace_back("--warmup-priority-class=");
     args.insert(args.end(), extra.begin(), extra.end());
     Status s = op->Start(args);
     EXPECT_TRUE(s.ok()) << s;
@@ -861,6 +901,137 @@ TEST_F(OperatorIntegrationTest, TwoReplicasOneLeader) {
 }
 
 // Deletion cleans up what the operator created and nothing else.
+// A full GPU pool (issue 9 item 7): the node's only GPU is held by a model
+// pod, so the warmup pod stays Pending (PodScheduled=False Unschedulable).
+// Past --warmup-unschedulable-grace the operator says so (condition and a
+// Warning Event naming the fingerprint, its node class and the scheduler's
+// message), /v1/resolve answers startCold, and a real `initwarm wait
+// --on-timeout StartCold` against it starts cold at once instead of
+// waiting out its timeout. Once the GPU is free the warmup runs and the
+// condition clears.
+TEST_F(OperatorIntegrationTest, WarmupOnAFullPoolIsReportedAndStartColdPodsProceed) {
+  const std::string node = ns_ + "-a";
+  AddNode(node, kDriverA, {}, false, /*gpus=*/1);
+  AddPv();
+  AddGpuPod("model-0");
+  const int port = StartOperator({"--warmup-unschedulable-grace=2s"});
+  CreateKc(KernelCache("llama"));
+  std::string fp;
+  Json cond;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto fps = Fingerprints("llama");
+        if (fps.size() != 1) return false;
+        fp = fps[0].value("id", "");
+        cond = Condition("llama", "WarmupUnschedulable");
+        return cond.value("status", "") == "True";
+      },
+      90s))
+      << GetKc("llama").dump(2);
+  const std::string msg = cond.value("message", "");
+  EXPECT_NE(msg.find("fingerprint " + fp), std::string::npos) << msg;
+  EXPECT_NE(msg.find("NVIDIA-H200"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Insufficient nvidia.com/gpu"), std::string::npos) << msg;
+  EXPECT_EQ(StateOf(Fingerprints("llama"), fp).value("state", ""), "Warming");
+  EXPECT_TRUE(Eventually([&] {
+    return EventMessage("llama", "WarmupUnschedulable").find(fp) != std::string::npos;
+  })) << EventMessage("llama", "WarmupUnschedulable");
+
+  int code = 0;
+  const std::string resolve = "/v1/resolve?namespace=" + ns_ + "&kernelcache=llama&node=" + node;
+  Json answer = Http(port, resolve, &code);
+  ASSERT_EQ(code, 200) << answer.dump();
+  EXPECT_EQ(answer.value("startCold", false), true) << answer.dump();
+  EXPECT_EQ(answer.value("reason", ""), "WarmupUnschedulable") << answer.dump();
+  EXPECT_FALSE(answer.value("final", false)) << answer.dump();
+
+  // The gate of a StartCold pod: exits 0 with a cold view, long before its
+  // 10-minute timeout.
+  const std::string dir = log_dir_ + "/" + name_ + "-gate";
+  std::filesystem::create_directories(dir + "/volume");
+  const std::string out = dir + "/wait.log";
+  const std::string cmd =
+      std::string(KC_INITWARM_BINARY) + " wait --root=" + dir + "/volume --view=" + dir +
+      "/run/view --resolve-url=http://127.0.0.1:" + std::to_string(port) + " --namespace=" + ns_ +
+      " --kernelcache=llama --node=" + node +
+      " --on-timeout=StartCold --timeout=600s --no-probe --termination-log=" + dir +
+      "/termination-log >" + out + " 2>&1";
+  const auto started = std::chrono::steady_clock::now();
+  const int rc = std::system(cmd.c_str());
+  const auto took = std::chrono::steady_clock::now() - started;
+  std::ifstream log_in(out);
+  const std::string log((std::istreambuf_iterator<char>(log_in)), {});
+  ASSERT_TRUE(WIFEXITED(rc)) << log;
+  EXPECT_EQ(WEXITSTATUS(rc), 0) << log;
+  EXPECT_LT(took, 60s) << log;
+  EXPECT_NE(log.find("WarmupUnschedulable"), std::string::npos) << log;
+  EXPECT_TRUE(std::filesystem::is_directory(dir + "/run/view/triton")) << log;
+  std::ifstream term_in(dir + "/termination-log");
+  const std::string term((std::istreambuf_iterator<char>(term_in)), {});
+  EXPECT_NE(term.find("\"outcome\":\"Cold\""), std::string::npos) << term;
+
+  // The GPU frees up: the warmup schedules, seals, and the condition clears.
+  ASSERT_TRUE(client_->Delete(kube::resources::kPods, ns_, "model-0").ok());
+  ASSERT_TRUE(Eventually(
+      [&] { return StateOf(Fingerprints("llama"), fp).value("state", "") == "Ready"; }, 120s))
+      << GetKc("llama").dump(2);
+  ASSERT_TRUE(Eventually([&] {
+    return Condition("llama", "WarmupUnschedulable").value("status", "") == "False";
+  })) << GetKc("llama").dump(2);
+  answer = Http(port, resolve, &code);
+  EXPECT_FALSE(answer.value("startCold", false)) << answer.dump();
+}
+
+// The same full pool with the warmup PriorityClass (created here the way
+// charts/kernelcache/templates/priorityclass.yaml defines it, with
+// values.yaml's value): the scheduler preempts the low-priority model pod
+// holding the GPU, and the warmup runs.
+TEST_F(OperatorIntegrationTest, WarmupPriorityPreemptsAModelPodOnAFullPool) {
+  static const kube::Resource kPriorityClasses{"scheduling.k8s.io", "v1", "priorityclasses",
+                                               "PriorityClass", false};
+  const std::string pc = ns_ + "-warmup";
+  Json klass = {{"apiVersion", "scheduling.k8s.io/v1"},
+                {"kind", "PriorityClass"},
+                {"metadata", {{"name", pc}}},
+                {"value", 1000000000},
+                {"preemptionPolicy", "PreemptLowerPriority"},
+                {"globalDefault", false},
+                {"description", "KernelCache warmup Jobs"}};
+  auto created = client_->Create(kPriorityClasses, "", klass);
+  ASSERT_TRUE(created.ok()) << created.status();
+  struct Cleanup {
+    kube::Client* c;
+    std::string name;
+    ~Cleanup() { (void)c->Delete(kPriorityClasses, "", name); }
+  } cleanup{client_.get(), pc};
+
+  const std::string node = ns_ + "-a";
+  AddNode(node, kDriverA, {}, false, /*gpus=*/1);
+  AddPv();
+  AddGpuPod("model-0");  // priority 0
+  StartOperator({"--warmup-priority-class=" + pc, "--warmup-unschedulable-grace=2m"});
+  CreateKc(KernelCache("llama"));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto fps = Fingerprints("llama");
+        return fps.size() == 1 && fps[0].value("state", "") == "Ready";
+      },
+      120s))
+      << GetKc("llama").dump(2) << "\nmodel pod: " << [&] {
+           auto p = client_->Get(kube::resources::kPods, ns_, "model-0");
+           return p.ok() ? p->dump(2) : p.status().ToString();
+         }();
+  // The warmup pod carried the class; the model pod was preempted.
+  const std::vector<Json> jobs = WarmupJobs("llama");
+  ASSERT_FALSE(jobs.empty());
+  EXPECT_EQ(jobs[0]["spec"]["template"]["spec"].value("priorityClassName", ""), pc);
+  EXPECT_TRUE(Eventually([&] {
+    auto p = client_->Get(kube::resources::kPods, ns_, "model-0");
+    return !p.ok() || (*p)["metadata"].contains("deletionTimestamp");
+  })) << "the model pod holding the only GPU was not preempted";
+  EXPECT_NE(Condition("llama", "WarmupUnschedulable").value("status", ""), "True");
+}
+
 TEST_F(OperatorIntegrationTest, DeletionCleansUpOnlyOwnObjects) {
   AddNode(ns_ + "-a", kDriverA);
   AddPv("-own");
