@@ -84,8 +84,8 @@ GateSecurity ModelPodSecurity(const KernelCacheSpec& spec, const Json& pod_spec)
 std::string ExportFix(std::string_view root, int64_t uid, int64_t gid) {
   const std::string r(root);
   const std::string g = std::to_string(gid);
-  return "the cache volume at " + r + " is not writable by uid " + std::to_string(uid) +
-         " gid " + g +
+  return "the cache volume at " + r + " is not writable by uid " + std::to_string(uid) + " gid " +
+         g +
          " (a fresh NFS export or hostPath is usually root:root 0755, and fsGroup does not "
          "apply to it). Fix it once, as root on the storage server or in any pod that mounts "
          "the volume: `chgrp " +

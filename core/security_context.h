@@ -29,7 +29,7 @@ inline constexpr int64_t kInitwarmUid = 65532;
 inline constexpr int64_t kDefaultCacheGroup = 65532;
 
 // Modes initwarm gives what it creates.
-inline constexpr unsigned kCacheDirMode = 02775;  // every directory: setgid, group-writable
+inline constexpr unsigned kCacheDirMode = 02775;   // every directory: setgid, group-writable
 inline constexpr unsigned kSealedFileMode = 0644;  // published files: read-only but for the owner
 inline constexpr unsigned kCopyFileMode = 0664;    // a Copy-mode view: the app may rewrite it
 

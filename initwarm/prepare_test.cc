@@ -97,8 +97,8 @@ TEST_F(PrepareTest, RootOwnedExportIsPermissionDeniedWithTheFix) {
         out = "X cannot drop privileges: " + std::string(std::strerror(errno));
       } else {
         auto r = Prepare(Opts());
-        out = std::to_string(static_cast<int>(r.ok() ? StatusCode::kOk : r.status().code())) +
-              " " + (r.ok() ? std::string() : r.status().message());
+        out = std::to_string(static_cast<int>(r.ok() ? StatusCode::kOk : r.status().code())) + " " +
+              (r.ok() ? std::string() : r.status().message());
       }
       ssize_t ignored = ::write(fds[1], out.data(), out.size());
       (void)ignored;
@@ -125,8 +125,7 @@ TEST_F(PrepareTest, RootOwnedExportIsPermissionDeniedWithTheFix) {
   }
   ASSERT_EQ(code, StatusCode::kPermissionDenied) << message;
   EXPECT_NE(message.find("mkdir -p " + (root_ / "v1").string()), std::string::npos) << message;
-  EXPECT_NE(message.find(core::ExportFix(root_.string(), uid, gid)), std::string::npos)
-      << message;
+  EXPECT_NE(message.find(core::ExportFix(root_.string(), uid, gid)), std::string::npos) << message;
   EXPECT_TRUE(fs::is_empty(root_)) << "nothing may be half-created";
 }
 

@@ -21,7 +21,8 @@ namespace kc::op {
 struct UnschedulableWarmup {
   std::string pod;
   std::chrono::seconds for_how_long{0};
-  std::string message;  // the scheduler's ("0/3 nodes are available: 3 Insufficient nvidia.com/gpu.")
+  std::string
+      message;  // the scheduler's ("0/3 nodes are available: 3 Insufficient nvidia.com/gpu.")
 };
 
 std::optional<UnschedulableWarmup> FindUnschedulableWarmup(const std::string& job,

@@ -33,28 +33,44 @@ TEST(UnschedulableWarmup, Table) {
     std::optional<Time> want_wake;
   } cases[] = {
       {"no pod yet", {}, kT0 + minutes(10), false, std::nullopt},
-      {"pending, not yet looked at by the scheduler", {Pending("p", kT0, std::nullopt)},
-       kT0 + minutes(10), false, std::nullopt},
-      {"unschedulable, inside the grace: wake at its end", {Pending("p", kT0, kT0)},
-       kT0 + seconds(30), false, kT0 + minutes(2)},
-      {"unschedulable exactly the grace", {Pending("p", kT0, kT0)}, kT0 + minutes(2), true,
+      {"pending, not yet looked at by the scheduler",
+       {Pending("p", kT0, std::nullopt)},
+       kT0 + minutes(10),
+       false,
        std::nullopt},
-      {"unschedulable past the grace", {Pending("p", kT0, kT0 + seconds(5))}, kT0 + minutes(5),
-       true, std::nullopt},
+      {"unschedulable, inside the grace: wake at its end",
+       {Pending("p", kT0, kT0)},
+       kT0 + seconds(30),
+       false,
+       kT0 + minutes(2)},
+      {"unschedulable exactly the grace",
+       {Pending("p", kT0, kT0)},
+       kT0 + minutes(2),
+       true,
+       std::nullopt},
+      {"unschedulable past the grace",
+       {Pending("p", kT0, kT0 + seconds(5))},
+       kT0 + minutes(5),
+       true,
+       std::nullopt},
       {"bound to a node (preemption made room)",
        {[] {
          PodView p = Pending("p", kT0, kT0);
          p.node_name = "gpu-1";
          return p;
        }()},
-       kT0 + minutes(5), false, std::nullopt},
+       kT0 + minutes(5),
+       false,
+       std::nullopt},
       {"failed pod is not waiting for a node",
        {[] {
          PodView p = Pending("p", kT0, kT0);
          p.phase = "Failed";
          return p;
        }()},
-       kT0 + minutes(5), false, std::nullopt},
+       kT0 + minutes(5),
+       false,
+       std::nullopt},
       {"only the newest pod counts: an old unschedulable one, a new one scheduled",
        {Pending("old", kT0, kT0),
         [] {
@@ -63,14 +79,18 @@ TEST(UnschedulableWarmup, Table) {
           p.phase = "Running";
           return p;
         }()},
-       kT0 + minutes(5), false, std::nullopt},
+       kT0 + minutes(5),
+       false,
+       std::nullopt},
       {"another Job's pod does not count",
        {[] {
          PodView p = Pending("p", kT0, kT0);
          p.job_name = "other";
          return p;
        }()},
-       kT0 + minutes(5), false, std::nullopt},
+       kT0 + minutes(5),
+       false,
+       std::nullopt},
   };
   for (const auto& c : cases) {
     std::optional<Time> wake;
@@ -83,8 +103,7 @@ TEST(UnschedulableWarmup, Table) {
       EXPECT_FALSE(u->pod.empty()) << c.name;
     }
   }
-  EXPECT_FALSE(FindUnschedulableWarmup("", {Pending("p", kT0, kT0)}, kT0 + minutes(5),
-                                       minutes(2))
+  EXPECT_FALSE(FindUnschedulableWarmup("", {Pending("p", kT0, kT0)}, kT0 + minutes(5), minutes(2))
                    .has_value());
 }
 
