@@ -1,5 +1,6 @@
 // The initwarm binary end to end: subcommands, their exit codes and output.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -55,6 +56,34 @@ class Cli : public ::testing::Test {
   testing::ScratchDir d_;
   std::string last_;
 };
+
+// A root-owned 0755 export and the non-root initwarm: exit 11 and the fix
+// on stderr (docs/permissions.md). As root the binary runs under setpriv as
+// 65532; otherwise against an export of our own that is not writable.
+TEST_F(Cli, PrepareOnAnUnwritableExportExits11WithTheFix) {
+  fs::create_directories(root());
+  std::vector<std::string> argv = {kBin, "prepare",   "--root", root(),   "--fingerprint",
+                                   kFp,  "--job-uid", "j1",     "--view", ""};
+  if (::geteuid() == 0) {
+    if (!fs::exists("/usr/bin/setpriv")) GTEST_SKIP() << "needs setpriv to drop to 65532";
+    fs::permissions(d_.path(), fs::perms::owner_all | fs::perms::group_read |
+                                   fs::perms::group_exec | fs::perms::others_read |
+                                   fs::perms::others_exec);
+    fs::permissions(root(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                fs::perms::others_read | fs::perms::others_exec);
+    argv.insert(argv.begin(),
+                {"/usr/bin/setpriv", "--reuid=65532", "--regid=65532", "--clear-groups"});
+  } else {
+    fs::permissions(root(), fs::perms::owner_read | fs::perms::owner_exec);
+  }
+  std::string out;
+  const int rc = RunProcess(argv, {}, &out);
+  fs::permissions(root(), fs::perms::owner_all);
+  EXPECT_EQ(rc, kExitPermissionDenied) << out;
+  EXPECT_NE(out.find("PermissionDenied"), std::string::npos) << out;
+  EXPECT_NE(out.find("chmod 2775 <export>"), std::string::npos) << out;
+  EXPECT_NE(out.find("spec.securityContext.fsGroup"), std::string::npos) << out;
+}
 
 TEST_F(Cli, HelpAndUsage) {
   std::string out;
