@@ -82,17 +82,18 @@ GateSecurity ModelPodSecurity(const KernelCacheSpec& spec, const Json& pod_spec)
 }
 
 std::string ExportFix(std::string_view root, int64_t uid, int64_t gid) {
-  const std::string r(root);
+  // The commands come first: the operator shows a failed container's
+  // message cut to ~300 characters (the fingerprint's lastFailure).
   const std::string g = std::to_string(gid);
-  return "the cache volume at " + r + " is not writable by uid " + std::to_string(uid) + " gid " +
-         g +
-         " (a fresh NFS export or hostPath is usually root:root 0755, and fsGroup does not "
-         "apply to it). Fix it once, as root on the storage server or in any pod that mounts "
-         "the volume: `chgrp " +
+  return "the cache volume at " + std::string(root) + " is not writable by uid " +
+         std::to_string(uid) + " gid " + g +
+         "; fix the export once, as root on the storage server or in any pod that mounts it: "
+         "`chgrp " +
          g + " <export> && chmod 2775 <export>` (or `chown " + std::to_string(uid) + ":" + g +
-         " <export>`); or set spec.securityContext.fsGroup to a group that may already write "
-         "it (storage drivers that support fsGroup change the volume's group on mount). With "
-         "root-squashing NFS only the export's own owner and mode help. See docs/permissions.md";
+         " <export>`), or set spec.securityContext.fsGroup to a group that may write it. A "
+         "fresh NFS export or hostPath is usually root:root 0755 and fsGroup does not apply to "
+         "it; with root-squashing NFS only the export's own owner and mode help. See "
+         "docs/permissions.md";
 }
 
 }  // namespace kc::core

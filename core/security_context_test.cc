@@ -122,6 +122,10 @@ TEST(SecurityContext, ExportFixNamesTheCommandsAndTheField) {
         "chown 65532:2000", "spec.securityContext.fsGroup", "docs/permissions.md"}) {
     EXPECT_NE(fix.find(want), std::string::npos) << want << " in: " << fix;
   }
+  // The operator shows a failed container's message cut to ~300 characters
+  // (lastFailure): the commands must come before that.
+  EXPECT_LT(fix.find("chmod 2775 <export>"), 220u) << fix;
+  EXPECT_LT(fix.find("spec.securityContext.fsGroup"), 300u) << fix;
 }
 
 }  // namespace

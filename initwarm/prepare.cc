@@ -16,8 +16,10 @@ namespace {
 // export is the usual cause; docs/permissions.md).
 Status OnVolume(const std::filesystem::path& root, Status s) {
   if (s.code() != StatusCode::kPermissionDenied) return s;
-  return PermissionDeniedError(s.message() + ". " +
-                               core::ExportFix(root.string(), ::geteuid(), ::getegid()));
+  // The fix first (a failed container's message is shown cut), then what
+  // failed.
+  return PermissionDeniedError(core::ExportFix(root.string(), ::geteuid(), ::getegid()) + " (" +
+                               s.message() + ")");
 }
 
 }  // namespace

@@ -569,35 +569,44 @@ TEST_F(RealNodeTest, FailedWarmupRetriedByTheNextJob) {
 }
 
 // The volume's root is owned by root with mode 0755 (what a fresh NFS or
-// hostPath claim usually gives) and every container is non-root: what the
-// product must write (v1/, staging, the published cache) it can, and a
+// hostPath claim usually gives; fsGroup does not apply to it) and every
+// container is non-root (docs/permissions.md). The warmup's `prepare`
+// cannot write it and says how to fix it (exit 11, PermissionDenied, the
+// commands within the part of the message the status shows); the fix
+// applied as the message says, the operator's retry publishes, and a
 // non-root model pod cannot change the cache.
-// Today the warmup's `prepare` (uid 65532, no fsGroup applies to RWX
-// volumes) fails: PermissionDenied on mkdir v1/.staging. Not fixed here
-// (initwarm/operator); the test skips on exactly that failure and runs in
-// full once the Job builder and initwarm handle it.
 TEST_F(RealNodeTest, RootOwnedVolumeNonRootContainers) {
   const std::string volume = AddPv(0, 0, 0755);
   StartOperatorProcess();
   CreateKc(KernelCache("llama", kWarmupScript));
   std::string last_failure;
-  Json fp;
   ASSERT_TRUE(Eventually(
       [&] {
         auto fps =
             GetKc("llama").value("status", Json::object()).value("fingerprints", Json::array());
         if (fps.size() != 1) return false;
         last_failure = fps[0].value("lastFailure", "");
-        if (fps[0].value("state", "") == "Ready") fp = fps[0];
-        return fp.is_object() || last_failure.find("PermissionDenied") != std::string::npos;
+        return last_failure.find("PermissionDenied") != std::string::npos;
       },
       180s))
       << GetKc("llama").dump(2);
-  if (!fp.is_object()) {
-    GTEST_SKIP() << "known bug (listed in docs/real-node.md): a root-owned 0755 volume is not "
-                    "writable by the warmup's non-root prepare: "
-                 << last_failure;
-  }
+  EXPECT_NE(last_failure.find("exit 11"), std::string::npos) << last_failure;
+  EXPECT_NE(last_failure.find("chgrp 65532 <export> && chmod 2775 <export>"), std::string::npos)
+      << last_failure;
+  // The fix, as the message says (here the node's hostPath is the export).
+  ASSERT_EQ(::chown(volume.c_str(), 0, 65532), 0);
+  ASSERT_EQ(::chmod(volume.c_str(), 02775), 0);
+  Json fp;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto fps =
+            GetKc("llama").value("status", Json::object()).value("fingerprints", Json::array());
+        if (fps.size() != 1 || fps[0].value("state", "") != "Ready") return false;
+        fp = fps[0];
+        return true;
+      },
+      240s))
+      << GetKc("llama").dump(2);
   ExpectStatusMatchesVolume(fp, volume);
   ExpectModelPodCannotWrite(fp);
 }
