@@ -17,6 +17,7 @@ const std::vector<std::pair<std::string, std::string>>& CacheViewEnv() {
       // The other JIT caches of a serving stack (docs/webhook-env.md).
       {"FLASHINFER_WORKSPACE_BASE", "/var/run/kernelcache/view/flashinfer"},
       {"DG_JIT_CACHE_DIR", "/var/run/kernelcache/view/deep_gemm"},
+      {"DG_CACHE_DIR", "/var/run/kernelcache/view/deep_gemm"},  // DeepGEMM's older Python JIT
       {"SGLANG_DG_CACHE_DIR", "/var/run/kernelcache/view/deep_gemm"},
       {"SGLANG_CACHE_DIR", "/var/run/kernelcache/view/sglang"},
       {"TILELANG_CACHE_DIR", "/var/run/kernelcache/view/tilelang"},
