@@ -61,9 +61,10 @@ StatusOr<AdmissionRequest> DecodeAdmissionReview(std::string_view body) {
   Read(j, "apiVersion", &api_version);
   Read(j, "kind", &kind);
   if (api_version != kAdmissionApiVersion) {
-    return InvalidArgumentError("apiVersion \"" + api_version.substr(0, 64) + "\": want " +
-                                std::string(kAdmissionApiVersion) +
-                                " (set admissionReviewVersions: [v1] in the webhook configuration)");
+    return InvalidArgumentError(
+        "apiVersion \"" + api_version.substr(0, 64) + "\": want " +
+        std::string(kAdmissionApiVersion) +
+        " (set admissionReviewVersions: [v1] in the webhook configuration)");
   }
   if (kind != kAdmissionReviewKind) {
     return InvalidArgumentError("kind \"" + kind.substr(0, 64) + "\": want AdmissionReview");
@@ -130,8 +131,7 @@ std::string EncodeAdmissionReview(const AdmissionResponse& response) {
 }
 
 std::string ErrorBody(std::string_view message) {
-  return Json{{"error", std::string(message)}}.dump(-1, ' ', false,
-                                                    Json::error_handler_t::replace);
+  return Json{{"error", std::string(message)}}.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace kc::webhook

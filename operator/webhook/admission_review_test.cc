@@ -120,7 +120,8 @@ TEST(AdmissionReviewTest, DepthCheckSkipsStrings) {
 TEST(AdmissionReviewTest, EncodesAnAllowWithPatch) {
   AdmissionResponse resp;
   resp.uid = "u1";
-  resp.patch = Json::array({{{"op", "add"}, {"path", "/metadata/annotations/a~1b"}, {"value", "c"}}});
+  resp.patch =
+      Json::array({{{"op", "add"}, {"path", "/metadata/annotations/a~1b"}, {"value", "c"}}});
   resp.warnings = {"careful"};
   const Json j = Json::parse(EncodeAdmissionReview(resp));
   EXPECT_EQ(j["apiVersion"], "admission.k8s.io/v1");

@@ -80,8 +80,9 @@ StatusOr<std::vector<std::string>> ParsePointer(std::string_view pointer) {
 // (inclusive when `allow_end`); "-" means the end when `allow_end`.
 StatusOr<size_t> ArrayIndex(const std::string& token, size_t size, bool allow_end) {
   if (allow_end && token == "-") return size;
-  const bool digits = !token.empty() && token.size() <= 18 &&
-                      std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool digits =
+      !token.empty() && token.size() <= 18 &&
+      std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (!digits || (token.size() > 1 && token[0] == '0')) {
     return InvalidArgumentError("\"" + token.substr(0, 64) + "\" is not an array index");
   }

@@ -148,8 +148,8 @@ TEST(JsonPatchTest, ApplyOfDiffGivesTheTargetOnManyRandomPairs) {
     auto applied = ApplyPatch(a, patch);
     ASSERT_TRUE(applied.ok()) << "case " << i << ": " << a.dump() << " -> " << b.dump() << ": "
                               << applied.status().message();
-    ASSERT_EQ(*applied, b) << "case " << i << ": " << a.dump() << " -> " << b.dump()
-                           << " patch " << patch.dump();
+    ASSERT_EQ(*applied, b) << "case " << i << ": " << a.dump() << " -> " << b.dump() << " patch "
+                           << patch.dump();
     if (a == b) EXPECT_TRUE(patch.empty());
   }
 }
@@ -157,11 +157,11 @@ TEST(JsonPatchTest, ApplyOfDiffGivesTheTargetOnManyRandomPairs) {
 TEST(JsonPatchTest, ApplyRefusesMalformedPatches) {
   const Json doc = {{"a", {1, 2}}, {"o", {{"k", 1}}}};
   const std::vector<Json> bad = {
-      Json::object(),                                             // not an array
-      Json::array({1}),                                           // op not an object
-      Json::array({{{"path", "/a"}}}),                            // no op
-      Json::array({{{"op", "add"}, {"value", 1}}}),               // no path
-      Json::array({{{"op", "add"}, {"path", "/x"}}}),             // no value
+      Json::object(),                                                   // not an array
+      Json::array({1}),                                                 // op not an object
+      Json::array({{{"path", "/a"}}}),                                  // no op
+      Json::array({{{"op", "add"}, {"value", 1}}}),                     // no path
+      Json::array({{{"op", "add"}, {"path", "/x"}}}),                   // no value
       Json::array({{{"op", "move"}, {"path", "/x"}, {"from", "/a"}}}),  // unsupported
       Json::array({{{"op", "remove"}, {"path", "/missing"}}}),
       Json::array({{{"op", "replace"}, {"path", "/missing"}, {"value", 1}}}),

@@ -29,14 +29,14 @@ core::KernelCache Kc(const std::string& name, std::map<std::string, std::string>
 }
 
 Json Pod(std::map<std::string, std::string> labels = {{"app", "llama"}}) {
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", {{"name", "llama-0"}, {"namespace", "ml"}, {"labels", labels}}},
-          {"spec",
-           {{"containers",
-             Json::array({{{"name", "server"},
-                           {"image", "vllm/vllm-openai:v0.11.0"},
-                           {"resources", {{"limits", {{"nvidia.com/gpu", "1"}}}}}}})}}}};
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", {{"name", "llama-0"}, {"namespace", "ml"}, {"labels", labels}}},
+      {"spec",
+       {{"containers", Json::array({{{"name", "server"},
+                                     {"image", "vllm/vllm-openai:v0.11.0"},
+                                     {"resources", {{"limits", {{"nvidia.com/gpu", "1"}}}}}}})}}}};
 }
 
 const Json* Find(const Json& list, const std::string& name) {
@@ -133,12 +133,12 @@ TEST(MutateTest, GateRunsInitwarmWaitWithTheKernelCacheSettings) {
   EXPECT_EQ(gate["image"], kSettings.initwarm_image);
   EXPECT_EQ(gate["command"], Json::array({"initwarm"}));
   // Exactly the flags `initwarm wait` defines (initwarm/cmd_wait.cc).
-  EXPECT_EQ(gate["args"], Json::array({"wait", "--root=/var/cache/kernelcache",
-                                       "--view=/var/run/kernelcache/view", "--mode=Shared",
-                                       "--verify=Checksums", "--timeout=600s",
-                                       "--on-timeout=StartCold", "--kernelcache=llama",
-                                       "--namespace=$(KC_NAMESPACE)", "--node=$(KC_NODE_NAME)",
-                                       "--resolve-url=" + kSettings.resolve_url}));
+  EXPECT_EQ(
+      gate["args"],
+      Json::array({"wait", "--root=/var/cache/kernelcache", "--view=/var/run/kernelcache/view",
+                   "--mode=Shared", "--verify=Checksums", "--timeout=600s",
+                   "--on-timeout=StartCold", "--kernelcache=llama", "--namespace=$(KC_NAMESPACE)",
+                   "--node=$(KC_NODE_NAME)", "--resolve-url=" + kSettings.resolve_url}));
   const Json* node = Find(gate["env"], "KC_NODE_NAME");
   ASSERT_NE(node, nullptr);
   EXPECT_EQ((*node)["valueFrom"]["fieldRef"]["fieldPath"], "spec.nodeName");
@@ -223,8 +223,8 @@ TEST(MutateTest, LoadTestGateRequestsTheLargestGpuCount) {
     // Without LoadTest the gate asks for no GPU.
     kc.spec.consume.verify = "Checksums";
     auto plain = Mutate(in, "ml", {kc}, kSettings);
-    EXPECT_FALSE(plain.pod["spec"]["initContainers"][0]["resources"]["limits"].contains(
-        "nvidia.com/gpu"))
+    EXPECT_FALSE(
+        plain.pod["spec"]["initContainers"][0]["resources"]["limits"].contains("nvidia.com/gpu"))
         << c.name;
   }
 }
@@ -257,22 +257,42 @@ TEST(MutateTest, PodsThatAreNotMutated) {
     size_t events;
   } cases[] = {
       {"no KernelCache", Pod(), "ml", {}, "no KernelCache", 0},
-      {"selector does not match", Pod({{"app", "mistral"}}), "ml",
-       {Kc("llama", {{"app", "llama"}})}, "no KernelCache", 0},
+      {"selector does not match",
+       Pod({{"app", "mistral"}}),
+       "ml",
+       {Kc("llama", {{"app", "llama"}})},
+       "no KernelCache",
+       0},
       {"label opt-out", opt_out_label, "ml", {Kc("llama", {{"app", "llama"}})}, "inject", 0},
-      {"annotation opt-out", opt_out_annotation, "ml", {Kc("llama", {{"app", "llama"}})},
-       "inject", 0},
-      {"operator namespace", Pod(), "kernelcache-system", {Kc("llama", {{"app", "llama"}})},
-       "operator's", 0},
+      {"annotation opt-out",
+       opt_out_annotation,
+       "ml",
+       {Kc("llama", {{"app", "llama"}})},
+       "inject",
+       0},
+      {"operator namespace",
+       Pod(),
+       "kernelcache-system",
+       {Kc("llama", {{"app", "llama"}})},
+       "operator's",
+       0},
       {"KernelCache being deleted", Pod(), "ml", {deleting}, "no KernelCache", 0},
       {"KernelCache of another namespace", Pod(), "ml", {other_ns}, "no KernelCache", 0},
       {"empty selector matches nothing", Pod(), "ml", {empty_selector}, "no KernelCache", 0},
       {"not an object", Json::array(), "ml", {Kc("llama", {{"app", "llama"}})}, "not a JSON", 0},
-      {"no containers", no_containers, "ml", {Kc("llama", {{"app", "llama"}})},
-       "spec.containers", 0},
+      {"no containers",
+       no_containers,
+       "ml",
+       {Kc("llama", {{"app", "llama"}})},
+       "spec.containers",
+       0},
       {"env not a list", bad_env, "ml", {Kc("llama", {{"app", "llama"}})}, "env", 0},
-      {"volumes not a list", bad_volumes, "ml", {Kc("llama", {{"app", "llama"}})},
-       "spec.volumes", 0},
+      {"volumes not a list",
+       bad_volumes,
+       "ml",
+       {Kc("llama", {{"app", "llama"}})},
+       "spec.volumes",
+       0},
       {"unknown mode", Pod(), "ml", {bad_mode}, "spec.consume.mode", 1},
       {"unknown verify", Pod(), "ml", {bad_verify}, "spec.consume.verify", 1},
   };
@@ -379,8 +399,8 @@ TEST(MutateTest, ConflictsKeepTheUsersAndAreRecorded) {
     c.edit(in);
     auto r = Mutate(in, "ml", {Kc("llama", {{"app", "llama"}})}, kSettings);
     ASSERT_EQ(r.conflicts.size(), 1u) << c.name;
-    EXPECT_NE(r.conflicts[0].find(c.conflict), std::string::npos) << c.name << ": "
-                                                                   << r.conflicts[0];
+    EXPECT_NE(r.conflicts[0].find(c.conflict), std::string::npos)
+        << c.name << ": " << r.conflicts[0];
     c.kept(r.pod);
     EXPECT_EQ(r.pod["metadata"]["annotations"]["kernelcache.io/injection-conflicts"],
               r.conflicts[0])
@@ -473,9 +493,9 @@ TEST(MutateTest, ExistingClaimIsMounted) {
   core::KernelCache kc = Kc("llama", {{"app", "llama"}});
   kc.spec.storage = {"", "", "team-cache"};
   auto r = Mutate(Pod(), "ml", {kc}, kSettings);
-  EXPECT_EQ((*Find(r.pod["spec"]["volumes"], "kernelcache-cache"))["persistentVolumeClaim"]
-                ["claimName"],
-            "team-cache");
+  EXPECT_EQ(
+      (*Find(r.pod["spec"]["volumes"], "kernelcache-cache"))["persistentVolumeClaim"]["claimName"],
+      "team-cache");
 }
 
 // GateSecurityContext: same user and group as the app, non-root unless

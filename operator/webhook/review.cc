@@ -84,15 +84,15 @@ ReviewAnswer ValidateCache(std::string_view body, const KernelCacheLister& list,
   if (!errors.empty()) {
     resp.allowed = false;
     resp.code = 422;
-    resp.message = "KernelCache " + kc.metadata.name + " is malformed: " + errors.front() +
-                   (errors.size() > 1 ? " (and " + std::to_string(errors.size() - 1) + " more)"
-                                      : "");
+    resp.message =
+        "KernelCache " + kc.metadata.name + " is malformed: " + errors.front() +
+        (errors.size() > 1 ? " (and " + std::to_string(errors.size() - 1) + " more)" : "");
     return Answer(resp);
   }
   // A KernelCache being deleted only loses finalizers; nothing to judge.
   if (kc.metadata.deletion_timestamp) return Answer(resp);
-  KernelCacheVerdict v = ValidateKernelCache(kc, List(list, kc.metadata.namespace_),
-                                             storage_class_exists);
+  KernelCacheVerdict v =
+      ValidateKernelCache(kc, List(list, kc.metadata.namespace_), storage_class_exists);
   resp.allowed = v.allowed;
   resp.warnings = v.warnings;
   if (!v.allowed) {

@@ -22,7 +22,8 @@ core::KernelCache Kc(const std::string& name, const std::string& app) {
   return kc;
 }
 
-KernelCacheLister Lister(std::vector<core::KernelCache> kcs, std::vector<std::string>* asked = nullptr) {
+KernelCacheLister Lister(std::vector<core::KernelCache> kcs,
+                         std::vector<std::string>* asked = nullptr) {
   return [kcs, asked](const std::string& ns) {
     if (asked != nullptr) asked->push_back(ns);
     std::vector<core::KernelCache> out;
@@ -64,8 +65,8 @@ std::string Unbase64(const std::string& in) {
 TEST(ReviewTest, MatchingPodGetsAPatchThatGivesTheMutatedPod) {
   std::vector<std::string> asked;
   const Json pod = Pod("llama");
-  ReviewAnswer a = ReviewPodMutation(PodReview(pod).dump(), Lister({Kc("llama", "llama")}, &asked),
-                                     kSettings);
+  ReviewAnswer a =
+      ReviewPodMutation(PodReview(pod).dump(), Lister({Kc("llama", "llama")}, &asked), kSettings);
   ASSERT_EQ(a.http_status, 200) << a.body;
   EXPECT_EQ(asked, std::vector<std::string>{"ml"});
   const Json resp = Json::parse(a.body)["response"];
@@ -97,8 +98,8 @@ TEST(ReviewTest, EventsAreReturnedExceptOnDryRun) {
   EXPECT_EQ(a.events.size(), 2u);
   EXPECT_FALSE(Json::parse(a.body)["response"].contains("patch"));
   EXPECT_EQ(Json::parse(a.body)["response"]["warnings"].size(), 1u);
-  ReviewAnswer dry = ReviewPodMutation(PodReview(Pod("llama"), "CREATE", true).dump(), lister,
-                                       kSettings);
+  ReviewAnswer dry =
+      ReviewPodMutation(PodReview(Pod("llama"), "CREATE", true).dump(), lister, kSettings);
   EXPECT_TRUE(dry.events.empty());
 }
 
@@ -123,12 +124,11 @@ TEST(ReviewTest, MalformedRequestsAre400WithAMessage) {
   no_uid["request"].erase("uid");
   Json v1beta1 = PodReview(Pod("llama"));
   v1beta1["apiVersion"] = "admission.k8s.io/v1beta1";
-  for (const std::string& body : {std::string("not json"), std::string("{}"), no_uid.dump(),
-                                  v1beta1.dump()}) {
+  for (const std::string& body :
+       {std::string("not json"), std::string("{}"), no_uid.dump(), v1beta1.dump()}) {
     for (int handler = 0; handler < 2; ++handler) {
-      ReviewAnswer a = handler == 0
-                           ? ReviewPodMutation(body, Lister({}), kSettings)
-                           : ReviewKernelCacheValidation(body, Lister({}), nullptr);
+      ReviewAnswer a = handler == 0 ? ReviewPodMutation(body, Lister({}), kSettings)
+                                    : ReviewKernelCacheValidation(body, Lister({}), nullptr);
       EXPECT_EQ(a.http_status, 400) << body;
       const Json err = Json::parse(a.body, nullptr, false);
       ASSERT_FALSE(err.is_discarded()) << a.body;
@@ -150,24 +150,25 @@ TEST(ReviewTest, ListerThatThrowsIs500NotACrash) {
 }
 
 Json KcReview(const core::KernelCache& kc, const std::string& op = "CREATE") {
-  return {{"apiVersion", "admission.k8s.io/v1"},
-          {"kind", "AdmissionReview"},
-          {"request",
-           {{"uid", "uid-2"},
-            {"kind", {{"group", "kernelcache.io"}, {"version", "v1alpha1"}, {"kind", "KernelCache"}}},
-            {"resource",
-             {{"group", "kernelcache.io"}, {"version", "v1alpha1"}, {"resource", "kernelcaches"}}},
-            {"name", kc.metadata.name},
-            {"namespace", "ml"},
-            {"operation", op},
-            {"object", core::KernelCacheToJson(kc)}}}};
+  return {
+      {"apiVersion", "admission.k8s.io/v1"},
+      {"kind", "AdmissionReview"},
+      {"request",
+       {{"uid", "uid-2"},
+        {"kind", {{"group", "kernelcache.io"}, {"version", "v1alpha1"}, {"kind", "KernelCache"}}},
+        {"resource",
+         {{"group", "kernelcache.io"}, {"version", "v1alpha1"}, {"resource", "kernelcaches"}}},
+        {"name", kc.metadata.name},
+        {"namespace", "ml"},
+        {"operation", op},
+        {"object", core::KernelCacheToJson(kc)}}}};
 }
 
 TEST(ReviewTest, OverlappingKernelCacheIsDeniedNamingTheOther) {
   core::KernelCache kc = Kc("new", "llama");
   kc.metadata.namespace_.clear();  // as a create may send it: the request's namespace applies
-  ReviewAnswer a = ReviewKernelCacheValidation(KcReview(kc).dump(),
-                                               Lister({Kc("old", "llama")}), nullptr);
+  ReviewAnswer a =
+      ReviewKernelCacheValidation(KcReview(kc).dump(), Lister({Kc("old", "llama")}), nullptr);
   ASSERT_EQ(a.http_status, 200) << a.body;
   const Json resp = Json::parse(a.body)["response"];
   EXPECT_EQ(resp["uid"], "uid-2");
@@ -181,8 +182,8 @@ TEST(ReviewTest, OverlappingKernelCacheIsDeniedNamingTheOther) {
 
 TEST(ReviewTest, KernelCacheUpdateAndDeleteAreAllowed) {
   auto lister = Lister({Kc("llama", "llama")});
-  ReviewAnswer update = ReviewKernelCacheValidation(KcReview(Kc("llama", "llama"), "UPDATE").dump(),
-                                                    lister, nullptr);
+  ReviewAnswer update =
+      ReviewKernelCacheValidation(KcReview(Kc("llama", "llama"), "UPDATE").dump(), lister, nullptr);
   EXPECT_EQ(Json::parse(update.body)["response"]["allowed"], true) << update.body;
   Json del = KcReview(Kc("llama", "llama"), "DELETE");
   del["request"]["oldObject"] = del["request"]["object"];

@@ -122,20 +122,21 @@ KernelCacheVerdict ValidateKernelCache(const core::KernelCache& kc,
   const std::string claim = core::ClaimName(kc);
   for (const auto* o : others) {
     if (core::ClaimName(*o) != claim) continue;
-    const bool both_share = !kc.spec.storage.existing_claim.empty() &&
-                            !o->spec.storage.existing_claim.empty() &&
-                            kc.spec.storage.share_existing_claim &&
-                            o->spec.storage.share_existing_claim;
+    const bool both_share =
+        !kc.spec.storage.existing_claim.empty() && !o->spec.storage.existing_claim.empty() &&
+        kc.spec.storage.share_existing_claim && o->spec.storage.share_existing_claim;
     if (both_share) continue;
     const std::string field =
         kc.spec.storage.existing_claim.empty() ? "spec.storage.size" : "spec.storage.existingClaim";
     std::string fix;
     if (kc.spec.storage.existing_claim.empty() || o->spec.storage.existing_claim.empty()) {
-      fix = "The operator owns (and deletes) the claim it creates for a KernelCache; give this "
-            "KernelCache another claim.";
+      fix =
+          "The operator owns (and deletes) the claim it creates for a KernelCache; give this "
+          "KernelCache another claim.";
     } else {
-      fix = "To share it on purpose, set spec.storage.shareExistingClaim: true on both "
-            "KernelCaches; otherwise use another claim.";
+      fix =
+          "To share it on purpose, set spec.storage.shareExistingClaim: true on both "
+          "KernelCaches; otherwise use another claim.";
     }
     v.denials.push_back(field + ": claim \"" + claim + "\" is already used by KernelCache \"" +
                         o->metadata.name + "\". " + fix);
