@@ -71,7 +71,8 @@ std::optional<std::map<std::string, std::string>> SelectorOverlap(const core::La
   Pool(a, &rules);
   Pool(b, &rules);
   std::map<std::string, std::string> witness;
-  for (const auto& [key, r] : rules) {
+  for (const auto& [key, rule] : rules) {
+    const KeyRule& r = rule;  // a lambda below captures it (clang 14: not a binding)
     if (r.must_exist && r.must_not_exist) return std::nullopt;
     if (r.must_not_exist) continue;  // the label is absent
     if (r.allowed) {
