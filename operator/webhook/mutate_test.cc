@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/cache_env.h"
@@ -90,12 +91,12 @@ TEST(MutateTest, MatchingPodGetsGateVolumesEnvAndAnnotations) {
   EXPECT_EQ(a["kernelcache.io/consume-mode"], "Copy");
   EXPECT_EQ(a["kernelcache.io/injector-version"], "0.4.0");
   EXPECT_FALSE(a.contains("kernelcache.io/injection-conflicts"));
-  // The patch's annotation paths are escaped.
-  bool escaped = false;
+  // No annotations before: the patch adds the whole map.
+  bool adds_annotations = false;
   for (const Json& op : r.patch) {
-    escaped |= op["path"] == "/metadata/annotations";
+    adds_annotations |= op["op"] == "add" && op["path"] == "/metadata/annotations";
   }
-  EXPECT_TRUE(escaped) << r.patch.dump();
+  EXPECT_TRUE(adds_annotations) << r.patch.dump();
 }
 
 // Read-only for Shared and Copy (the volume and every mount), read-write
@@ -563,6 +564,12 @@ TEST(MutateTest, GoldenVllmDeploymentPod) {
   ASSERT_EQ(r.conflicts.size(), 1u);
   EXPECT_NE(r.conflicts[0].find("TORCH_EXTENSIONS_DIR"), std::string::npos);
   EXPECT_TRUE(Mutate(r.pod, "inference", {kc}, kSettings).patch.empty());
+  // The pod had annotations: ours are added one by one, "/" escaped.
+  std::set<std::string> paths;
+  for (const Json& op : r.patch) paths.insert(op["path"].get<std::string>());
+  EXPECT_TRUE(paths.count("/metadata/annotations/kernelcache.io~1injected")) << r.patch.dump();
+  EXPECT_TRUE(paths.count("/metadata/annotations/kernelcache.io~1injection-conflicts"));
+  EXPECT_TRUE(paths.count("/spec/initContainers")) << r.patch.dump();  // none before
 }
 
 }  // namespace
