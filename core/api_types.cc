@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "base/numbers.h"
+#include "core/cache_env.h"
 
 namespace kc::core {
 namespace {
@@ -51,6 +52,14 @@ void ReadInt(const Json& j, std::string_view key, const std::string& path, Error
   const int64_t v = it->get<int64_t>();
   if (v < kMin || v > kMax) return Err(errors, Join(path, key), std::to_string(v) + range);
   *out = static_cast<Int>(v);
+}
+
+void ReadBool(const Json& j, std::string_view key, const std::string& path, Errors* errors,
+              bool* out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  if (!it->is_boolean()) return Err(errors, Join(path, key), "expected true or false");
+  *out = it->get<bool>();
 }
 
 void ReadStringList(const Json& j, std::string_view key, const std::string& path, Errors* errors,
@@ -434,6 +443,7 @@ KernelCacheSpec SpecFromJson(const Json& s, std::vector<std::string>* errors) {
   ReadString(st, "storageClassName", sp, errors, &spec.storage.storage_class_name);
   ReadString(st, "size", sp, errors, &spec.storage.size);
   ReadString(st, "existingClaim", sp, errors, &spec.storage.existing_claim);
+  ReadBool(st, "shareExistingClaim", sp, errors, &spec.storage.share_existing_claim);
 
   const std::string cp = "spec.consume";
   const Json& c = Sub(s, "consume", p, errors);
@@ -502,6 +512,7 @@ Json SpecToJson(const KernelCacheSpec& spec) {
   }
   if (!spec.storage.size.empty()) st["size"] = spec.storage.size;
   if (!spec.storage.existing_claim.empty()) st["existingClaim"] = spec.storage.existing_claim;
+  if (spec.storage.share_existing_claim) st["shareExistingClaim"] = true;
   s["storage"] = std::move(st);
   s["consume"] = {{"mode", spec.consume.mode},
                   {"waitTimeoutSeconds", spec.consume.wait_timeout_seconds},
@@ -660,14 +671,11 @@ RuntimeFacts RuntimeFactsFor(const KernelCacheSpec& spec) {
   r.runtime = spec.runtime;
   static const std::string_view kPrefixes[] = {"TRITON_", "TORCH",   "PYTORCH_", "VLLM_",
                                                "CUDA_",   "NVIDIA_", "XLA_"};
-  static const std::string_view kView[] = {"TRITON_CACHE_DIR",        "TORCHINDUCTOR_CACHE_DIR",
-                                           "VLLM_CACHE_ROOT",         "CUDA_CACHE_PATH",
-                                           "TRITON_CACHE_AUTOTUNING", "CUDA_CACHE_MAXSIZE"};
   for (const auto& e : spec.warmup.env) {
     if (!e.contains("name") || !e["name"].is_string()) continue;
     if (!e.contains("value") || !e["value"].is_string()) continue;  // valueFrom: not literal
     const std::string name = e["name"].get<std::string>();
-    if (std::find(std::begin(kView), std::end(kView), name) != std::end(kView)) continue;
+    if (IsCacheViewEnv(name)) continue;
     for (auto p : kPrefixes) {
       if (StartsWith(name, p)) {
         r.env[name] = e["value"].get<std::string>();

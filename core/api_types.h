@@ -108,6 +108,10 @@ struct StorageSpec {
   std::string storage_class_name;  // "storageClassName"; "" = cluster default
   std::string size;                // "size": quantity; exactly one of size / existingClaim
   std::string existing_claim;      // "existingClaim": an RWX claim we never create or delete
+  // "shareExistingClaim": this KernelCache shares existingClaim with other
+  // KernelCaches on purpose; the validating webhook admits a claim used by
+  // several KernelCaches only when all of them say so.
+  bool share_existing_claim = false;
   friend bool operator==(const StorageSpec&, const StorageSpec&) = default;
 };
 

@@ -146,6 +146,22 @@ TEST(ApiTypes, TypeErrorsNameTheField) {
       << all;
 }
 
+TEST(ApiTypes, ShareExistingClaim) {
+  Json spec = {{"storage", {{"existingClaim", "team"}, {"shareExistingClaim", true}}}};
+  std::vector<std::string> errors;
+  KernelCacheSpec s = SpecFromJson(spec, &errors);
+  EXPECT_TRUE(errors.empty());
+  EXPECT_TRUE(s.storage.share_existing_claim);
+  EXPECT_EQ(SpecToJson(s)["storage"]["shareExistingClaim"], true);
+  EXPECT_FALSE(SpecToJson(KernelCacheSpec{})["storage"].contains("shareExistingClaim"));
+  spec["storage"]["shareExistingClaim"] = "yes";
+  errors.clear();
+  s = SpecFromJson(spec, &errors);
+  EXPECT_FALSE(s.storage.share_existing_claim);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], "spec.storage.shareExistingClaim: expected true or false");
+}
+
 TEST(ApiTypes, MissingSpecIsAnError) {
   std::vector<std::string> errors;
   KernelCache kc =

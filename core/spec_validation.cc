@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/cache_env.h"
 #include "core/validate.h"
 
 namespace kc::core {
@@ -146,12 +147,15 @@ bool ImagePinned(std::string_view image) {
 }
 
 const std::vector<std::string>& ReservedEnvNames() {
-  static const std::vector<std::string> kNames = {"TRITON_CACHE_DIR",   "TORCHINDUCTOR_CACHE_DIR",
-                                                  "VLLM_CACHE_ROOT",    "CUDA_CACHE_PATH",
-                                                  "CUDA_CACHE_MAXSIZE", "TRITON_CACHE_AUTOTUNING",
-                                                  "KC_WARMUP_SHAPES",   "KC_FINGERPRINT",
-                                                  "KC_NODE_NAME",       "KC_JOB_UID",
-                                                  "KC_POD_NAME"};
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names;
+    for (const auto& [name, value] : CacheViewEnv()) names.push_back(name);
+    for (const char* name :
+         {"KC_WARMUP_SHAPES", "KC_FINGERPRINT", "KC_NODE_NAME", "KC_JOB_UID", "KC_POD_NAME"}) {
+      names.emplace_back(name);
+    }
+    return names;
+  }();
   return kNames;
 }
 

@@ -124,6 +124,10 @@ TEST(CrdIntegration, InvalidObjectsAreRefusedNamingTheField) {
        "spec.warmup.command"},
       {"long argument", "/spec/warmup/args", Json::array({std::string(5000, 'a')}),
        "spec.warmup.args[0]"},
+      {"share without existingClaim", "/spec/storage/shareExistingClaim", true,
+       "spec.storage.shareExistingClaim applies only with existingClaim"},
+      {"share not a boolean", "/spec/storage/shareExistingClaim", "yes",
+       "spec.storage.shareExistingClaim"},
   };
   for (const auto& c : cases) {
     Json o = Valid("bad");
@@ -152,6 +156,23 @@ TEST(CrdIntegration, EveryVerifyLevelAndLimitValuesAreAccepted) {
     Status s = Cluster().KubectlWithInput({"apply", "--dry-run=server", "-f", "-"}, o.dump());
     EXPECT_TRUE(s.ok()) << level << ": " << s;
   }
+}
+
+// spec.storage.shareExistingClaim (the validating webhook's opt-in to one
+// claim for several KernelCaches) is accepted with existingClaim and read
+// back by the decoder.
+TEST(CrdIntegration, ShareExistingClaimIsAcceptedWithExistingClaim) {
+  ApplyCrd();
+  Json o = Valid("shared");
+  o["spec"]["storage"] = {{"existingClaim", "team-cache"}, {"shareExistingClaim", true}};
+  ASSERT_TRUE(Cluster().KubectlWithInput({"apply", "-f", "-"}, o.dump()).ok());
+  std::string out;
+  ASSERT_TRUE(Cluster().Kubectl({"get", "kcache", "shared", "-o", "json"}, &out).ok());
+  std::vector<std::string> errors;
+  core::KernelCache kc = core::KernelCacheFromJson(Json::parse(out), &errors);
+  EXPECT_TRUE(errors.empty());
+  EXPECT_EQ(kc.spec.storage.existing_claim, "team-cache");
+  EXPECT_TRUE(kc.spec.storage.share_existing_claim);
 }
 
 TEST(CrdIntegration, StatusSubresourceAndPrinterColumns) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/cache_env.h"
 #include "core/fingerprint.h"
 #include "core/manifest.h"
 #include "core/security_context.h"
@@ -125,18 +126,6 @@ Json JobShell(const core::KernelCache& kc, const std::string& name, Json labels,
 
 }  // namespace
 
-const std::vector<std::pair<std::string, std::string>>& CacheViewEnv() {
-  static const std::vector<std::pair<std::string, std::string>> kEnv = {
-      {"TRITON_CACHE_DIR", "/var/run/kernelcache/view/triton"},
-      {"TORCHINDUCTOR_CACHE_DIR", "/var/run/kernelcache/view/inductor"},
-      {"VLLM_CACHE_ROOT", "/var/run/kernelcache/view/vllm"},
-      {"CUDA_CACHE_PATH", "/var/run/kernelcache/view/nv"},
-      {"CUDA_CACHE_MAXSIZE", "4294967296"},
-      {"TRITON_CACHE_AUTOTUNING", "1"},
-  };
-  return kEnv;
-}
-
 Json OwnerReference(const core::KernelCache& kc) {
   return {{"apiVersion", core::kApiVersion}, {"kind", core::kKind}, {"name", kc.metadata.name},
           {"uid", kc.metadata.uid},          {"controller", true},  {"blockOwnerDeletion", true}};
@@ -160,7 +149,7 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
 
   // The user's warmup container.
   std::set<std::string> reserved;
-  for (const auto& [k, v] : CacheViewEnv()) reserved.insert(k);
+  for (const auto& [k, v] : core::CacheViewEnv()) reserved.insert(k);
   reserved.insert({"KC_WARMUP_SHAPES", "KC_FINGERPRINT", "KC_NODE_NAME"});
   Json env = Json::array();
   for (const auto& e : spec.warmup.env) {
@@ -170,7 +159,7 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
     }
     env.push_back(e);
   }
-  for (const auto& [k, v] : CacheViewEnv()) env.push_back({{"name", k}, {"value", v}});
+  for (const auto& [k, v] : core::CacheViewEnv()) env.push_back({{"name", k}, {"value", v}});
   env.push_back({{"name", "KC_WARMUP_SHAPES"}, {"value", Json(spec.warmup.shapes).dump()}});
   env.push_back({{"name", "KC_FINGERPRINT"}, {"value", fp_id}});
   env.push_back(

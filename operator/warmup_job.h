@@ -48,8 +48,8 @@ inline constexpr char kCacheMountPath[] = "/var/cache/kernelcache";
 inline constexpr char kRunMountPath[] = "/var/run/kernelcache";
 inline constexpr char kViewPath[] = "/var/run/kernelcache/view";
 
-// The cache-view environment, identical in warmup and model pods.
-const std::vector<std::pair<std::string, std::string>>& CacheViewEnv();
+// The cache-view environment: core::CacheViewEnv() (core/cache_env.h),
+// shared with the admission webhook.
 
 // metadata.ownerReferences entry pointing at the KernelCache (controller).
 Json OwnerReference(const core::KernelCache& kc);

@@ -1,12 +1,12 @@
 #include "kube/types/job.h"
 
-#include "kube/types/json_get.h"
+#include "base/json_get.h"
 
 namespace kc::kube {
 
-using types_internal::Object;
-using types_internal::Read;
-using types_internal::ReadList;
+using json_get::Object;
+using json_get::Read;
+using json_get::ReadList;
 
 void from_json(const nlohmann::json& j, Job& job) {
   job = Job();

@@ -1,11 +1,11 @@
 #include "kube/types/lease.h"
 
-#include "kube/types/json_get.h"
+#include "base/json_get.h"
 
 namespace kc::kube {
 
-using types_internal::Object;
-using types_internal::Read;
+using json_get::Object;
+using json_get::Read;
 
 void from_json(const nlohmann::json& j, LeaseSpec& s) {
   s = LeaseSpec();

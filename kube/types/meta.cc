@@ -1,12 +1,12 @@
 #include "kube/types/meta.h"
 
-#include "kube/types/json_get.h"
+#include "base/json_get.h"
 
 namespace kc::kube {
 
-using types_internal::Field;
-using types_internal::Read;
-using types_internal::ReadList;
+using json_get::Field;
+using json_get::Read;
+using json_get::ReadList;
 
 const OwnerReference* ObjectMeta::ControllerRef() const {
   for (const auto& r : owner_references) {
@@ -102,7 +102,7 @@ void to_json(nlohmann::json& j, const Condition& c) {
 
 ObjectMeta MetaOf(const nlohmann::json& object) {
   ObjectMeta m;
-  from_json(types_internal::Object(object, "metadata"), m);
+  from_json(json_get::Object(object, "metadata"), m);
   return m;
 }
 

@@ -1,6 +1,6 @@
 // Typed views of metav1 ObjectMeta, OwnerReference and Condition.
 //
-// Decoding is tolerant (kube/types/json_get.h): missing or mistyped fields
+// Decoding is tolerant (base/json_get.h): missing or mistyped fields
 // keep their defaults; nothing throws. Unknown fields are not kept: these
 // structs are for reading. To change an object you do not own, patch it
 // (Client::Patch); to_json here writes only the fields that are set, for

@@ -1,13 +1,13 @@
 #include "kube/types/pod.h"
 
-#include "kube/types/json_get.h"
+#include "base/json_get.h"
 
 namespace kc::kube {
 
-using types_internal::Field;
-using types_internal::Object;
-using types_internal::Read;
-using types_internal::ReadList;
+using json_get::Field;
+using json_get::Object;
+using json_get::Read;
+using json_get::ReadList;
 
 namespace {
 

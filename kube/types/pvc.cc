@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
-#include "kube/types/json_get.h"
+#include "base/json_get.h"
 
 namespace kc::kube {
 
-using types_internal::Object;
-using types_internal::Read;
+using json_get::Object;
+using json_get::Read;
 
 bool PersistentVolumeClaim::HasAccessMode(const std::string& mode) const {
   return std::find(access_modes.begin(), access_modes.end(), mode) != access_modes.end();

@@ -1,5 +1,6 @@
-// Tolerant JSON readers for the typed views: a missing field, or one of an
-// unexpected type, leaves the default in place. Nothing throws.
+// Tolerant JSON readers (kube/types views, the admission webhook): a
+// missing field, or one of an unexpected type, leaves the default in place.
+// Nothing throws. Header-only; users link nlohmann_json themselves.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace kc::kube::types_internal {
+namespace kc::json_get {
 
 using Json = nlohmann::json;
 
@@ -83,4 +84,4 @@ inline const Json& Object(const Json& j, const char* key) {
   return (v != nullptr && v->is_object()) ? *v : kEmpty;
 }
 
-}  // namespace kc::kube::types_internal
+}  // namespace kc::json_get

@@ -1,0 +1,51 @@
+// What the /validate-kernelcaches webhook checks beyond the CRD's schema
+// and CEL rules, which see one object at a time:
+//   - spec.podSelector must not overlap another KernelCache's in the same
+//     namespace (denied, naming the other): a pod both select would get no
+//     gate at all (see mutate.h);
+//   - the claim (core::ClaimName: spec.storage.existingClaim, or the
+//     "<name>-cache" the operator creates) must not be another
+//     KernelCache's, unless both use existingClaim and both set
+//     spec.storage.shareExistingClaim: true;
+//   - spec.storage.storageClassName that does not exist: allowed, with a
+//     warning (the claim stays Pending until it does).
+// KernelCaches being deleted, and the object's own earlier version (same
+// name: an update), are not "another KernelCache".
+//
+// Overlap is exact: two selectors overlap when some label set satisfies
+// both. Requirements on different keys are independent, so they overlap
+// unless one key's requirements, pooled from both selectors, contradict:
+// the key must exist (matchLabels, In, Exists) and must not (DoesNotExist),
+// or the values it may take (matchLabels and each In, intersected) are
+// empty once NotIn's values are removed. A key constrained only by NotIn
+// (or Exists with NotIn) can always take a fresh value. A selector with an
+// unknown operator matches no pod (core::SelectorMatches) and overlaps
+// nothing; neither does an empty selector (the CRD forbids it).
+// Pure.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/api_types.h"
+#include "operator/webhook/review.h"
+
+namespace kc::webhook {
+
+// A label set both selectors match, or nullopt when they are disjoint.
+std::optional<std::map<std::string, std::string>> SelectorOverlap(const core::LabelSelector& a,
+                                                                  const core::LabelSelector& b);
+
+struct KernelCacheVerdict {
+  bool allowed = true;
+  std::vector<std::string> denials;  // each names the field and the fix
+  std::vector<std::string> warnings;
+};
+
+KernelCacheVerdict ValidateKernelCache(const core::KernelCache& kc,
+                                       const std::vector<core::KernelCache>& in_namespace,
+                                       const StorageClassExists& storage_class_exists);
+
+}  // namespace kc::webhook
