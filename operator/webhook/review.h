@@ -1,0 +1,52 @@
+// operator/webhook/review.h: the admission handlers' contract, HTTP body in,
+// HTTP answer out. Pure (no I/O); the TLS server and the operator's main call
+// these. Owned by the webhook-mutate branch.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/api_types.h"
+
+namespace kc::webhook {
+
+// What the operator knows that a mutation needs.
+struct InjectSettings {
+  std::string initwarm_image;      // image of the kernelcache-wait init container
+  std::string resolve_url;         // the operator's /v1/resolve URL as pods reach it
+  std::string operator_namespace;  // pods here are never mutated
+  std::string injector_version;    // recorded in an annotation
+};
+
+// Lists the KernelCaches of one namespace (the operator's informer cache).
+using KernelCacheLister = std::function<std::vector<core::KernelCache>(const std::string& ns)>;
+// Whether a StorageClass exists; may be empty (then no warning is given).
+using StorageClassExists = std::function<bool(const std::string& name)>;
+
+// A Warning Event the caller records on a KernelCache.
+struct WarningEvent {
+  std::string kc_namespace;
+  std::string kc_name;
+  std::string reason;
+  std::string message;
+};
+
+struct ReviewAnswer {
+  // 200 with an admission.k8s.io/v1 AdmissionReview response body; 4xx with
+  // {"error":"..."} for a malformed request (bad JSON, wrong kind/version,
+  // missing fields).
+  int http_status = 200;
+  std::string body;
+  std::vector<WarningEvent> events;
+};
+
+// POST /mutate-pods
+ReviewAnswer ReviewPodMutation(std::string_view body, const KernelCacheLister& list,
+                               const InjectSettings& settings);
+// POST /validate-kernelcaches
+ReviewAnswer ReviewKernelCacheValidation(std::string_view body, const KernelCacheLister& list,
+                                         const StorageClassExists& storage_class_exists);
+
+}  // namespace kc::webhook
