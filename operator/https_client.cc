@@ -91,8 +91,7 @@ StatusOr<std::unique_ptr<HttpsConnection>> HttpsConnection::Connect(
 }
 
 StatusOr<HttpGetResult> HttpsConnection::Request(const std::string& method,
-                                                 const std::string& target,
-                                                 const std::string& body,
+                                                 const std::string& target, const std::string& body,
                                                  const std::string& content_type) {
   http::request<http::string_body> req{http::string_to_verb(method), target, 11};
   req.set(http::field::host, impl_->host);

@@ -27,8 +27,8 @@ Pki MakePki() {
   const auto now = std::chrono::system_clock::now();
   auto ca = webhook::CreateCa("test-ca", now, std::chrono::hours(24));
   EXPECT_TRUE(ca.ok()) << ca.status();
-  auto s = webhook::IssueServingCert(*ca, {{"localhost"}, {"127.0.0.1"}, std::chrono::hours(1)},
-                                     now);
+  auto s =
+      webhook::IssueServingCert(*ca, {{"localhost"}, {"127.0.0.1"}, std::chrono::hours(1)}, now);
   EXPECT_TRUE(s.ok()) << s.status();
   return {*ca, *s};
 }
@@ -48,7 +48,9 @@ class HttpsServerTest : public ::testing::Test {
     server_->HandlePost("/echo", [](const HttpRequest& r) {
       return HttpResponse{200, "text/plain", r.content_type + "|" + r.body};
     });
-    server_->Handle("/get", [](const HttpRequest&) { return HttpResponse{200, "text/plain", "g"}; });
+    server_->Handle("/get", [](const HttpRequest&) {
+      return HttpResponse{200, "text/plain", "g"};
+    });
     server_->Start();
   }
   HttpsClientOptions Trusting() const {
@@ -130,9 +132,9 @@ TEST_F(HttpsServerTest, ReloadServesTheNewCertificateAndKeepsOpenConnections) {
   const std::string old_serial = (*before)->PeerSerialHex();
   EXPECT_EQ(old_serial, Serial(pki_.serving.cert_pem));
 
-  auto renewed = webhook::IssueServingCert(
-      pki_.ca, {{"localhost"}, {"127.0.0.1"}, std::chrono::hours(2)},
-      std::chrono::system_clock::now());
+  auto renewed =
+      webhook::IssueServingCert(pki_.ca, {{"localhost"}, {"127.0.0.1"}, std::chrono::hours(2)},
+                                std::chrono::system_clock::now());
   ASSERT_TRUE(renewed.ok());
   ASSERT_TRUE(server_->SetCertificate(renewed->cert_pem, renewed->key_pem).ok());
 
@@ -181,8 +183,8 @@ TEST_F(HttpsServerTest, MalformedRequestsAre400) {
   const std::string bad = RawExchange((*server)->port(), "NOT HTTP AT ALL\r\n\r\n");
   EXPECT_EQ(bad.rfind("HTTP/1.1 400", 0), 0u) << bad;
   EXPECT_NE(bad.find("malformed HTTP request"), std::string::npos) << bad;
-  const std::string bad_length = RawExchange(
-      (*server)->port(), "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: zz\r\n\r\n");
+  const std::string bad_length =
+      RawExchange((*server)->port(), "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: zz\r\n\r\n");
   EXPECT_EQ(bad_length.rfind("HTTP/1.1 400", 0), 0u) << bad_length;
 }
 

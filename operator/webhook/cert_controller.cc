@@ -89,9 +89,9 @@ StatusOr<CertAction> CertController::Reconcile(TimePoint now) {
     auto info = ParseCert(serving.cert_pem);
     const std::string serial = info.ok() ? info->serial_hex : "";
     const std::string not_after = info.ok() ? Iso(info->not_after) : "";
-    const std::string what =
-        action == CertAction::kRecreateAll ? "created a new CA and serving certificate"
-                                           : "renewed the serving certificate";
+    const std::string what = action == CertAction::kRecreateAll
+                                 ? "created a new CA and serving certificate"
+                                 : "renewed the serving certificate";
     logger_.Info("webhook certificate " + std::string(CertActionName(action)),
                  {{"secret", options_.ns + "/" + options_.secret_name},
                   {"serial", serial},

@@ -37,7 +37,7 @@ namespace kc::webhook {
 inline constexpr char kCaPrivateKeyKey[] = "ca.key";
 
 struct CertControllerOptions {
-  std::string ns = "kernelcache-system";             // the Secret's (operator's) namespace
+  std::string ns = "kernelcache-system";  // the Secret's (operator's) namespace
   std::string secret_name = "kernelcache-webhook-tls";
   std::string service_name = "kernelcache-webhook";  // DNS names of the serving cert
   std::vector<std::string> ips;                      // IP SANs (e.g. 127.0.0.1 in tests)
@@ -72,8 +72,7 @@ class CertController {
   std::string loaded_serial() const;
 
  private:
-  Status WriteCaBundle(const kube::Resource& r, const std::string& name,
-                       const std::string& ca_pem);
+  Status WriteCaBundle(const kube::Resource& r, const std::string& name, const std::string& ca_pem);
 
   kube::Client& client_;
   CertControllerOptions options_;

@@ -36,14 +36,17 @@ std::string Data(const Json& secret, const char* key) {
 class CertControllerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(client_.Create(res::kMutatingWebhookConfigurations, "",
-                               WebhookConfig("MutatingWebhookConfiguration", "kc-mutating", 2))
+    ASSERT_TRUE(client_
+                    .Create(res::kMutatingWebhookConfigurations, "",
+                            WebhookConfig("MutatingWebhookConfiguration", "kc-mutating", 2))
                     .ok());
-    ASSERT_TRUE(client_.Create(res::kValidatingWebhookConfigurations, "",
-                               WebhookConfig("ValidatingWebhookConfiguration", "kc-validating", 1))
+    ASSERT_TRUE(client_
+                    .Create(res::kValidatingWebhookConfigurations, "",
+                            WebhookConfig("ValidatingWebhookConfiguration", "kc-validating", 1))
                     .ok());
-    ASSERT_TRUE(client_.Create(res::kMutatingWebhookConfigurations, "",
-                               WebhookConfig("MutatingWebhookConfiguration", "someone-else", 1))
+    ASSERT_TRUE(client_
+                    .Create(res::kMutatingWebhookConfigurations, "",
+                            WebhookConfig("MutatingWebhookConfiguration", "someone-else", 1))
                     .ok());
     options_.ns = "kc-system";
     options_.secret_name = "kc-tls";
@@ -123,11 +126,12 @@ TEST_F(CertControllerTest, CreatesTheSecretAndWritesCaBundleIntoItsOwnConfigsOnl
   for (const auto& a : client_.Actions()) EXPECT_EQ(a.verb, "get") << a.resource << " " << a.name;
 
   // A blanked caBundle (helm upgrade) is written again.
-  ASSERT_TRUE(client_
-                  .Patch(res::kMutatingWebhookConfigurations, "", "kc-mutating",
-                         kube::PatchType::kJsonPatch,
-                         Json::array({{{"op", "remove"}, {"path", "/webhooks/1/clientConfig/caBundle"}}}))
-                  .ok());
+  ASSERT_TRUE(
+      client_
+          .Patch(res::kMutatingWebhookConfigurations, "", "kc-mutating",
+                 kube::PatchType::kJsonPatch,
+                 Json::array({{{"op", "remove"}, {"path", "/webhooks/1/clientConfig/caBundle"}}}))
+          .ok());
   ASSERT_TRUE(c->Reconcile(now_).ok());
   m = client_.Get(res::kMutatingWebhookConfigurations, "", "kc-mutating");
   EXPECT_EQ((*m)["webhooks"][1]["clientConfig"]["caBundle"], bundle);

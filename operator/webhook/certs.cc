@@ -182,8 +182,8 @@ StatusOr<CertPair> IssueServingCert(const CertPair& ca, const ServingCertRequest
   for (const std::string& d : request.dns_names) san += (san.empty() ? "DNS:" : ",DNS:") + d;
   for (const std::string& ip : request.ips) san += (san.empty() ? "IP:" : ",IP:") + ip;
   KC_RETURN_IF_ERROR(AddExt(cert.get(), ca_cert.get(), NID_basic_constraints, "critical,CA:FALSE"));
-  KC_RETURN_IF_ERROR(
-      AddExt(cert.get(), ca_cert.get(), NID_key_usage, "critical,digitalSignature,keyEncipherment"));
+  KC_RETURN_IF_ERROR(AddExt(cert.get(), ca_cert.get(), NID_key_usage,
+                            "critical,digitalSignature,keyEncipherment"));
   KC_RETURN_IF_ERROR(AddExt(cert.get(), ca_cert.get(), NID_ext_key_usage, "serverAuth"));
   KC_RETURN_IF_ERROR(AddExt(cert.get(), ca_cert.get(), NID_authority_key_identifier, "keyid"));
   KC_RETURN_IF_ERROR(AddExt(cert.get(), ca_cert.get(), NID_subject_alt_name, san));

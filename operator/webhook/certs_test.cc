@@ -13,10 +13,10 @@ using std::chrono::seconds;
 const TimePoint kNow = std::chrono::system_clock::from_time_t(1800000000);  // 2027-01-15
 
 TEST(CertsTest, ServiceDnsNames) {
-  EXPECT_EQ(ServiceDnsNames("kc-webhook", "kc-system"),
-            (std::vector<std::string>{"kc-webhook", "kc-webhook.kc-system",
-                                      "kc-webhook.kc-system.svc",
-                                      "kc-webhook.kc-system.svc.cluster.local"}));
+  EXPECT_EQ(
+      ServiceDnsNames("kc-webhook", "kc-system"),
+      (std::vector<std::string>{"kc-webhook", "kc-webhook.kc-system", "kc-webhook.kc-system.svc",
+                                "kc-webhook.kc-system.svc.cluster.local"}));
 }
 
 TEST(CertsTest, IssuedCertVerifiesAgainstItsCaAndCarriesTheSans) {
@@ -113,7 +113,9 @@ TEST(CertDecideTest, Table) {
   const CertInfo serving = Info(t - day * 10, t + day * 80);  // 90 days, 80 left
   const CertWanted wanted{{"svc"}, {}};
   auto state = [&](std::optional<CertInfo> c, std::optional<CertInfo> s, bool key = true,
-                   bool signed_by = true) { return SecretState{c, s, key, signed_by}; };
+                   bool signed_by = true) {
+    return SecretState{c, s, key, signed_by};
+  };
   CertInfo ca_not_ca = ca;
   ca_not_ca.is_ca = false;
   struct Case {
@@ -149,12 +151,18 @@ TEST(CertDecideTest, Table) {
        CertAction::kRenewServing},
       {"serving not yet valid", state(ca, Info(t + day, t + day * 90)), wanted, t,
        CertAction::kRenewServing},
-      {"a DNS name added", state(ca, serving), {{"svc", "svc.ns"}, {}}, t,
+      {"a DNS name added",
+       state(ca, serving),
+       {{"svc", "svc.ns"}, {}},
+       t,
        CertAction::kRenewServing},
       {"a DNS name removed", state(ca, Info(t - day, t + day * 89, {"svc", "old"})), wanted, t,
        CertAction::kRenewServing},
       {"names in another order and case: keep",
-       state(ca, Info(t - day, t + day * 89, {"B", "a"})), {{"a", "b"}, {}}, t, CertAction::kKeep},
+       state(ca, Info(t - day, t + day * 89, {"B", "a"})),
+       {{"a", "b"}, {}},
+       t,
+       CertAction::kKeep},
       {"an IP added", state(ca, serving), {{"svc"}, {"127.0.0.1"}}, t, CertAction::kRenewServing},
       {"an IP removed", state(ca, Info(t - day, t + day * 89, {"svc"}, {"10.0.0.1"})), wanted, t,
        CertAction::kRenewServing},

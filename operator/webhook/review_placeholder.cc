@@ -16,9 +16,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-ReviewAnswer BadRequest(const std::string& msg) {
-  return {400, Json{{"error", msg}}.dump(), {}};
-}
+ReviewAnswer BadRequest(const std::string& msg) { return {400, Json{{"error", msg}}.dump(), {}}; }
 
 // The request object, or an error answer.
 bool DecodeReview(std::string_view body, Json* request, ReviewAnswer* error) {
@@ -48,9 +46,8 @@ std::string Answer(const Json& request, const Json& patch) {
     response["patchType"] = "JSONPatch";
     response["patch"] = kube::EncodeBase64(patch.dump());
   }
-  return Json{{"apiVersion", "admission.k8s.io/v1"},
-              {"kind", "AdmissionReview"},
-              {"response", response}}
+  return Json{
+      {"apiVersion", "admission.k8s.io/v1"}, {"kind", "AdmissionReview"}, {"response", response}}
       .dump();
 }
 
@@ -67,8 +64,7 @@ ReviewAnswer ReviewPodMutation(std::string_view body, const KernelCacheLister& l
     const Json meta = pod->value("metadata", Json::object());
     const Json labels = meta.is_object() ? meta.value("labels", Json::object()) : Json::object();
     if (labels.is_object() && labels.value("kernelcache.io/test-mutate", Json()) == "true") {
-      const Json annotations =
-          meta.is_object() ? meta.value("annotations", Json()) : Json();
+      const Json annotations = meta.is_object() ? meta.value("annotations", Json()) : Json();
       if (!annotations.is_object()) {
         patch.push_back({{"op", "add"},
                          {"path", "/metadata/annotations"},
