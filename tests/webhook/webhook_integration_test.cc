@@ -1,0 +1,359 @@
+// The admission webhooks through the real kube-apiserver (issue 10, serving
+// half): the real kernelcache-operator binary creates its certificate Secret,
+// writes the CA into the caBundle of the webhook configurations named on its
+// command line, and serves HTTPS on 127.0.0.1; the API server calls it (URL
+// clientConfig, so the serving cert carries the IP SAN 127.0.0.1) when pods
+// are created. The review logic is the placeholder until the merge: pods
+// labelled kernelcache.io/test-mutate=true get kernelcache.io/injected.
+//
+// Isolation: every test has its own pod namespace, operator namespace and
+// webhook configurations (whose namespaceSelector picks only its pod
+// namespace), and its own operator process. Waits poll; nothing sleeps.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "kube/config.h"
+#include "kube/rest_client.h"
+#include "operator/https_client.h"
+#include "operator/webhook/certs.h"
+#include "testing/eventually.h"
+#include "tests/cluster/local_cluster.h"
+#include "tests/operator/operator_process.h"
+
+namespace kc::optest {
+namespace {
+
+using Json = nlohmann::json;
+using namespace std::chrono_literals;
+using kc::testutil::Eventually;
+namespace res = kube::resources;
+
+const kube::Resource kSa{"", "v1", "serviceaccounts", "ServiceAccount", true};
+
+class WebhookIntegrationTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto c = SharedLocalCluster();
+    if (!c.ok()) return;
+    std::string out;
+    Status s = (*c)->Kubectl(
+        {"apply", "-f", std::string(KC_SOURCE_DIR) + "/crds/kernelcache.kernelcache.io.yaml"},
+        &out);
+    if (s.ok()) {
+      s = (*c)->Kubectl({"wait", "--for=condition=Established", "--timeout=60s",
+                         "crd/kernelcaches.kernelcache.io"},
+                        &out);
+    }
+    if (!s.ok()) crd_error_ = s.ToString();
+  }
+
+  void SetUp() override {
+    auto c = SharedLocalCluster();
+    ASSERT_TRUE(c.ok()) << c.status();
+    cluster_ = *c;
+    ASSERT_TRUE(crd_error_.empty()) << crd_error_;
+    auto cfg = kube::LoadKubeconfig(cluster_->kubeconfig_path());
+    ASSERT_TRUE(cfg.ok()) << cfg.status();
+    auto client = kube::NewClient(*cfg);
+    ASSERT_TRUE(client.ok()) << client.status();
+    client_ = std::move(*client);
+    name_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& ch : name_) ch = static_cast<char>(std::tolower(ch));
+    name_ = name_.substr(0, 30) + "-" + std::to_string(::getpid() % 100000);
+    ns_ = "wh-" + name_;
+    op_ns_ = "whop-" + name_;
+    config_ = "kc-wh-" + name_;
+    log_dir_ = cluster_->dir() + "/operator-logs";
+    std::filesystem::create_directories(log_dir_);
+    for (const std::string& n : {ns_, op_ns_}) {
+      ASSERT_TRUE(
+          client_->Create(res::kNamespaces, "", {{"metadata", {{"name", n}}}}).ok());
+    }
+    ASSERT_TRUE(Eventually([&] { return client_->Get(kSa, ns_, "default").ok(); }, 60s));
+    port_ = FreePort();
+  }
+
+  void TearDown() override {
+    if (op_ && HasFailure()) std::cerr << "---- operator log ----\n" << op_->Log();
+    op_.reset();
+    if (client_ == nullptr) return;
+    (void)client_->Delete(res::kMutatingWebhookConfigurations, "", config_);
+    (void)client_->Delete(res::kValidatingWebhookConfigurations, "", config_);
+    (void)client_->Delete(res::kNamespaces, "", ns_);
+    (void)client_->Delete(res::kNamespaces, "", op_ns_);
+  }
+
+  // Our webhook configurations, scoped to this test's pod namespace, with
+  // the settings the chart uses (caBundle left to the operator).
+  void CreateConfigs(const std::string& failure_policy) {
+    const std::string base = "https://127.0.0.1:" + std::to_string(port_);
+    Json scope = {{"matchLabels", {{"kubernetes.io/metadata.name", ns_}}}};
+    Json skip_opt_out = Json::array(
+        {{{"name", "not-opted-out"},
+          {"expression",
+           "!has(object.metadata.labels) || !('kernelcache.io/inject' in object.metadata.labels)"
+           " || object.metadata.labels['kernelcache.io/inject'] != 'false'"}}});
+    Json mutating = {
+        {"apiVersion", "admissionregistration.k8s.io/v1"},
+        {"kind", "MutatingWebhookConfiguration"},
+        {"metadata", {{"name", config_}}},
+        {"webhooks",
+         {{{"name", "pods.kernelcache.io"},
+           {"clientConfig", {{"url", base + "/mutate-pods"}}},
+           {"rules",
+            {{{"operations", {"CREATE"}},
+              {"apiGroups", {""}},
+              {"apiVersions", {"v1"}},
+              {"resources", {"pods"}}}}},
+           {"namespaceSelector", scope},
+           {"matchConditions", skip_opt_out},
+           {"failurePolicy", failure_policy},
+           {"sideEffects", "None"},
+           {"timeoutSeconds", 5},
+           {"reinvocationPolicy", "IfNeeded"},
+           {"admissionReviewVersions", {"v1"}}}}}};
+    Json validating = {
+        {"apiVersion", "admissionregistration.k8s.io/v1"},
+        {"kind", "ValidatingWebhookConfiguration"},
+        {"metadata", {{"name", config_}}},
+        {"webhooks",
+         {{{"name", "kernelcaches.kernelcache.io"},
+           {"clientConfig", {{"url", base + "/validate-kernelcaches"}}},
+           {"rules",
+            {{{"operations", {"CREATE", "UPDATE"}},
+              {"apiGroups", {"kernelcache.io"}},
+              {"apiVersions", {"v1alpha1"}},
+              {"resources", {"kernelcaches"}}}}},
+           {"namespaceSelector", scope},
+           {"failurePolicy", failure_policy},
+           {"sideEffects", "None"},
+           {"timeoutSeconds", 5},
+           {"admissionReviewVersions", {"v1"}}}}}};
+    auto m = client_->Create(res::kMutatingWebhookConfigurations, "", mutating);
+    ASSERT_TRUE(m.ok()) << m.status();
+    auto v = client_->Create(res::kValidatingWebhookConfigurations, "", validating);
+    ASSERT_TRUE(v.ok()) << v.status();
+  }
+
+  void StartOperator(const std::vector<std::string>& extra = {}) {
+    http_port_ = FreePort();
+    op_ = std::make_unique<OperatorProcess>(KC_OPERATOR_BINARY,
+                                            log_dir_ + "/" + name_ + "-webhook.log");
+    std::vector<std::string> args = {"--kubeconfig=" + cluster_->kubeconfig_path(),
+                                     "--namespaces=" + ns_,
+                                     "--http-port=" + std::to_string(http_port_),
+                                     "--bind-address=127.0.0.1",
+                                     "--leader-election-namespace=" + op_ns_,
+                                     "--webhook-port=" + std::to_string(port_),
+                                     "--webhook-namespace=" + op_ns_,
+                                     "--webhook-cert-ips=127.0.0.1",
+                                     "--webhook-mutating-config=" + config_,
+                                     "--webhook-validating-config=" + config_,
+                                     "--webhook-cert-check-interval=1s",
+                                     "--log-level=debug"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Status s = op_->Start(args);
+    ASSERT_TRUE(s.ok()) << s;
+  }
+
+  Json Secret() {
+    auto s = client_->Get(res::kSecrets, op_ns_, "kernelcache-webhook-tls");
+    return s.ok() ? *s : Json();
+  }
+  std::string SecretPem(const char* key) {
+    Json s = Secret();
+    if (!s.is_object() || !s.contains("data") || !s["data"].contains(key)) return "";
+    auto d = kube::DecodeBase64(s["data"][key].get<std::string>());
+    return d.ok() ? *d : "";
+  }
+  // The serial the webhook port presents to a client trusting the Secret's CA.
+  std::string ServedSerial() {
+    op::HttpsClientOptions o;
+    o.ca_pem = SecretPem(webhook::kCaKey);
+    o.timeout = 2s;
+    if (o.ca_pem.empty()) return "";
+    auto conn = op::HttpsConnection::Connect("127.0.0.1", port_, o);
+    return conn.ok() ? (*conn)->PeerSerialHex() : "";
+  }
+
+  Json Pod(const std::string& name, const std::map<std::string, std::string>& labels) {
+    Json l = Json::object();
+    for (const auto& [k, v] : labels) l[k] = v;
+    return {{"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"metadata", {{"name", name}, {"labels", l}}},
+            {"spec", {{"containers", {{{"name", "app"}, {"image", "kc.local/none:1"}}}}}}};
+  }
+  static bool Injected(const Json& pod) {
+    const Json& meta = pod["metadata"];
+    return meta.contains("annotations") &&
+           meta["annotations"].value("kernelcache.io/injected", "") == "placeholder";
+  }
+  // Creates pods until one arrives mutated: the API server has picked up the
+  // caBundle and the operator serves the certificate.
+  bool WaitUntilMutating() {
+    int i = 0;
+    return Eventually(
+        [&] {
+          auto p = client_->Create(res::kPods, ns_,
+                                   Pod("probe-" + std::to_string(i++),
+                                       {{"kernelcache.io/test-mutate", "true"}}));
+          return p.ok() && Injected(*p);
+        },
+        90s, 500ms);
+  }
+
+  static inline std::string crd_error_;
+  LocalCluster* cluster_ = nullptr;
+  std::unique_ptr<kube::Client> client_;
+  std::unique_ptr<OperatorProcess> op_;
+  std::string name_, ns_, op_ns_, config_, log_dir_;
+  int port_ = 0, http_port_ = 0;
+};
+
+TEST_F(WebhookIntegrationTest, OperatorWritesCaBundleAndTheApiServerMutatesThroughTls) {
+  CreateConfigs("Ignore");
+  StartOperator();
+  // The Secret, and the CA in every entry of both named configurations.
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const std::string ca = SecretPem(webhook::kCaKey);
+        if (ca.empty()) return false;
+        const std::string bundle = kube::EncodeBase64(ca);
+        for (const auto* r :
+             {&res::kMutatingWebhookConfigurations, &res::kValidatingWebhookConfigurations}) {
+          auto cfg = client_->Get(*r, "", config_);
+          if (!cfg.ok()) return false;
+          for (const Json& h : (*cfg)["webhooks"]) {
+            if (h["clientConfig"].value("caBundle", "") != bundle) return false;
+          }
+        }
+        return true;
+      },
+      60s))
+      << "caBundle never written";
+  Json secret = Secret();
+  EXPECT_EQ(secret["type"], "kubernetes.io/tls");
+  auto info = webhook::ParseCert(SecretPem(webhook::kCertKey));
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->ips, std::vector<std::string>{"127.0.0.1"});
+  EXPECT_EQ(info->dns_names, webhook::ServiceDnsNames("kernelcache-webhook", op_ns_));
+  ASSERT_TRUE(WaitUntilMutating()) << "no pod was ever mutated";
+  EXPECT_EQ(ServedSerial(), info->serial_hex);
+
+  auto labelled = client_->Create(res::kPods, ns_,
+                                  Pod("labelled", {{"kernelcache.io/test-mutate", "true"}}));
+  ASSERT_TRUE(labelled.ok()) << labelled.status();
+  EXPECT_TRUE(Injected(*labelled)) << labelled->dump();
+  // What the API stored, not only what the create answered.
+  auto stored = client_->Get(res::kPods, ns_, "labelled");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_TRUE(Injected(*stored));
+
+  auto plain = client_->Create(res::kPods, ns_, Pod("plain", {{"app", "x"}}));
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE(Injected(*plain)) << plain->dump();
+  EXPECT_FALSE((*plain)["metadata"].contains("annotations")) << plain->dump();
+
+  // The matchCondition keeps opted-out pods away from the webhook.
+  auto opted_out = client_->Create(
+      res::kPods, ns_,
+      Pod("opted-out", {{"kernelcache.io/test-mutate", "true"}, {"kernelcache.io/inject", "false"}}));
+  ASSERT_TRUE(opted_out.ok()) << opted_out.status();
+  EXPECT_FALSE(Injected(*opted_out));
+
+  EXPECT_NE(op_->Log().find("webhook caBundle written"), std::string::npos);
+}
+
+TEST_F(WebhookIntegrationTest, OperatorDownIgnoreAdmitsUnmutatedFailDenies) {
+  CreateConfigs("Ignore");
+  StartOperator();
+  ASSERT_TRUE(WaitUntilMutating()) << "no pod was ever mutated";
+  op_->Kill(SIGKILL);
+
+  auto ignored = client_->Create(res::kPods, ns_,
+                                 Pod("while-down", {{"kernelcache.io/test-mutate", "true"}}));
+  ASSERT_TRUE(ignored.ok()) << "Ignore must admit: " << ignored.status();
+  EXPECT_FALSE(Injected(*ignored));
+
+  auto patched = client_->Patch(
+      res::kMutatingWebhookConfigurations, "", config_, kube::PatchType::kJsonPatch,
+      Json::array({{{"op", "replace"}, {"path", "/webhooks/0/failurePolicy"}, {"value", "Fail"}}}));
+  ASSERT_TRUE(patched.ok()) << patched.status();
+  // The API server picks the change up from its watch; until then pods are
+  // still admitted.
+  Status denied = OkStatus();
+  int i = 0;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto p = client_->Create(res::kPods, ns_,
+                                 Pod("fail-" + std::to_string(i++),
+                                     {{"kernelcache.io/test-mutate", "true"}}));
+        if (p.ok()) return false;
+        denied = p.status();
+        return true;
+      },
+      30s, 200ms))
+      << "Fail never denied a pod";
+  EXPECT_NE(denied.message().find("failed calling webhook"), std::string::npos) << denied;
+  EXPECT_NE(denied.message().find("pods.kernelcache.io"), std::string::npos) << denied;
+  // An opted-out pod never reaches the webhook, so it is admitted even now.
+  auto opted_out = client_->Create(
+      res::kPods, ns_, Pod("opted-out-down", {{"kernelcache.io/inject", "false"}}));
+  EXPECT_TRUE(opted_out.ok()) << opted_out.status();
+}
+
+TEST_F(WebhookIntegrationTest, ServingCertRotatesUnderLoadWithZeroFailedAdmissions) {
+  // Fail: a failed call would deny the pod, so every failure is visible.
+  CreateConfigs("Fail");
+  // 30 s lifetime (plus 3 s backdating): renewed with 11 s left, every ~22 s.
+  StartOperator({"--webhook-cert-lifetime=30s"});
+  ASSERT_TRUE(WaitUntilMutating()) << "no pod was ever mutated";
+  const std::string first = ServedSerial();
+  ASSERT_FALSE(first.empty());
+
+  int created = 0, failed = 0, unmutated = 0;
+  std::string first_error;
+  std::string rotated_to;
+  int after_rotation = 0;
+  const auto deadline = std::chrono::steady_clock::now() + 120s;
+  // Pods go in one after another until the served serial changed and 30 more
+  // went through on the new certificate.
+  while (std::chrono::steady_clock::now() < deadline && after_rotation < 30) {
+    auto p = client_->Create(res::kPods, ns_,
+                             Pod("load-" + std::to_string(created + failed),
+                                 {{"kernelcache.io/test-mutate", "true"}}));
+    if (!p.ok()) {
+      ++failed;
+      if (first_error.empty()) first_error = p.status().ToString();
+    } else {
+      ++created;
+      if (!Injected(*p)) ++unmutated;
+    }
+    if (rotated_to.empty()) {
+      const std::string now = ServedSerial();
+      if (!now.empty() && now != first) rotated_to = now;
+    } else {
+      ++after_rotation;
+    }
+  }
+  EXPECT_FALSE(rotated_to.empty()) << "the serving certificate never rotated";
+  EXPECT_EQ(failed, 0) << first_error;
+  EXPECT_EQ(unmutated, 0);
+  EXPECT_GT(created, 30);
+  // The Secret holds the new serial; the CA (and so caBundle) did not change.
+  auto info = webhook::ParseCert(SecretPem(webhook::kCertKey));
+  ASSERT_TRUE(info.ok());
+  EXPECT_NE(info->serial_hex, first);
+  EXPECT_NE(op_->Log().find("webhook certificate RenewServing"), std::string::npos)
+      << "no renewal logged";
+  std::cerr << "rotation: " << created << " pods admitted, " << failed << " failed, serial "
+            << first << " -> " << rotated_to << "\n";
+}
+
+}  // namespace
+}  // namespace kc::optest
