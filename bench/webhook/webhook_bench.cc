@@ -64,19 +64,22 @@ double CpuSeconds(pid_t pid) {
 Json ReviewBody(int i) {
   Json env = Json::array();
   for (int e = 0; e < 12; ++e) {
-    env.push_back({{"name", "SETTING_" + std::to_string(e)}, {"value", "value-" + std::to_string(e)}});
+    env.push_back(
+        {{"name", "SETTING_" + std::to_string(e)}, {"value", "value-" + std::to_string(e)}});
   }
   Json container = {
       {"name", "server"},
-      {"image", "registry.example.com/llm/vllm@sha256:9f2c4b1a7e3d5c6b8a9f0e1d2c3b4a5f6e7d8c9b0a1f2e3"
-                "d4c5b6a7f8e9d0c1b"},
+      {"image",
+       "registry.example.com/llm/vllm@sha256:9f2c4b1a7e3d5c6b8a9f0e1d2c3b4a5f6e7d8c9b0a1f2e3"
+       "d4c5b6a7f8e9d0c1b"},
       {"args", {"--model", "/models/llama-3-8b", "--tensor-parallel-size", "1", "--port", "8000"}},
       {"env", env},
       {"ports", {{{"containerPort", 8000}, {"name", "http"}, {"protocol", "TCP"}}}},
       {"resources",
        {{"limits", {{"nvidia.com/gpu", "1"}, {"memory", "64Gi"}}},
         {"requests", {{"cpu", "8"}, {"memory", "64Gi"}, {"nvidia.com/gpu", "1"}}}}},
-      {"readinessProbe", {{"httpGet", {{"path", "/health"}, {"port", 8000}}}, {"periodSeconds", 5}}},
+      {"readinessProbe",
+       {{"httpGet", {{"path", "/health"}, {"port", 8000}}}, {"periodSeconds", 5}}},
       {"volumeMounts",
        {{{"name", "models"}, {"mountPath", "/models"}, {"readOnly", true}},
         {{"name", "kube-api-access-x7k2p"},
@@ -262,16 +265,18 @@ int main(int argc, char** argv) {
   kill(child, SIGTERM);
   waitpid(child, nullptr, 0);
 
-  std::printf("load: %d requests at %d/s for %d s over %d keep-alive TLS connections; %.1f s, "
-              "%.1f req/s achieved, %d errors\n",
-              total, rps, seconds, connections, elapsed, all.size() / elapsed, errors.load());
+  std::printf(
+      "load: %d requests at %d/s for %d s over %d keep-alive TLS connections; %.1f s, "
+      "%.1f req/s achieved, %d errors\n",
+      total, rps, seconds, connections, elapsed, all.size() / elapsed, errors.load());
   std::printf("latency from scheduled send (ms): p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
               Percentile(all, 50), Percentile(all, 90), Percentile(all, 99), Percentile(all, 100));
   std::printf("service time (ms):                p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
-              Percentile(all_service, 50), Percentile(all_service, 90),
-              Percentile(all_service, 99), Percentile(all_service, 100));
-  std::printf("server: RSS %ld KiB at start, %ld KiB after warm-up, %ld KiB after the run "
-              "(peak %ld KiB); CPU %.2f s for the run (%.1f%% of one core)\n",
-              rss_start, rss_warm, rss_end, hwm, cpu, 100.0 * cpu / elapsed);
+              Percentile(all_service, 50), Percentile(all_service, 90), Percentile(all_service, 99),
+              Percentile(all_service, 100));
+  std::printf(
+      "server: RSS %ld KiB at start, %ld KiB after warm-up, %ld KiB after the run "
+      "(peak %ld KiB); CPU %.2f s for the run (%.1f%% of one core)\n",
+      rss_start, rss_warm, rss_end, hwm, cpu, 100.0 * cpu / elapsed);
   return errors.load() == 0 ? 0 : 1;
 }

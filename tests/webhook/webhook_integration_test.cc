@@ -70,8 +70,7 @@ class WebhookIntegrationTest : public ::testing::Test {
     log_dir_ = cluster_->dir() + "/operator-logs";
     std::filesystem::create_directories(log_dir_);
     for (const std::string& n : {ns_, op_ns_}) {
-      ASSERT_TRUE(
-          client_->Create(res::kNamespaces, "", {{"metadata", {{"name", n}}}}).ok());
+      ASSERT_TRUE(client_->Create(res::kNamespaces, "", {{"metadata", {{"name", n}}}}).ok());
     }
     ASSERT_TRUE(Eventually([&] { return client_->Get(kSa, ns_, "default").ok(); }, 60s));
     port_ = FreePort();
@@ -97,42 +96,40 @@ class WebhookIntegrationTest : public ::testing::Test {
           {"expression",
            "!has(object.metadata.labels) || !('kernelcache.io/inject' in object.metadata.labels)"
            " || object.metadata.labels['kernelcache.io/inject'] != 'false'"}}});
-    Json mutating = {
-        {"apiVersion", "admissionregistration.k8s.io/v1"},
-        {"kind", "MutatingWebhookConfiguration"},
-        {"metadata", {{"name", config_}}},
-        {"webhooks",
-         {{{"name", "pods.kernelcache.io"},
-           {"clientConfig", {{"url", base + "/mutate-pods"}}},
-           {"rules",
-            {{{"operations", {"CREATE"}},
-              {"apiGroups", {""}},
-              {"apiVersions", {"v1"}},
-              {"resources", {"pods"}}}}},
-           {"namespaceSelector", scope},
-           {"matchConditions", skip_opt_out},
-           {"failurePolicy", failure_policy},
-           {"sideEffects", "None"},
-           {"timeoutSeconds", 5},
-           {"reinvocationPolicy", "IfNeeded"},
-           {"admissionReviewVersions", {"v1"}}}}}};
-    Json validating = {
-        {"apiVersion", "admissionregistration.k8s.io/v1"},
-        {"kind", "ValidatingWebhookConfiguration"},
-        {"metadata", {{"name", config_}}},
-        {"webhooks",
-         {{{"name", "kernelcaches.kernelcache.io"},
-           {"clientConfig", {{"url", base + "/validate-kernelcaches"}}},
-           {"rules",
-            {{{"operations", {"CREATE", "UPDATE"}},
-              {"apiGroups", {"kernelcache.io"}},
-              {"apiVersions", {"v1alpha1"}},
-              {"resources", {"kernelcaches"}}}}},
-           {"namespaceSelector", scope},
-           {"failurePolicy", failure_policy},
-           {"sideEffects", "None"},
-           {"timeoutSeconds", 5},
-           {"admissionReviewVersions", {"v1"}}}}}};
+    Json mutating = {{"apiVersion", "admissionregistration.k8s.io/v1"},
+                     {"kind", "MutatingWebhookConfiguration"},
+                     {"metadata", {{"name", config_}}},
+                     {"webhooks",
+                      {{{"name", "pods.kernelcache.io"},
+                        {"clientConfig", {{"url", base + "/mutate-pods"}}},
+                        {"rules",
+                         {{{"operations", {"CREATE"}},
+                           {"apiGroups", {""}},
+                           {"apiVersions", {"v1"}},
+                           {"resources", {"pods"}}}}},
+                        {"namespaceSelector", scope},
+                        {"matchConditions", skip_opt_out},
+                        {"failurePolicy", failure_policy},
+                        {"sideEffects", "None"},
+                        {"timeoutSeconds", 5},
+                        {"reinvocationPolicy", "IfNeeded"},
+                        {"admissionReviewVersions", {"v1"}}}}}};
+    Json validating = {{"apiVersion", "admissionregistration.k8s.io/v1"},
+                       {"kind", "ValidatingWebhookConfiguration"},
+                       {"metadata", {{"name", config_}}},
+                       {"webhooks",
+                        {{{"name", "kernelcaches.kernelcache.io"},
+                          {"clientConfig", {{"url", base + "/validate-kernelcaches"}}},
+                          {"rules",
+                           {{{"operations", {"CREATE", "UPDATE"}},
+                             {"apiGroups", {"kernelcache.io"}},
+                             {"apiVersions", {"v1alpha1"}},
+                             {"resources", {"kernelcaches"}}}}},
+                          {"namespaceSelector", scope},
+                          {"failurePolicy", failure_policy},
+                          {"sideEffects", "None"},
+                          {"timeoutSeconds", 5},
+                          {"admissionReviewVersions", {"v1"}}}}}};
     auto m = client_->Create(res::kMutatingWebhookConfigurations, "", mutating);
     ASSERT_TRUE(m.ok()) << m.status();
     auto v = client_->Create(res::kValidatingWebhookConfigurations, "", validating);
@@ -199,9 +196,9 @@ class WebhookIntegrationTest : public ::testing::Test {
     int i = 0;
     return Eventually(
         [&] {
-          auto p = client_->Create(res::kPods, ns_,
-                                   Pod("probe-" + std::to_string(i++),
-                                       {{"kernelcache.io/test-mutate", "true"}}));
+          auto p = client_->Create(
+              res::kPods, ns_,
+              Pod("probe-" + std::to_string(i++), {{"kernelcache.io/test-mutate", "true"}}));
           return p.ok() && Injected(*p);
         },
         90s, 500ms);
@@ -245,8 +242,8 @@ TEST_F(WebhookIntegrationTest, OperatorWritesCaBundleAndTheApiServerMutatesThrou
   ASSERT_TRUE(WaitUntilMutating()) << "no pod was ever mutated";
   EXPECT_EQ(ServedSerial(), info->serial_hex);
 
-  auto labelled = client_->Create(res::kPods, ns_,
-                                  Pod("labelled", {{"kernelcache.io/test-mutate", "true"}}));
+  auto labelled =
+      client_->Create(res::kPods, ns_, Pod("labelled", {{"kernelcache.io/test-mutate", "true"}}));
   ASSERT_TRUE(labelled.ok()) << labelled.status();
   EXPECT_TRUE(Injected(*labelled)) << labelled->dump();
   // What the API stored, not only what the create answered.
@@ -260,9 +257,9 @@ TEST_F(WebhookIntegrationTest, OperatorWritesCaBundleAndTheApiServerMutatesThrou
   EXPECT_FALSE((*plain)["metadata"].contains("annotations")) << plain->dump();
 
   // The matchCondition keeps opted-out pods away from the webhook.
-  auto opted_out = client_->Create(
-      res::kPods, ns_,
-      Pod("opted-out", {{"kernelcache.io/test-mutate", "true"}, {"kernelcache.io/inject", "false"}}));
+  auto opted_out = client_->Create(res::kPods, ns_,
+                                   Pod("opted-out", {{"kernelcache.io/test-mutate", "true"},
+                                                     {"kernelcache.io/inject", "false"}}));
   ASSERT_TRUE(opted_out.ok()) << opted_out.status();
   EXPECT_FALSE(Injected(*opted_out));
 
@@ -275,8 +272,8 @@ TEST_F(WebhookIntegrationTest, OperatorDownIgnoreAdmitsUnmutatedFailDenies) {
   ASSERT_TRUE(WaitUntilMutating()) << "no pod was ever mutated";
   op_->Kill(SIGKILL);
 
-  auto ignored = client_->Create(res::kPods, ns_,
-                                 Pod("while-down", {{"kernelcache.io/test-mutate", "true"}}));
+  auto ignored =
+      client_->Create(res::kPods, ns_, Pod("while-down", {{"kernelcache.io/test-mutate", "true"}}));
   ASSERT_TRUE(ignored.ok()) << "Ignore must admit: " << ignored.status();
   EXPECT_FALSE(Injected(*ignored));
 
@@ -290,9 +287,9 @@ TEST_F(WebhookIntegrationTest, OperatorDownIgnoreAdmitsUnmutatedFailDenies) {
   int i = 0;
   ASSERT_TRUE(Eventually(
       [&] {
-        auto p = client_->Create(res::kPods, ns_,
-                                 Pod("fail-" + std::to_string(i++),
-                                     {{"kernelcache.io/test-mutate", "true"}}));
+        auto p = client_->Create(
+            res::kPods, ns_,
+            Pod("fail-" + std::to_string(i++), {{"kernelcache.io/test-mutate", "true"}}));
         if (p.ok()) return false;
         denied = p.status();
         return true;
@@ -302,8 +299,8 @@ TEST_F(WebhookIntegrationTest, OperatorDownIgnoreAdmitsUnmutatedFailDenies) {
   EXPECT_NE(denied.message().find("failed calling webhook"), std::string::npos) << denied;
   EXPECT_NE(denied.message().find("pods.kernelcache.io"), std::string::npos) << denied;
   // An opted-out pod never reaches the webhook, so it is admitted even now.
-  auto opted_out = client_->Create(
-      res::kPods, ns_, Pod("opted-out-down", {{"kernelcache.io/inject", "false"}}));
+  auto opted_out =
+      client_->Create(res::kPods, ns_, Pod("opted-out-down", {{"kernelcache.io/inject", "false"}}));
   EXPECT_TRUE(opted_out.ok()) << opted_out.status();
 }
 
@@ -324,9 +321,9 @@ TEST_F(WebhookIntegrationTest, ServingCertRotatesUnderLoadWithZeroFailedAdmissio
   // Pods go in one after another until the served serial changed and 30 more
   // went through on the new certificate.
   while (std::chrono::steady_clock::now() < deadline && after_rotation < 30) {
-    auto p = client_->Create(res::kPods, ns_,
-                             Pod("load-" + std::to_string(created + failed),
-                                 {{"kernelcache.io/test-mutate", "true"}}));
+    auto p = client_->Create(
+        res::kPods, ns_,
+        Pod("load-" + std::to_string(created + failed), {{"kernelcache.io/test-mutate", "true"}}));
     if (!p.ok()) {
       ++failed;
       if (first_error.empty()) first_error = p.status().ToString();
