@@ -55,8 +55,8 @@ TEST(WebhookHandlersTest, RoutesCallTheReviewOverHttps) {
   EXPECT_EQ(garbage->status, 400);
   EXPECT_NE(garbage->body.find("error"), std::string::npos);
 
-  auto mutated = (*conn)->Request("POST", kMutatePodsPath,
-                                  Review({{"kernelcache.io/test-mutate", "true"}}));
+  auto mutated =
+      (*conn)->Request("POST", kMutatePodsPath, Review({{"kernelcache.io/test-mutate", "true"}}));
   ASSERT_TRUE(mutated.ok());
   EXPECT_EQ(mutated->status, 200);
   Json answer = Json::parse(mutated->body);

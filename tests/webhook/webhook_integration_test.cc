@@ -137,15 +137,19 @@ class WebhookIntegrationTest : public ::testing::Test {
   }
 
   void StartOperator(const std::vector<std::string>& extra = {}) {
-    http_port_ = FreePort();
-    op_ = std::make_unique<OperatorProcess>(KC_OPERATOR_BINARY,
-                                            log_dir_ + "/" + name_ + "-webhook.log");
+    op_ = StartProcess(port_, "webhook", extra);
+  }
+  std::unique_ptr<OperatorProcess> StartProcess(int webhook_port, const std::string& tag,
+                                                const std::vector<std::string>& extra) {
+    auto op = std::make_unique<OperatorProcess>(KC_OPERATOR_BINARY,
+                                                log_dir_ + "/" + name_ + "-" + tag + ".log");
     std::vector<std::string> args = {"--kubeconfig=" + cluster_->kubeconfig_path(),
                                      "--namespaces=" + ns_,
-                                     "--http-port=" + std::to_string(http_port_),
+                                     "--http-port=" + std::to_string(FreePort()),
                                      "--bind-address=127.0.0.1",
+                                     "--identity=" + tag,
                                      "--leader-election-namespace=" + op_ns_,
-                                     "--webhook-port=" + std::to_string(port_),
+                                     "--webhook-port=" + std::to_string(webhook_port),
                                      "--webhook-namespace=" + op_ns_,
                                      "--webhook-cert-ips=127.0.0.1",
                                      "--webhook-mutating-config=" + config_,
@@ -153,8 +157,9 @@ class WebhookIntegrationTest : public ::testing::Test {
                                      "--webhook-cert-check-interval=1s",
                                      "--log-level=debug"};
     args.insert(args.end(), extra.begin(), extra.end());
-    Status s = op_->Start(args);
-    ASSERT_TRUE(s.ok()) << s;
+    Status s = op->Start(args);
+    EXPECT_TRUE(s.ok()) << s;
+    return op;
   }
 
   Json Secret() {
@@ -168,12 +173,13 @@ class WebhookIntegrationTest : public ::testing::Test {
     return d.ok() ? *d : "";
   }
   // The serial the webhook port presents to a client trusting the Secret's CA.
-  std::string ServedSerial() {
+  std::string ServedSerial() { return ServedSerialOn(port_); }
+  std::string ServedSerialOn(int port) {
     op::HttpsClientOptions o;
     o.ca_pem = SecretPem(webhook::kCaKey);
     o.timeout = 2s;
     if (o.ca_pem.empty()) return "";
-    auto conn = op::HttpsConnection::Connect("127.0.0.1", port_, o);
+    auto conn = op::HttpsConnection::Connect("127.0.0.1", port, o);
     return conn.ok() ? (*conn)->PeerSerialHex() : "";
   }
 
@@ -209,7 +215,7 @@ class WebhookIntegrationTest : public ::testing::Test {
   std::unique_ptr<kube::Client> client_;
   std::unique_ptr<OperatorProcess> op_;
   std::string name_, ns_, op_ns_, config_, log_dir_;
-  int port_ = 0, http_port_ = 0;
+  int port_ = 0;
 };
 
 TEST_F(WebhookIntegrationTest, OperatorWritesCaBundleAndTheApiServerMutatesThroughTls) {
@@ -350,6 +356,22 @@ TEST_F(WebhookIntegrationTest, ServingCertRotatesUnderLoadWithZeroFailedAdmissio
       << "no renewal logged";
   std::cerr << "rotation: " << created << " pods admitted, " << failed << " failed, serial "
             << first << " -> " << rotated_to << "\n";
+}
+
+TEST_F(WebhookIntegrationTest, AFollowerServesTheCertificateTheLeaderWrote) {
+  CreateConfigs("Ignore");
+  StartOperator();
+  ASSERT_TRUE(WaitUntilMutating()) << "no pod was ever mutated";
+  const int follower_port = FreePort();
+  auto follower = StartProcess(follower_port, "follower", {"--webhook-cert-lifetime=30s"});
+  // The follower loads the leader's Secret (its own lifetime flag is not
+  // applied: only the leader writes).
+  const std::string serial = webhook::ParseCert(SecretPem(webhook::kCertKey))->serial_hex;
+  EXPECT_TRUE(Eventually([&] { return ServedSerialOn(follower_port) == serial; }, 30s))
+      << follower->Log();
+  EXPECT_NE(follower->Log().find("webhook serving certificate loaded"), std::string::npos);
+  EXPECT_EQ(follower->Log().find("webhook certificate "), std::string::npos) << follower->Log();
+  EXPECT_EQ(webhook::ParseCert(SecretPem(webhook::kCertKey))->serial_hex, serial);
 }
 
 }  // namespace
