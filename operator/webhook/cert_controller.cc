@@ -54,10 +54,24 @@ StatusOr<CertAction> CertController::Reconcile(TimePoint now) {
   if (state.ca && !CheckKeyMatches(ca_pem, ca_key).ok()) state.ca.reset();  // CA key lost
   const CertAction action = Decide(now, state, wanted);
 
+  // The bundle trusts the current CA and, after a CA rotation, the previous
+  // one while it is valid: replicas still serving a cert of the old CA keep
+  // verifying until they reload.
+  std::string previous_ca = DataValue(secret, kPreviousCaKey);
+  auto bundle_of = [&](const std::string& current, const std::string& previous) {
+    auto info = ParseCert(previous);
+    const bool keep = info.ok() && info->not_after > now && previous != current;
+    return keep ? current + previous : current;
+  };
+
   if (action != CertAction::kKeep) {
     CertPair ca{ca_pem, ca_key};
     if (action == CertAction::kRecreateAll) {
       KC_ASSIGN_OR_RETURN(ca, CreateCa("kernelcache-webhook-ca", now, options_.ca_lifetime));
+      previous_ca = ca_pem;  // may be empty or unparsable: then not trusted
+      // The API server learns the new CA before any replica serves a cert
+      // issued by it.
+      KC_RETURN_IF_ERROR(WriteCaBundles(bundle_of(ca.cert_pem, previous_ca)));
     }
     KC_ASSIGN_OR_RETURN(
         CertPair serving,
@@ -66,6 +80,7 @@ StatusOr<CertAction> CertController::Reconcile(TimePoint now) {
                  {kCaPrivateKeyKey, kube::EncodeBase64(ca.key_pem)},
                  {kCertKey, kube::EncodeBase64(serving.cert_pem)},
                  {kPrivateKeyKey, kube::EncodeBase64(serving.key_pem)}};
+    if (!previous_ca.empty()) data[kPreviousCaKey] = kube::EncodeBase64(previous_ca);
     StatusOr<Json> written = Json();
     if (!exists) {
       written = client_.Create(
@@ -104,18 +119,20 @@ StatusOr<CertAction> CertController::Reconcile(TimePoint now) {
     }
     ca_pem = ca.cert_pem;
   }
-
-  Status bundles = OkStatus();
-  if (!options_.mutating_config.empty()) {
-    bundles = WriteCaBundle(kube::resources::kMutatingWebhookConfigurations,
-                            options_.mutating_config, ca_pem);
-  }
-  if (bundles.ok() && !options_.validating_config.empty()) {
-    bundles = WriteCaBundle(kube::resources::kValidatingWebhookConfigurations,
-                            options_.validating_config, ca_pem);
-  }
-  if (!bundles.ok()) return bundles;
+  KC_RETURN_IF_ERROR(WriteCaBundles(bundle_of(ca_pem, previous_ca)));
   return action;
+}
+
+Status CertController::WriteCaBundles(const std::string& bundle_pem) {
+  if (!options_.mutating_config.empty()) {
+    KC_RETURN_IF_ERROR(WriteCaBundle(kube::resources::kMutatingWebhookConfigurations,
+                                     options_.mutating_config, bundle_pem));
+  }
+  if (!options_.validating_config.empty()) {
+    KC_RETURN_IF_ERROR(WriteCaBundle(kube::resources::kValidatingWebhookConfigurations,
+                                     options_.validating_config, bundle_pem));
+  }
+  return OkStatus();
 }
 
 Status CertController::WriteCaBundle(const kube::Resource& r, const std::string& name,

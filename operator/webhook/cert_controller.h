@@ -2,7 +2,9 @@
 //
 // Leader (Reconcile): reads the Secret (ca.crt, ca.key, tls.crt, tls.key),
 // asks certs.h Decide() what to do, writes a new CA and/or serving pair when
-// needed (JSON merge patch carrying metadata.resourceVersion, so a
+// needed (on a new CA, caBundle first: new CA plus the previous one while it
+// is valid, kept in ca-previous.crt; then the Secret by a
+// JSON merge patch carrying metadata.resourceVersion, so a
 // concurrent writer makes it fail with Conflict rather than lose data; or a
 // create), logs and emits a Normal Event on the Secret, then writes the CA
 // into clientConfig.caBundle of every webhook entry of the operator's OWN
@@ -35,6 +37,8 @@
 namespace kc::webhook {
 
 inline constexpr char kCaPrivateKeyKey[] = "ca.key";
+// The CA before the last CA rotation; caBundle trusts it until it expires.
+inline constexpr char kPreviousCaKey[] = "ca-previous.crt";
 
 struct CertControllerOptions {
   std::string ns = "kernelcache-system";  // the Secret's (operator's) namespace
@@ -73,6 +77,7 @@ class CertController {
 
  private:
   Status WriteCaBundle(const kube::Resource& r, const std::string& name, const std::string& ca_pem);
+  Status WriteCaBundles(const std::string& bundle_pem);
 
   kube::Client& client_;
   CertControllerOptions options_;

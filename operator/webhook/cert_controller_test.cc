@@ -166,7 +166,29 @@ TEST_F(CertControllerTest, ALostCaKeyRecreatesEverything) {
   auto r = c->Reconcile(now_);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, CertAction::kRecreateAll);
-  EXPECT_NE(Data(Secret(), kCaKey), old_ca);
+  const std::string new_ca = Data(Secret(), kCaKey);
+  EXPECT_NE(new_ca, old_ca);
+  EXPECT_EQ(Data(Secret(), kPreviousCaKey), old_ca);
+  // caBundle trusts both, so a replica still serving the old CA's cert
+  // verifies until it reloads; a later pass keeps both.
+  for (int pass = 0; pass < 2; ++pass) {
+    auto m = client_.Get(res::kMutatingWebhookConfigurations, "", "kc-mutating");
+    ASSERT_TRUE(m.ok());
+    auto bundle =
+        kube::DecodeBase64((*m)["webhooks"][0]["clientConfig"]["caBundle"].get<std::string>());
+    ASSERT_TRUE(bundle.ok());
+    EXPECT_EQ(*bundle, new_ca + old_ca) << "pass " << pass;
+    auto keep = c->Reconcile(now_);
+    ASSERT_TRUE(keep.ok());
+    EXPECT_EQ(*keep, CertAction::kKeep);
+  }
+  // Once the previous CA has expired, only the current one is trusted.
+  ASSERT_TRUE(c->Reconcile(now_ + std::chrono::hours(24 * 3651)).ok());
+  auto m = client_.Get(res::kMutatingWebhookConfigurations, "", "kc-mutating");
+  auto bundle =
+      kube::DecodeBase64((*m)["webhooks"][0]["clientConfig"]["caBundle"].get<std::string>());
+  ASSERT_TRUE(bundle.ok());
+  EXPECT_EQ(bundle->find(old_ca), std::string::npos);
 }
 
 TEST_F(CertControllerTest, ReloadHandsOnlyChangedPairsToTheServer) {
