@@ -335,5 +335,18 @@ TEST(DecodeBase64Test, Table) {
   }
 }
 
+TEST(EncodeBase64Test, TableAndRoundTrip) {
+  EXPECT_EQ(EncodeBase64(""), "");
+  EXPECT_EQ(EncodeBase64("a"), "YQ==");
+  EXPECT_EQ(EncodeBase64("ab"), "YWI=");
+  EXPECT_EQ(EncodeBase64("abc"), "YWJj");
+  EXPECT_EQ(EncodeBase64("abcd"), "YWJjZA==");
+  std::string all;
+  for (int i = 0; i < 256; ++i) all += static_cast<char>(i);
+  auto back = DecodeBase64(EncodeBase64(all));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, all);
+}
+
 }  // namespace
 }  // namespace kc::kube

@@ -38,6 +38,9 @@ const Resource kNamespaces{"", "v1", "namespaces", "Namespace", false};
 const Resource kMutatingWebhookConfigurations{"admissionregistration.k8s.io", "v1",
                                               "mutatingwebhookconfigurations",
                                               "MutatingWebhookConfiguration", false};
+const Resource kValidatingWebhookConfigurations{"admissionregistration.k8s.io", "v1",
+                                                "validatingwebhookconfigurations",
+                                                "ValidatingWebhookConfiguration", false};
 const Resource kCustomResourceDefinitions{"apiextensions.k8s.io", "v1", "customresourcedefinitions",
                                           "CustomResourceDefinition", false};
 }  // namespace resources

@@ -36,6 +36,7 @@ extern const Resource kEvents;
 extern const Resource kLeases;
 extern const Resource kNamespaces;
 extern const Resource kMutatingWebhookConfigurations;
+extern const Resource kValidatingWebhookConfigurations;
 extern const Resource kCustomResourceDefinitions;
 }  // namespace resources
 

@@ -197,6 +197,47 @@ const std::vector<Flag>& Flags() {
        Str(&Config::log_level)},
       {"resync-period", Kind::kDuration, "re-reconcile everything this often; 0 = never (10m)",
        Secs(&Config::resync_period, "resync-period")},
+      {"webhook-port", Kind::kPort, "HTTPS port of the admission webhooks (default 0 = off)",
+       [](Config& c, const std::string& v) {
+         return SetPort("--webhook-port", v, &c.webhook_port);
+       }},
+      {"webhook-namespace", Kind::kString,
+       "namespace of the webhook Service and cert Secret (kernelcache-system)",
+       Str(&Config::webhook_namespace)},
+      {"webhook-service-name", Kind::kString,
+       "Service whose DNS names the serving cert carries (kernelcache-webhook)",
+       Str(&Config::webhook_service_name)},
+      {"webhook-cert-secret", Kind::kString,
+       "Secret holding ca.crt, tls.crt, tls.key (kernelcache-webhook-tls)",
+       Str(&Config::webhook_cert_secret)},
+      {"webhook-cert-secret-external", Kind::kBool,
+       "the Secret is issued by cert-manager: only read it, never write caBundle (false)",
+       Bool(&Config::webhook_cert_secret_external, "webhook-cert-secret-external")},
+      {"webhook-mutating-config", Kind::kString,
+       "MutatingWebhookConfiguration whose caBundle the operator writes (kernelcache-webhook)",
+       Str(&Config::webhook_mutating_config)},
+      {"webhook-validating-config", Kind::kString,
+       "ValidatingWebhookConfiguration whose caBundle the operator writes (kernelcache-webhook)",
+       Str(&Config::webhook_validating_config)},
+      {"webhook-cert-ips", Kind::kList, "IP SANs of the serving cert, comma separated (none)",
+       [](Config& c, const std::string& v) {
+         c.webhook_cert_ips = SplitList(v);
+         return OkStatus();
+       }},
+      {"webhook-ca-lifetime", Kind::kDuration, "lifetime of the generated CA (87600h = 10y)",
+       Secs(&Config::webhook_ca_lifetime, "webhook-ca-lifetime")},
+      {"webhook-cert-lifetime", Kind::kDuration,
+       "lifetime of the serving cert, renewed with a third left (2160h = 90d)",
+       Secs(&Config::webhook_cert_lifetime, "webhook-cert-lifetime")},
+      {"webhook-cert-check-interval", Kind::kDuration,
+       "how often the Secret and caBundles are checked (10s)",
+       Secs(&Config::webhook_cert_check_interval, "webhook-cert-check-interval")},
+      {"resolve-url", Kind::kString,
+       "the /v1/resolve URL injected into pods (default http://<resolve-service-name>.<ns>.svc)",
+       Str(&Config::resolve_url)},
+      {"resolve-service-name", Kind::kString,
+       "Service in front of /v1/resolve (kernelcache-operator)",
+       Str(&Config::resolve_service_name)},
   };
   return flags;
 }
@@ -283,6 +324,31 @@ Status Validate(const Config& c) {
   if (c.resync_period.count() < 0) {
     return InvalidArgumentError("--resync-period: must not be negative");
   }
+  if (c.webhook_port != 0) {
+    if (!IsDnsLabel(c.webhook_namespace)) {
+      return InvalidArgumentError("--webhook-namespace: \"" + c.webhook_namespace +
+                                  "\" is not a valid namespace name");
+    }
+    if (!IsDnsLabel(c.webhook_service_name)) {
+      return InvalidArgumentError("--webhook-service-name: \"" + c.webhook_service_name +
+                                  "\" is not a valid Service name");
+    }
+    if (c.Listeners().count(c.webhook_port)) {
+      return InvalidArgumentError("--webhook-port: " + std::to_string(c.webhook_port) +
+                                  " is also an HTTP port; HTTPS needs its own");
+    }
+    if (c.webhook_cert_secret.empty()) {
+      return InvalidArgumentError("--webhook-cert-secret: empty; name the Secret");
+    }
+    if (c.webhook_cert_lifetime < std::chrono::seconds(30) ||
+        c.webhook_ca_lifetime < c.webhook_cert_lifetime) {
+      return InvalidArgumentError(
+          "--webhook-cert-lifetime must be at least 30s and not above --webhook-ca-lifetime");
+    }
+    if (c.webhook_cert_check_interval.count() <= 0) {
+      return InvalidArgumentError("--webhook-cert-check-interval: must be positive");
+    }
+  }
   return OkStatus();
 }
 
@@ -359,6 +425,11 @@ std::map<int, std::set<std::string>> Config::Listeners() const {
   out[HealthPort()].insert("health");
   out[ResolvePort()].insert("resolve");
   return out;
+}
+
+std::string Config::ResolveUrl() const {
+  if (!resolve_url.empty()) return resolve_url;
+  return "http://" + resolve_service_name + "." + webhook_namespace + ".svc/v1/resolve";
 }
 
 std::string Usage() {

@@ -79,6 +79,24 @@ struct Config {
   std::string log_level = "info";   // --log-level: debug | info | warn | error
   // Informer resync (a full re-reconcile of every KernelCache).
   std::chrono::seconds resync_period{600};  // --resync-period; 0 = never
+  // Admission webhooks over HTTPS (docs/webhook-serving.md). Port 0: off.
+  int webhook_port = 0;                                           // --webhook-port
+  std::string webhook_namespace = "kernelcache-system";           // --webhook-namespace
+  std::string webhook_service_name = "kernelcache-webhook";       // --webhook-service-name
+  std::string webhook_cert_secret = "kernelcache-webhook-tls";    // --webhook-cert-secret
+  bool webhook_cert_secret_external = false;                      // --webhook-cert-secret-external
+  std::string webhook_mutating_config = "kernelcache-webhook";    // --webhook-mutating-config
+  std::string webhook_validating_config = "kernelcache-webhook";  // --webhook-validating-config
+  std::vector<std::string> webhook_cert_ips;                      // --webhook-cert-ips
+  std::chrono::seconds webhook_ca_lifetime{87600LL * 3600};       // --webhook-ca-lifetime (10y)
+  std::chrono::seconds webhook_cert_lifetime{2160LL * 3600};      // --webhook-cert-lifetime (90d)
+  std::chrono::seconds webhook_cert_check_interval{10};           // --webhook-cert-check-interval
+  // The /v1/resolve URL injected into pods; empty: derived from the operator
+  // Service (--resolve-service-name) in --webhook-namespace.
+  std::string resolve_url;                                    // --resolve-url
+  std::string resolve_service_name = "kernelcache-operator";  // --resolve-service-name
+  // The URL pods reach /v1/resolve at.
+  std::string ResolveUrl() const;
 
   int MetricsPort() const { return metrics_port.value_or(http_port); }
   int HealthPort() const { return health_port.value_or(http_port); }

@@ -95,6 +95,42 @@ TEST(ConfigTest, GoodFlagForms) {
   }
 }
 
+TEST(ConfigTest, WebhookFlags) {
+  Fixture f;
+  auto off = f.Parse({});
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_EQ(off->webhook_port, 0);
+  EXPECT_EQ(off->webhook_cert_secret, "kernelcache-webhook-tls");
+  EXPECT_EQ(off->webhook_cert_lifetime, std::chrono::hours(24 * 90));
+  EXPECT_EQ(off->webhook_ca_lifetime, std::chrono::hours(24 * 3650));
+  EXPECT_EQ(off->ResolveUrl(), "http://kernelcache-operator.kernelcache-system.svc/v1/resolve");
+  auto on = f.Parse({"--webhook-port=9443", "--webhook-namespace=kc",
+                     "--webhook-cert-ips=127.0.0.1, ::1", "--webhook-cert-lifetime=1h",
+                     "--webhook-cert-secret-external", "--resolve-service-name=op"});
+  ASSERT_TRUE(on.ok()) << on.status();
+  EXPECT_EQ(on->webhook_port, 9443);
+  EXPECT_EQ(on->webhook_cert_ips, (std::vector<std::string>{"127.0.0.1", "::1"}));
+  EXPECT_EQ(on->webhook_cert_lifetime, std::chrono::hours(1));
+  EXPECT_TRUE(on->webhook_cert_secret_external);
+  EXPECT_EQ(on->ResolveUrl(), "http://op.kc.svc/v1/resolve");
+  struct Case {
+    std::vector<std::string> args;
+    std::string want;
+  } bad[] = {
+      {{"--webhook-port=8080"}, "is also an HTTP port"},
+      {{"--webhook-port=9443", "--webhook-namespace=Bad_NS"}, "--webhook-namespace"},
+      {{"--webhook-port=9443", "--webhook-cert-lifetime=10s"}, "at least 30s"},
+      {{"--webhook-port=9443", "--webhook-cert-lifetime=20h", "--webhook-ca-lifetime=10h"},
+       "not above --webhook-ca-lifetime"},
+      {{"--webhook-port=9443", "--webhook-cert-check-interval=0"}, "must be positive"},
+  };
+  for (const auto& c : bad) {
+    auto r = f.Parse(c.args);
+    ASSERT_FALSE(r.ok()) << c.args[0];
+    EXPECT_NE(r.status().message().find(c.want), std::string::npos) << r.status();
+  }
+}
+
 TEST(ConfigTest, BadConfigNamesTheProblem) {
   struct Case {
     std::vector<std::string> args;

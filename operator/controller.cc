@@ -321,4 +321,19 @@ ResolveResponse Controller::Resolve(const ResolveQuery& q) const {
   return op::Resolve(q, in, std::chrono::system_clock::now());
 }
 
+std::vector<core::KernelCache> Controller::KernelCachesIn(const std::string& ns) const {
+  std::vector<core::KernelCache> out;
+  for (const Json& kc : Caches::All(caches_.kernelcaches)) {
+    if (kc.contains("metadata") && kc["metadata"].value("namespace", "") == ns) {
+      out.push_back(core::KernelCacheFromJson(kc));
+    }
+  }
+  return out;
+}
+
+std::optional<kube::Json> Controller::KernelCacheObject(const std::string& ns,
+                                                        const std::string& name) const {
+  return Caches::Get(caches_.kernelcaches, ns + "/" + name);
+}
+
 }  // namespace kc::op

@@ -67,6 +67,12 @@ class Controller {
 
   // The /v1/resolve answer from the caches.
   ResolveResponse Resolve(const ResolveQuery& query) const;
+  // The cached KernelCaches of one namespace (the admission webhooks' lister),
+  // and one as the API returned it (for Events).
+  std::vector<core::KernelCache> KernelCachesIn(const std::string& ns) const;
+  std::optional<kube::Json> KernelCacheObject(const std::string& ns, const std::string& name) const;
+  // The Event sink the reconciler uses.
+  EventSink* events() const { return events_.get(); }
 
   kube::WorkQueue& queue() { return *queue_; }
 

@@ -5,6 +5,7 @@
 // listeners, exit 0. Losing leadership (not asked to stop) exits 1 so the
 // pod restarts as a follower, as controller-runtime does.
 // Exit codes: 0 ok, 1 runtime failure, 2 bad configuration.
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -20,9 +21,80 @@
 #include "operator/http_server.h"
 #include "operator/logging.h"
 #include "operator/metrics.h"
+#include "operator/webhook/cert_controller.h"
+#include "operator/webhook/handlers.h"
 
 namespace kc::op {
 namespace {
+
+// Recorded by the webhook in the pods it mutates (the chart's appVersion).
+constexpr char kInjectorVersion[] = "kernelcache-operator/0.1.0";
+
+// The admission webhooks: an HTTPS listener, its routes, and the
+// certificate controller that feeds it (docs/webhook-serving.md).
+struct Webhooks {
+  std::unique_ptr<HttpServer> server;
+  std::unique_ptr<webhook::EventQueue> events;
+  std::unique_ptr<webhook::CertController> certs;
+  std::jthread cert_thread;
+
+  ~Webhooks() { Stop(); }
+  void Stop() {
+    if (cert_thread.joinable()) {
+      cert_thread.request_stop();
+      cert_thread.join();
+    }
+    if (server) server->Stop();
+    events.reset();  // writes what is queued
+  }
+};
+
+Status StartWebhooks(const Config& c, kube::Client& client, Controller& controller,
+                     const std::atomic<bool>& leading, const Logger& log, Webhooks& w) {
+  KC_ASSIGN_OR_RETURN(w.server, HttpServer::ListenTls(c.bind_address, c.webhook_port));
+  w.events = std::make_unique<webhook::EventQueue>([&controller](const webhook::WarningEvent& e) {
+    if (auto kc = controller.KernelCacheObject(e.kc_namespace, e.kc_name)) {
+      controller.events()->Emit(*kc, "Warning", e.reason, e.message);
+    }
+  });
+  webhook::WebhookDeps deps;
+  deps.list = [&controller](const std::string& ns) { return controller.KernelCachesIn(ns); };
+  // No StorageClass informer yet: the validator gives no missing-class warning.
+  deps.settings = {c.initwarm_image, c.ResolveUrl(), c.webhook_namespace, kInjectorVersion};
+  deps.events = w.events.get();
+  webhook::RegisterWebhookHandlers(*w.server, std::move(deps));
+  w.server->Start();
+
+  webhook::CertControllerOptions o;
+  o.ns = c.webhook_namespace;
+  o.secret_name = c.webhook_cert_secret;
+  o.service_name = c.webhook_service_name;
+  o.ips = c.webhook_cert_ips;
+  o.mutating_config = c.webhook_mutating_config;
+  o.validating_config = c.webhook_validating_config;
+  o.ca_lifetime = c.webhook_ca_lifetime;
+  o.serving_lifetime = c.webhook_cert_lifetime;
+  o.external = c.webhook_cert_secret_external;
+  o.interval = c.webhook_cert_check_interval;
+  HttpServer* server = w.server.get();
+  w.certs = std::make_unique<webhook::CertController>(
+      client, o, log.With("logger", "webhook-certs"),
+      [server](const webhook::CertPair& p) {
+        return server->SetCertificate(p.cert_pem, p.key_pem);
+      },
+      [&controller](const kube::Json& secret, const std::string& reason, const std::string& msg) {
+        controller.events()->Emit(secret, "Normal", reason, msg);
+      });
+  w.cert_thread = std::jthread([certs = w.certs.get(), &leading](std::stop_token stop) {
+    certs->Run(stop, [&leading] { return leading.load(); });
+  });
+  log.Info("webhooks listening (HTTPS)",
+           {{"address", c.bind_address},
+            {"port", w.server->port()},
+            {"secret", c.webhook_namespace + "/" + c.webhook_cert_secret},
+            {"external", c.webhook_cert_secret_external}});
+  return OkStatus();
+}
 
 StatusOr<kube::ClusterConfig> LoadCluster(const Config& c) {
   if (c.in_cluster) return kube::LoadInClusterConfig();
@@ -123,6 +195,16 @@ int Run(int argc, char** argv) {
     servers.push_back(std::move(*server));
   }
 
+  std::atomic<bool> leading{!c.leader_elect};
+  Webhooks webhooks;
+  if (c.webhook_port != 0) {
+    Status s = StartWebhooks(c, **client, controller, leading, log, webhooks);
+    if (!s.ok()) {
+      log.Error("cannot start the webhooks", {{"error", s.ToString()}});
+      return 1;
+    }
+  }
+
   std::jthread signal_thread([&stop, sigs, &log] {
     int sig = 0;
     sigwait(&sigs, &sig);
@@ -153,12 +235,14 @@ int Run(int argc, char** argv) {
     le.callbacks.on_started_leading = [&](const std::stop_token& token) {
       lelog.Info("became leader", {{"identity", c.identity}});
       metrics.SetLeader(c.lease_name, true);
+      leading = true;
       std::stop_source both;
       std::stop_callback a(token, [&] { both.request_stop(); });
       std::stop_callback b(stop.get_token(), [&] { both.request_stop(); });
       controller.RunWorkers(both.get_token());
     };
     le.callbacks.on_stopped_leading = [&] {
+      leading = false;
       metrics.SetLeader(c.lease_name, false);
       lelog.Info("stopped leading", {{"identity", c.identity}});
     };
@@ -180,6 +264,7 @@ int Run(int argc, char** argv) {
     controller.RunWorkers(stop.get_token());
   }
 
+  webhooks.Stop();
   controller.Stop();
   for (auto& s : servers) s->Stop();
   log.Info("stopped", {{"exitCode", exit_code}});

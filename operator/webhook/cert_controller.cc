@@ -1,0 +1,226 @@
+#include "operator/webhook/cert_controller.h"
+
+#include <condition_variable>
+
+#include "kube/config.h"
+
+namespace kc::webhook {
+namespace {
+
+using Json = kube::Json;
+
+// The decoded value of data[key], or "" when absent or not base64.
+std::string DataValue(const Json& secret, const char* key) {
+  if (!secret.is_object() || !secret.contains("data") || !secret["data"].is_object()) return "";
+  const Json& data = secret["data"];
+  auto it = data.find(key);
+  if (it == data.end() || !it->is_string()) return "";
+  auto decoded = kube::DecodeBase64(it->get<std::string>());
+  return decoded.ok() ? *decoded : "";
+}
+
+std::string Iso(TimePoint t) {
+  const time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+CertController::CertController(kube::Client& client, CertControllerOptions options,
+                               op::Logger logger, ServingCertSink on_serving,
+                               CertEventSink on_event)
+    : client_(client),
+      options_(std::move(options)),
+      logger_(std::move(logger)),
+      on_serving_(std::move(on_serving)),
+      on_event_(std::move(on_event)) {}
+
+StatusOr<CertAction> CertController::Reconcile(TimePoint now) {
+  const auto& secrets = kube::resources::kSecrets;
+  auto got = client_.Get(secrets, options_.ns, options_.secret_name);
+  if (!got.ok() && !IsNotFound(got.status())) return got.status();
+  const bool exists = got.ok();
+  const Json secret = exists ? *got : Json::object();
+  std::string ca_pem = DataValue(secret, kCaKey);
+  std::string ca_key = DataValue(secret, kCaPrivateKeyKey);
+
+  CertWanted wanted{ServiceDnsNames(options_.service_name, options_.ns), options_.ips};
+  SecretState state =
+      InspectSecret(ca_pem, DataValue(secret, kCertKey), DataValue(secret, kPrivateKeyKey), now);
+  if (state.ca && !CheckKeyMatches(ca_pem, ca_key).ok()) state.ca.reset();  // CA key lost
+  const CertAction action = Decide(now, state, wanted);
+
+  // The bundle trusts the current CA and, after a CA rotation, the previous
+  // one while it is valid: replicas still serving a cert of the old CA keep
+  // verifying until they reload.
+  std::string previous_ca = DataValue(secret, kPreviousCaKey);
+  auto bundle_of = [&](const std::string& current, const std::string& previous) {
+    auto info = ParseCert(previous);
+    const bool keep = info.ok() && info->not_after > now && previous != current;
+    return keep ? current + previous : current;
+  };
+
+  if (action != CertAction::kKeep) {
+    CertPair ca{ca_pem, ca_key};
+    if (action == CertAction::kRecreateAll) {
+      KC_ASSIGN_OR_RETURN(ca, CreateCa("kernelcache-webhook-ca", now, options_.ca_lifetime));
+      previous_ca = ca_pem;  // may be empty or unparsable: then not trusted
+      // The API server learns the new CA before any replica serves a cert
+      // issued by it.
+      KC_RETURN_IF_ERROR(WriteCaBundles(bundle_of(ca.cert_pem, previous_ca)));
+    }
+    KC_ASSIGN_OR_RETURN(
+        CertPair serving,
+        IssueServingCert(ca, {wanted.dns_names, wanted.ips, options_.serving_lifetime}, now));
+    Json data = {{kCaKey, kube::EncodeBase64(ca.cert_pem)},
+                 {kCaPrivateKeyKey, kube::EncodeBase64(ca.key_pem)},
+                 {kCertKey, kube::EncodeBase64(serving.cert_pem)},
+                 {kPrivateKeyKey, kube::EncodeBase64(serving.key_pem)}};
+    if (!previous_ca.empty()) data[kPreviousCaKey] = kube::EncodeBase64(previous_ca);
+    StatusOr<Json> written = Json();
+    if (!exists) {
+      written = client_.Create(
+          secrets, options_.ns,
+          {{"apiVersion", "v1"},
+           {"kind", "Secret"},
+           {"metadata",
+            {{"name", options_.secret_name},
+             {"namespace", options_.ns},
+             {"labels", {{"app.kubernetes.io/managed-by", "kernelcache-operator"}}}}},
+           {"type", "kubernetes.io/tls"},
+           {"data", data}});
+    } else {
+      // resourceVersion in a merge patch makes it conditional (409 on a race).
+      written = client_.Patch(
+          secrets, options_.ns, options_.secret_name, kube::PatchType::kMerge,
+          {{"metadata", {{"resourceVersion", secret["metadata"].value("resourceVersion", "")}}},
+           {"data", data}});
+    }
+    if (!written.ok()) return written.status().WithContext("write Secret " + options_.secret_name);
+    auto info = ParseCert(serving.cert_pem);
+    const std::string serial = info.ok() ? info->serial_hex : "";
+    const std::string not_after = info.ok() ? Iso(info->not_after) : "";
+    const std::string what = action == CertAction::kRecreateAll
+                                 ? "created a new CA and serving certificate"
+                                 : "renewed the serving certificate";
+    logger_.Info("webhook certificate " + std::string(CertActionName(action)),
+                 {{"secret", options_.ns + "/" + options_.secret_name},
+                  {"serial", serial},
+                  {"notAfter", not_after}});
+    if (on_event_) {
+      on_event_(*written,
+                action == CertAction::kRecreateAll ? "WebhookCertificatesCreated"
+                                                   : "WebhookCertificateRenewed",
+                what + " (serial " + serial + ", valid until " + not_after + ")");
+    }
+    ca_pem = ca.cert_pem;
+  }
+  KC_RETURN_IF_ERROR(WriteCaBundles(bundle_of(ca_pem, previous_ca)));
+  return action;
+}
+
+Status CertController::WriteCaBundles(const std::string& bundle_pem) {
+  if (!options_.mutating_config.empty()) {
+    KC_RETURN_IF_ERROR(WriteCaBundle(kube::resources::kMutatingWebhookConfigurations,
+                                     options_.mutating_config, bundle_pem));
+  }
+  if (!options_.validating_config.empty()) {
+    KC_RETURN_IF_ERROR(WriteCaBundle(kube::resources::kValidatingWebhookConfigurations,
+                                     options_.validating_config, bundle_pem));
+  }
+  return OkStatus();
+}
+
+Status CertController::WriteCaBundle(const kube::Resource& r, const std::string& name,
+                                     const std::string& ca_pem) {
+  auto config = client_.Get(r, "", name);
+  if (IsNotFound(config.status())) {
+    bool warn = false;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      warn = !warned_missing_config_;
+      warned_missing_config_ = true;
+    }
+    if (warn) {
+      logger_.Warn("webhook configuration not found; caBundle not written yet",
+                   {{"kind", r.kind}, {"name", name}});
+    }
+    return OkStatus();
+  }
+  if (!config.ok()) return config.status().WithContext(r.kind + " " + name);
+  const std::string bundle = kube::EncodeBase64(ca_pem);
+  Json ops = Json::array();
+  const Json& webhooks = config->value("webhooks", Json::array());
+  for (size_t i = 0; webhooks.is_array() && i < webhooks.size(); ++i) {
+    const Json& cc = webhooks[i].value("clientConfig", Json::object());
+    if (cc.is_object() && cc.value("caBundle", "") == bundle) continue;
+    ops.push_back({{"op", "add"},
+                   {"path", "/webhooks/" + std::to_string(i) + "/clientConfig/caBundle"},
+                   {"value", bundle}});
+  }
+  if (ops.empty()) return OkStatus();
+  ops.insert(ops.begin(), Json{{"op", "test"},
+                               {"path", "/metadata/resourceVersion"},
+                               {"value", (*config)["metadata"].value("resourceVersion", "")}});
+  auto patched = client_.Patch(r, "", name, kube::PatchType::kJsonPatch, ops);
+  if (!patched.ok()) return patched.status().WithContext("caBundle of " + r.kind + " " + name);
+  logger_.Info("webhook caBundle written",
+               {{"kind", r.kind}, {"name", name}, {"webhooks", ops.size() - 1}});
+  return OkStatus();
+}
+
+Status CertController::Reload() {
+  auto got = client_.Get(kube::resources::kSecrets, options_.ns, options_.secret_name);
+  if (!got.ok()) return got.status();
+  CertPair pair{DataValue(*got, kCertKey), DataValue(*got, kPrivateKeyKey)};
+  if (pair.cert_pem.empty() || pair.key_pem.empty()) {
+    return FailedPreconditionError("Secret " + options_.secret_name + " has no tls.crt/tls.key");
+  }
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (pair.cert_pem == loaded_cert_) return OkStatus();
+  }
+  KC_RETURN_IF_ERROR(on_serving_(pair));
+  auto info = ParseCert(pair.cert_pem);
+  const std::string serial = info.ok() ? info->serial_hex : "";
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    loaded_cert_ = pair.cert_pem;
+    loaded_serial_ = serial;
+  }
+  logger_.Info("webhook serving certificate loaded",
+               {{"serial", serial}, {"notAfter", info.ok() ? Iso(info->not_after) : ""}});
+  return OkStatus();
+}
+
+std::string CertController::loaded_serial() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return loaded_serial_;
+}
+
+void CertController::Run(const std::stop_token& stop, const std::function<bool()>& is_leader) {
+  std::mutex m;
+  std::condition_variable_any cv;
+  std::string last_error;
+  while (!stop.stop_requested()) {
+    Status s = OkStatus();
+    if (!options_.external && is_leader && is_leader()) {
+      auto r = Reconcile(std::chrono::system_clock::now());
+      if (!r.ok()) s = r.status();
+    }
+    Status reload = Reload();
+    if (s.ok() && !reload.ok() && !(IsNotFound(reload) && !options_.external)) s = reload;
+    if (IsNotFound(reload) && options_.external) s = reload;
+    const std::string err = s.ok() ? "" : s.ToString();
+    if (err != last_error && !err.empty()) logger_.Warn("webhook certificates", {{"error", err}});
+    last_error = err;
+    std::unique_lock<std::mutex> l(m);
+    cv.wait_for(l, stop, options_.interval, [] { return false; });
+  }
+}
+
+}  // namespace kc::webhook
