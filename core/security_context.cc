@@ -66,6 +66,9 @@ GateSecurity ModelPodSecurity(const KernelCacheSpec& spec, const Json& pod_spec)
 
   GateSecurity g;
   g.container = LockedDownContainer();
+  // The gate writes only to the view emptyDir and the cache volume.
+  g.container["readOnlyRootFilesystem"] = true;
+  g.container["seccompProfile"] = {{"type", "RuntimeDefault"}};
   g.container["runAsUser"] = uid != 0 ? uid : kInitwarmUid;
   g.container["runAsGroup"] = gid != 0 ? gid : group;
 

@@ -97,11 +97,7 @@ Json ReviewBody(int i) {
       {"metadata",
        {{"generateName", "llama-7d9f8b6c5-"},
         {"namespace", "ml-serving"},
-        {"labels",
-         {{"app", "llama"},
-          {"pod-template-hash", "7d9f8b6c5"},
-          {"kernelcache.io/test-mutate", "true"},
-          {"team", "inference"}}},
+        {"labels", {{"app", "llama"}, {"pod-template-hash", "7d9f8b6c5"}, {"team", "inference"}}},
         {"ownerReferences",
          {{{"apiVersion", "apps/v1"},
            {"kind", "ReplicaSet"},
@@ -145,7 +141,16 @@ Json ReviewBody(int i) {
   auto server = kc::op::HttpServer::ListenTls("127.0.0.1", 0);
   if (!server.ok() || !(*server)->SetCertificate(serving.cert_pem, serving.key_pem).ok()) _exit(3);
   kc::webhook::WebhookDeps deps;
-  deps.list = [](const std::string&) { return std::vector<kc::core::KernelCache>(1); };
+  // One KernelCache selecting the pods (the operator's informer cache).
+  kc::core::KernelCache llama;
+  llama.metadata.name = "llama";
+  llama.metadata.namespace_ = "ml-serving";
+  llama.spec.pod_selector.match_labels = {{"app", "llama"}};
+  llama.spec.storage.size = "20Gi";
+  deps.list = [llama](const std::string& ns) {
+    return ns == llama.metadata.namespace_ ? std::vector<kc::core::KernelCache>{llama}
+                                           : std::vector<kc::core::KernelCache>();
+  };
   deps.settings = {"ghcr.io/kernelcache/initwarm:0.1.0",
                    "http://kernelcache-operator.kernelcache-system.svc/v1/resolve",
                    "kernelcache-system", "bench"};
@@ -243,7 +248,8 @@ int main(int argc, char** argv) {
         const auto sent = Clock::now();
         auto r = conns[c]->Request("POST", "/mutate-pods", bodies[i % 256]);
         const auto done = Clock::now();
-        if (!r.ok() || r->status != 200 || r->body.find("\"allowed\":true") == std::string::npos) {
+        if (!r.ok() || r->status != 200 || r->body.find("\"allowed\":true") == std::string::npos ||
+            r->body.find("\"patch\":") == std::string::npos) {
           ++errors;
           continue;
         }

@@ -24,7 +24,8 @@ std::string Review(const Json& labels) {
   Json request = {{"uid", "u-1"}, {"namespace", "ml"}, {"operation", "CREATE"}, {"object", pod}};
   request["kind"] = {{"group", ""}, {"version", "v1"}, {"kind", "Pod"}};
   request["resource"] = {{"group", ""}, {"version", "v1"}, {"resource", "pods"}};
-  return Json{{"apiVersion", "admission.k8s.io/v1"}, {"kind", "AdmissionReview"}, {"request", request}}
+  return Json{
+      {"apiVersion", "admission.k8s.io/v1"}, {"kind", "AdmissionReview"}, {"request", request}}
       .dump();
 }
 
@@ -66,8 +67,7 @@ TEST(WebhookHandlersTest, RoutesCallTheReviewOverHttps) {
   EXPECT_EQ(garbage->status, 400);
   EXPECT_NE(garbage->body.find("error"), std::string::npos);
 
-  auto mutated =
-      (*conn)->Request("POST", kMutatePodsPath, Review({{"app", "vllm"}}));
+  auto mutated = (*conn)->Request("POST", kMutatePodsPath, Review({{"app", "vllm"}}));
   ASSERT_TRUE(mutated.ok());
   EXPECT_EQ(mutated->status, 200);
   Json answer = Json::parse(mutated->body);

@@ -7,8 +7,8 @@
 #include "base/json_get.h"
 #include "core/cache_env.h"
 #include "core/layout.h"
+#include "core/security_context.h"
 #include "core/validate.h"
-#include "operator/webhook/gate_security.h"
 #include "operator/webhook/json_patch.h"
 
 namespace kc::webhook {
@@ -230,7 +230,7 @@ Json BuildGateContainer(const Json& pod, const core::KernelCache& kc, const std:
           {"env", std::move(env)},
           {"resources", std::move(resources)},
           {"volumeMounts", Json::array({CacheMount(kc), RunMount()})},
-          {"securityContext", GateSecurityContext(pod)},
+          {"securityContext", core::ModelPodSecurity(kc.spec, Object(pod, "spec")).container},
           {"terminationMessagePath", "/dev/termination-log"},
           {"terminationMessagePolicy", "FallbackToLogsOnError"}};
 }
@@ -344,6 +344,18 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
         c["env"].push_back(ours);
       }
     }
+  }
+
+  // The cache group as a supplemental group of the pod (docs/permissions.md),
+  // so every container, whatever its uid, may read the cache; the pod's own
+  // groups are kept.
+  const std::vector<int64_t> groups =
+      core::ModelPodSecurity(kc.spec, Object(pod, "spec")).supplemental_groups;
+  if (!groups.empty()) {
+    if (!spec.contains("securityContext") || !spec["securityContext"].is_object()) {
+      spec["securityContext"] = Json::object();
+    }
+    spec["securityContext"]["supplementalGroups"] = groups;
   }
 
   // The gate, first.

@@ -13,7 +13,9 @@
 //     consume settings (--mode --verify --timeout --on-timeout), the
 //     KernelCache name, the pod's namespace and node (downward API: env
 //     KC_NAMESPACE = metadata.namespace, KC_NODE_NAME = spec.nodeName), the
-//     resolve URL, small requests/limits, GateSecurityContext(pod), and
+//     resolve URL, small requests/limits, core::ModelPodSecurity (the app's
+//     uid/gid, locked down; the pod gains the cache group as a
+//     supplemental group), and
 //     under verify LoadTest the nvidia.com/gpu count of the largest app
 //     container (the kubelet hands init-container devices on);
 //   - the cache-view environment (core::CacheViewEnv) in every app

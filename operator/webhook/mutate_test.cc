@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "core/cache_env.h"
-#include "operator/webhook/gate_security.h"
+#include "core/security_context.h"
 #include "operator/webhook/json_patch.h"
 
 namespace kc::webhook {
@@ -149,7 +149,8 @@ TEST(MutateTest, GateRunsInitwarmWaitWithTheKernelCacheSettings) {
   EXPECT_EQ(gate["resources"]["requests"]["cpu"], "100m");
   EXPECT_EQ(gate["resources"]["limits"]["memory"], "1Gi");
   EXPECT_FALSE(gate["resources"]["limits"].contains("nvidia.com/gpu"));
-  EXPECT_EQ(gate["securityContext"], GateSecurityContext(Pod()));
+  EXPECT_EQ(gate["securityContext"],
+            core::ModelPodSecurity(core::KernelCacheSpec(), Pod()["spec"]).container);
 }
 
 TEST(MutateTest, NoResolveUrlNoFlag) {
@@ -499,35 +500,44 @@ TEST(MutateTest, ExistingClaimIsMounted) {
       "team-cache");
 }
 
-// GateSecurityContext: same user and group as the app, non-root unless
-// the app is root, and locked down otherwise.
-TEST(MutateTest, GateSecurityContextFollowsTheApp) {
+// The gate runs under the core rule (core::ModelPodSecurity, table-tested
+// in core/security_context_test.cc): the app's uid/gid, locked down; the
+// pod gains the cache group as a supplemental group, its own groups kept.
+TEST(MutateTest, GateFollowsTheAppAndThePodJoinsTheCacheGroup) {
   struct Case {
     std::string name;
     Json pod_sc, app_sc;
-    Json want_user, want_group;  // null: unset
-    bool non_root;
+    int64_t want_user, want_group;
+    Json want_groups;
   } cases[] = {
-      {"nothing set", nullptr, nullptr, nullptr, nullptr, true},
-      {"pod level", {{"runAsUser", 1000}, {"runAsGroup", 2000}}, nullptr, 1000, 2000, true},
-      {"container wins", {{"runAsUser", 1000}}, {{"runAsUser", 1001}}, 1001, nullptr, true},
-      {"root app", nullptr, {{"runAsUser", 0}}, 0, nullptr, false},
-      {"garbage", "x", {{"runAsUser", "1000"}}, nullptr, nullptr, true},
+      {"nothing set", nullptr, nullptr, 65532, 65532, {65532}},
+      {"pod level", {{"runAsUser", 1000}, {"runAsGroup", 2000}}, nullptr, 1000, 2000, {65532}},
+      {"container wins", {{"runAsUser", 1000}}, {{"runAsUser", 1001}}, 1001, 65532, {65532}},
+      {"own groups kept", {{"supplementalGroups", {7}}}, nullptr, 65532, 65532, {7, 65532}},
+      {"fsGroup already the cache group", {{"fsGroup", 65532}}, nullptr, 65532, 65532, nullptr},
   };
   for (const auto& c : cases) {
     Json pod = Pod();
     if (!c.pod_sc.is_null()) pod["spec"]["securityContext"] = c.pod_sc;
     if (!c.app_sc.is_null()) pod["spec"]["containers"][0]["securityContext"] = c.app_sc;
-    Json sc = GateSecurityContext(pod);
-    EXPECT_EQ(sc.contains("runAsUser") ? sc["runAsUser"] : Json(), c.want_user) << c.name;
-    EXPECT_EQ(sc.contains("runAsGroup") ? sc["runAsGroup"] : Json(), c.want_group) << c.name;
-    EXPECT_EQ(sc["runAsNonRoot"], c.non_root) << c.name;
+    auto r = Mutate(pod, "ml", {Kc("llama", {{"app", "llama"}})}, kSettings);
+    ASSERT_EQ(r.kernelcache, "llama") << c.name << r.skipped;
+    const Json& sc = r.pod["spec"]["initContainers"][0]["securityContext"];
+    EXPECT_EQ(sc["runAsUser"], c.want_user) << c.name;
+    EXPECT_EQ(sc["runAsGroup"], c.want_group) << c.name;
+    EXPECT_EQ(sc["runAsNonRoot"], true) << c.name;
     EXPECT_EQ(sc["allowPrivilegeEscalation"], false) << c.name;
     EXPECT_EQ(sc["capabilities"]["drop"], Json::array({"ALL"})) << c.name;
     EXPECT_EQ(sc["readOnlyRootFilesystem"], true) << c.name;
     EXPECT_EQ(sc["seccompProfile"]["type"], "RuntimeDefault") << c.name;
+    const Json& psc = r.pod["spec"]["securityContext"];
+    EXPECT_EQ(psc.contains("supplementalGroups") ? psc["supplementalGroups"] : Json(),
+              c.want_groups)
+        << c.name;
+    // Mutating the mutated pod changes nothing.
+    auto again = Mutate(r.pod, "ml", {Kc("llama", {{"app", "llama"}})}, kSettings);
+    EXPECT_EQ(again.pod, r.pod) << c.name;
   }
-  EXPECT_EQ(GateSecurityContext(Json("x"))["runAsNonRoot"], true);
 }
 
 std::string ReadFile(const std::string& path) {

@@ -228,9 +228,8 @@ class WebhookIntegrationTest : public ::testing::Test {
     int i = 0;
     return Eventually(
         [&] {
-          auto p = client_->Create(
-              res::kPods, ns_,
-              Pod("probe-" + std::to_string(i++), {{"app", "vllm"}}));
+          auto p = client_->Create(res::kPods, ns_,
+                                   Pod("probe-" + std::to_string(i++), {{"app", "vllm"}}));
           return p.ok() && Injected(*p);
         },
         90s, 500ms);
@@ -274,8 +273,7 @@ TEST_F(WebhookIntegrationTest, OperatorWritesCaBundleAndTheApiServerMutatesThrou
   ASSERT_TRUE(WaitUntilMutating()) << "no pod was ever mutated";
   EXPECT_EQ(ServedSerial(), info->serial_hex);
 
-  auto labelled =
-      client_->Create(res::kPods, ns_, Pod("labelled", {{"app", "vllm"}}));
+  auto labelled = client_->Create(res::kPods, ns_, Pod("labelled", {{"app", "vllm"}}));
   ASSERT_TRUE(labelled.ok()) << labelled.status();
   EXPECT_TRUE(Injected(*labelled)) << labelled->dump();
   // What the API stored, not only what the create answered.
@@ -289,9 +287,8 @@ TEST_F(WebhookIntegrationTest, OperatorWritesCaBundleAndTheApiServerMutatesThrou
   EXPECT_FALSE((*plain)["metadata"].contains("annotations")) << plain->dump();
 
   // The matchCondition keeps opted-out pods away from the webhook.
-  auto opted_out = client_->Create(res::kPods, ns_,
-                                   Pod("opted-out", {{"app", "vllm"},
-                                                     {"kernelcache.io/inject", "false"}}));
+  auto opted_out = client_->Create(
+      res::kPods, ns_, Pod("opted-out", {{"app", "vllm"}, {"kernelcache.io/inject", "false"}}));
   ASSERT_TRUE(opted_out.ok()) << opted_out.status();
   EXPECT_FALSE(Injected(*opted_out));
 
@@ -329,8 +326,7 @@ TEST_F(WebhookIntegrationTest, OperatorDownIgnoreAdmitsUnmutatedFailDenies) {
   ASSERT_TRUE(WaitUntilMutating()) << "no pod was ever mutated";
   op_->Kill(SIGKILL);
 
-  auto ignored =
-      client_->Create(res::kPods, ns_, Pod("while-down", {{"app", "vllm"}}));
+  auto ignored = client_->Create(res::kPods, ns_, Pod("while-down", {{"app", "vllm"}}));
   ASSERT_TRUE(ignored.ok()) << "Ignore must admit: " << ignored.status();
   EXPECT_FALSE(Injected(*ignored));
 
@@ -344,9 +340,8 @@ TEST_F(WebhookIntegrationTest, OperatorDownIgnoreAdmitsUnmutatedFailDenies) {
   int i = 0;
   ASSERT_TRUE(Eventually(
       [&] {
-        auto p = client_->Create(
-            res::kPods, ns_,
-            Pod("fail-" + std::to_string(i++), {{"app", "vllm"}}));
+        auto p =
+            client_->Create(res::kPods, ns_, Pod("fail-" + std::to_string(i++), {{"app", "vllm"}}));
         if (p.ok()) return false;
         denied = p.status();
         return true;
@@ -378,9 +373,8 @@ TEST_F(WebhookIntegrationTest, ServingCertRotatesUnderLoadWithZeroFailedAdmissio
   // Pods go in one after another until the served serial changed and 30 more
   // went through on the new certificate.
   while (std::chrono::steady_clock::now() < deadline && after_rotation < 30) {
-    auto p = client_->Create(
-        res::kPods, ns_,
-        Pod("load-" + std::to_string(created + failed), {{"app", "vllm"}}));
+    auto p = client_->Create(res::kPods, ns_,
+                             Pod("load-" + std::to_string(created + failed), {{"app", "vllm"}}));
     if (!p.ok()) {
       ++failed;
       if (first_error.empty()) first_error = p.status().ToString();
@@ -491,7 +485,8 @@ TEST_F(WebhookIntegrationTest, DeploymentPodsArriveGatedAndOthersUntouched) {
     for (const Json& e : app["env"]) env[e["name"]] = e.value("value", "");
     EXPECT_EQ(env["MY_SETTING"], "1");
     EXPECT_EQ(env.count("TRITON_CACHE_DIR"), 1u) << app["env"].dump(2);
-    EXPECT_EQ(env["TRITON_CACHE_DIR"].rfind("/var/run/kernelcache", 0), 0u) << env["TRITON_CACHE_DIR"];
+    EXPECT_EQ(env["TRITON_CACHE_DIR"].rfind("/var/run/kernelcache", 0), 0u)
+        << env["TRITON_CACHE_DIR"];
     bool ro_claim = false, view_mount = false;
     for (const Json& m : app["volumeMounts"]) {
       if (m["name"] == claim_volume) ro_claim = m.value("readOnly", false);
