@@ -441,12 +441,17 @@ TEST_F(WebhookIntegrationTest, DeploymentPodsArriveGatedAndOthersUntouched) {
   };
   ASSERT_TRUE(client_->Create(kDeployments, ns_, deployment("model", "vllm")).ok());
   ASSERT_TRUE(client_->Create(kDeployments, ns_, deployment("other", "other")).ok());
+  // The ReplicaSet's pods of one app (the probe pods carry app=vllm too, but
+  // no owner).
   auto pods_of = [&](const std::string& app) {
     std::vector<Json> out;
     kube::ListOptions o;
     o.label_selector = "app=" + app;
     auto list = client_->List(res::kPods, ns_, o);
-    if (list.ok()) out = list->items;
+    if (!list.ok()) return out;
+    for (const Json& p : list->items) {
+      if (p["metadata"].contains("ownerReferences")) out.push_back(p);
+    }
     return out;
   };
   ASSERT_TRUE(Eventually([&] { return pods_of("vllm").size() >= 2; }, 60s)) << "no ReplicaSet pods";
@@ -454,7 +459,6 @@ TEST_F(WebhookIntegrationTest, DeploymentPodsArriveGatedAndOthersUntouched) {
 
   size_t model_pods = 0;
   for (const Json& pod : pods_of("vllm")) {
-    if (!pod["metadata"].contains("ownerReferences")) continue;  // the probes
     ++model_pods;
     ASSERT_TRUE(Injected(pod)) << pod.dump(2);
     const Json& spec = pod["spec"];
