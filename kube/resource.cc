@@ -41,6 +41,7 @@ const Resource kMutatingWebhookConfigurations{"admissionregistration.k8s.io", "v
 const Resource kValidatingWebhookConfigurations{"admissionregistration.k8s.io", "v1",
                                                 "validatingwebhookconfigurations",
                                                 "ValidatingWebhookConfiguration", false};
+const Resource kStorageClasses{"storage.k8s.io", "v1", "storageclasses", "StorageClass", false};
 const Resource kCustomResourceDefinitions{"apiextensions.k8s.io", "v1", "customresourcedefinitions",
                                           "CustomResourceDefinition", false};
 }  // namespace resources

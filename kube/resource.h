@@ -37,6 +37,7 @@ extern const Resource kLeases;
 extern const Resource kNamespaces;
 extern const Resource kMutatingWebhookConfigurations;
 extern const Resource kValidatingWebhookConfigurations;
+extern const Resource kStorageClasses;
 extern const Resource kCustomResourceDefinitions;
 }  // namespace resources
 

@@ -59,7 +59,13 @@ Status StartWebhooks(const Config& c, kube::Client& client, Controller& controll
   });
   webhook::WebhookDeps deps;
   deps.list = [&controller](const std::string& ns) { return controller.KernelCachesIn(ns); };
-  // No StorageClass informer yet: the validator gives no missing-class warning.
+  // A KernelCache naming a StorageClass that does not exist is admitted with
+  // a warning. KernelCache writes are rare, so one GET each (no informer);
+  // only a NotFound warns (an unreachable API server does not).
+  deps.storage_class_exists = [&client](const std::string& name) {
+    auto sc = client.Get(kube::resources::kStorageClasses, "", name);
+    return sc.ok() || !IsNotFound(sc.status());
+  };
   deps.settings = {c.initwarm_image, c.ResolveUrl(), c.webhook_namespace, kInjectorVersion};
   deps.events = w.events.get();
   webhook::RegisterWebhookHandlers(*w.server, std::move(deps));

@@ -509,7 +509,8 @@ TEST_F(WebhookIntegrationTest, DeploymentPodsArriveGatedAndOthersUntouched) {
 }
 
 // The validating webhook: a second KernelCache selecting the same pods is
-// denied, and the denial names the first one and the field.
+// denied, and the denial names the first one and the field; a missing
+// StorageClass is a warning.
 TEST_F(WebhookIntegrationTest, AnOverlappingKernelCacheIsDeniedNamingTheOther) {
   CreateConfigs("Fail");
   StartOperator();
@@ -536,6 +537,18 @@ TEST_F(WebhookIntegrationTest, AnOverlappingKernelCacheIsDeniedNamingTheOther) {
   // A KernelCache selecting other pods is admitted.
   auto other = client_->Create(kKernelCaches, ns_, KernelCache("disjoint", "other"));
   EXPECT_TRUE(other.ok()) << other.status();
+  // One naming a StorageClass that does not exist is admitted with a
+  // warning (kubectl's --warnings-as-errors turns it into a failed exit
+  // whose message is the warning; the object is stored all the same).
+  Json missing_class = KernelCache("missing-class", "third");
+  missing_class["spec"]["storage"]["storageClassName"] = "no-such-class";
+  std::string out;
+  Status warned = cluster_->KubectlWithInput(
+      {"--warnings-as-errors", "-n", ns_, "create", "-f", "-"}, missing_class.dump(), &out);
+  EXPECT_FALSE(warned.ok()) << "no warning for a missing StorageClass: " << out;
+  EXPECT_NE(warned.message().find("no-such-class"), std::string::npos) << warned;
+  EXPECT_NE(warned.message().find("spec.storage.storageClassName"), std::string::npos) << warned;
+  EXPECT_TRUE(client_->Get(kKernelCaches, ns_, "missing-class").ok());
 }
 
 }  // namespace
