@@ -421,7 +421,8 @@ TEST_F(WebhookIntegrationTest, AFollowerServesTheCertificateTheLeaderWrote) {
 
 // A Deployment whose template matches: the controller-manager's ReplicaSet
 // creates the pods, and each arrives with the gate, the volumes and the
-// cache-view environment (read-only claim in the default Shared mode); a
+// cache-view environment (the claim read-only: the CRD's default mode is
+// Copy, which writes only to the emptyDir); a
 // Deployment that matches nothing is untouched.
 TEST_F(WebhookIntegrationTest, DeploymentPodsArriveGatedAndOthersUntouched) {
   CreateConfigs("Fail");
