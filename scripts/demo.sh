@@ -151,8 +151,19 @@ echo '{"name":"softmax_kernel","target":{"backend":"cuda","arch":90,"warp_size":
   >"$state/warm/view/triton/3kq7f2/softmax_kernel.json"
 "$initwarm" seal --root "$vol" --fingerprint "$fp" --job-uid demo-warmup \
   --termination-log "$state/termination-log"
-echo "-- initwarm wait, asking the operator which fingerprint node gpu-h200-a has:"
-"$initwarm" wait --root "$vol" --view "$state/model/view" --resolve-url "http://127.0.0.1:$port" \
+# kwok fakes the warmup pods' seal report, so the manifest digest the operator
+# recorded for $fp is kwok's, not this seal's; a gate asking the operator
+# would refuse (and quarantine) this cache as changed after sealing. So the
+# gate is given the fingerprint the operator resolved for gpu-h200-a. On the
+# real node (tests/node/real_node_test.cc) the gate resolves it and checks
+# the digest itself.
+resolved=$(curl -fs "http://127.0.0.1:$port/v1/resolve?namespace=default&kernelcache=llama&node=gpu-h200-a")
+case "$resolved" in
+  *"\"$fp\""*) echo "-- the operator resolves node gpu-h200-a to fingerprint $fp" ;;
+  *) echo "demo: the operator resolved gpu-h200-a to something else: $resolved" >&2; exit 1 ;;
+esac
+echo "-- initwarm wait, the model pod's gate, validating the cache (Checksums) into a Copy view:"
+"$initwarm" wait --root "$vol" --view "$state/model/view" --fingerprint "$fp" \
   --namespace default --kernelcache llama --node gpu-h200-a --mode Copy --verify Checksums \
   --timeout 30s 2>&1 | grep -v "no local cross-check"
 "$initwarm" inspect --root "$vol"
