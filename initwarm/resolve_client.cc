@@ -39,6 +39,11 @@ StatusOr<Url> ParseUrl(std::string_view s) {
   std::string_view authority = s.substr(0, slash);
   if (slash != std::string_view::npos) u.prefix = std::string(s.substr(slash));
   while (!u.prefix.empty() && u.prefix.back() == '/') u.prefix.pop_back();
+  // The endpoint's own URL is accepted as well as its base.
+  constexpr std::string_view kEndpoint = "/v1/resolve";
+  if (std::string_view(u.prefix).ends_with(kEndpoint)) {
+    u.prefix.resize(u.prefix.size() - kEndpoint.size());
+  }
   auto colon = authority.rfind(':');
   if (colon != std::string_view::npos && authority.find(']') == std::string_view::npos) {
     u.port = std::string(authority.substr(colon + 1));

@@ -35,7 +35,8 @@ class Resolver {
                                           const std::string& node) = 0;
 };
 
-// base_url: "http://host[:port][/prefix]". timeout bounds one whole request.
+// base_url: "http://host[:port][/prefix]" (a trailing "/v1/resolve" is
+// the same URL). timeout bounds one whole request.
 std::unique_ptr<Resolver> NewHttpResolver(
     std::string base_url, std::chrono::milliseconds timeout = std::chrono::seconds(10));
 std::unique_ptr<Resolver> NewFileResolver(std::string path);

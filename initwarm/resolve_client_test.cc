@@ -121,6 +121,15 @@ TEST(HttpResolverTest, BaseUrlPrefixIsKept) {
   EXPECT_EQ(op.targets().at(0), "/kc/v1/resolve?namespace=ns&kernelcache=kc&node=n");
 }
 
+// The endpoint's full URL (what an operator's --resolve-url may say) is the
+// same as its base: /v1/resolve is not doubled.
+TEST(HttpResolverTest, FullEndpointUrlIsAccepted) {
+  FakeOperator op(200, kReadyBody);
+  auto a = NewHttpResolver(op.url() + "/kc/v1/resolve")->Resolve("ns", "kc", "n");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(op.targets().at(0), "/kc/v1/resolve?namespace=ns&kernelcache=kc&node=n");
+}
+
 TEST(HttpResolverTest, ErrorStatusesCarryTheBodysMessage) {
   struct Case {
     unsigned http;

@@ -233,7 +233,8 @@ const std::vector<Flag>& Flags() {
        "how often the Secret and caBundles are checked (10s)",
        Secs(&Config::webhook_cert_check_interval, "webhook-cert-check-interval")},
       {"resolve-url", Kind::kString,
-       "the /v1/resolve URL injected into pods (default http://<resolve-service-name>.<ns>.svc)",
+       "the resolve endpoint's base URL injected into pods, http://host[:port] (default "
+       "http://<resolve-service-name>.<ns>.svc)",
        Str(&Config::resolve_url)},
       {"resolve-service-name", Kind::kString,
        "Service in front of /v1/resolve (kernelcache-operator)",
@@ -429,7 +430,8 @@ std::map<int, std::set<std::string>> Config::Listeners() const {
 
 std::string Config::ResolveUrl() const {
   if (!resolve_url.empty()) return resolve_url;
-  return "http://" + resolve_service_name + "." + webhook_namespace + ".svc/v1/resolve";
+  // The base URL: initwarm's resolve client appends /v1/resolve itself.
+  return "http://" + resolve_service_name + "." + webhook_namespace + ".svc";
 }
 
 std::string Usage() {

@@ -91,11 +91,12 @@ struct Config {
   std::chrono::seconds webhook_ca_lifetime{87600LL * 3600};       // --webhook-ca-lifetime (10y)
   std::chrono::seconds webhook_cert_lifetime{2160LL * 3600};      // --webhook-cert-lifetime (90d)
   std::chrono::seconds webhook_cert_check_interval{10};           // --webhook-cert-check-interval
-  // The /v1/resolve URL injected into pods; empty: derived from the operator
+  // The resolve endpoint's base URL (http://host[:port]; initwarm appends
+  // /v1/resolve) injected into pods; empty: derived from the operator
   // Service (--resolve-service-name) in --webhook-namespace.
   std::string resolve_url;                                    // --resolve-url
   std::string resolve_service_name = "kernelcache-operator";  // --resolve-service-name
-  // The URL pods reach /v1/resolve at.
+  // The base URL pods reach /v1/resolve under.
   std::string ResolveUrl() const;
 
   int MetricsPort() const { return metrics_port.value_or(http_port); }

@@ -103,7 +103,7 @@ TEST(ConfigTest, WebhookFlags) {
   EXPECT_EQ(off->webhook_cert_secret, "kernelcache-webhook-tls");
   EXPECT_EQ(off->webhook_cert_lifetime, std::chrono::hours(24 * 90));
   EXPECT_EQ(off->webhook_ca_lifetime, std::chrono::hours(24 * 3650));
-  EXPECT_EQ(off->ResolveUrl(), "http://kernelcache-operator.kernelcache-system.svc/v1/resolve");
+  EXPECT_EQ(off->ResolveUrl(), "http://kernelcache-operator.kernelcache-system.svc");
   auto on = f.Parse({"--webhook-port=9443", "--webhook-namespace=kc",
                      "--webhook-cert-ips=127.0.0.1, ::1", "--webhook-cert-lifetime=1h",
                      "--webhook-cert-secret-external", "--resolve-service-name=op"});
@@ -112,7 +112,7 @@ TEST(ConfigTest, WebhookFlags) {
   EXPECT_EQ(on->webhook_cert_ips, (std::vector<std::string>{"127.0.0.1", "::1"}));
   EXPECT_EQ(on->webhook_cert_lifetime, std::chrono::hours(1));
   EXPECT_TRUE(on->webhook_cert_secret_external);
-  EXPECT_EQ(on->ResolveUrl(), "http://op.kc.svc/v1/resolve");
+  EXPECT_EQ(on->ResolveUrl(), "http://op.kc.svc");
   struct Case {
     std::vector<std::string> args;
     std::string want;

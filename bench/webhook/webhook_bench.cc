@@ -152,8 +152,8 @@ Json ReviewBody(int i) {
                                            : std::vector<kc::core::KernelCache>();
   };
   deps.settings = {"ghcr.io/kernelcache/initwarm:0.1.0",
-                   "http://kernelcache-operator.kernelcache-system.svc/v1/resolve",
-                   "kernelcache-system", "bench"};
+                   "http://kernelcache-operator.kernelcache-system.svc", "kernelcache-system",
+                   "bench"};
   kc::webhook::RegisterWebhookHandlers(**server, deps);
   (*server)->Start();
   const int port = (*server)->port();

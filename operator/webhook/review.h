@@ -15,7 +15,7 @@ namespace kc::webhook {
 // What the operator knows that a mutation needs.
 struct InjectSettings {
   std::string initwarm_image;      // image of the kernelcache-wait init container
-  std::string resolve_url;         // the operator's /v1/resolve URL as pods reach it
+  std::string resolve_url;         // base URL of the operator's resolve endpoint as pods reach it
   std::string operator_namespace;  // pods here are never mutated
   std::string injector_version;    // recorded in an annotation
   std::string image_pull_policy = "IfNotPresent";  // of the kernelcache-wait init container
