@@ -83,9 +83,4 @@ StatusOr<ClusterConfig> LoadDefault(const DefaultConfigOptions& options);
 // Shorthand: LoadDefault({.explicit_path = explicit_path}).
 StatusOr<ClusterConfig> LoadDefault(const std::string& explicit_path = "");
 
-// Decodes standard base64 (whitespace ignored, padding optional).
-StatusOr<std::string> DecodeBase64(std::string_view in);
-// Encodes standard base64 with padding, no line breaks (Secret data, caBundle).
-std::string EncodeBase64(std::string_view in);
-
 }  // namespace kc::kube

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "base/strings.h"
 #include "base/utf8.h"
 #include "core/fingerprint.h"
 #include "core/spec_validation.h"
@@ -27,20 +28,11 @@ constexpr seconds kGcRetry{300};   // a failed GC Job is retried after this
 constexpr size_t kMaxListed = 5;   // nodes/fingerprints named in one message
 constexpr size_t kMaxConditionMessage = 32768;  // the CRD's maxLength of a condition message
 
-std::string Join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i > 0) out += sep;
-    out += v[i];
-  }
-  return out;
-}
-
 // "a, b, c and 4 more"
 std::string ListSome(const std::vector<std::string>& v) {
-  if (v.size() <= kMaxListed) return Join(v, ", ");
+  if (v.size() <= kMaxListed) return StrJoin(v, ", ");
   std::vector<std::string> head(v.begin(), v.begin() + kMaxListed);
-  return Join(head, ", ") + " and " + std::to_string(v.size() - kMaxListed) + " more";
+  return StrJoin(head, ", ") + " and " + std::to_string(v.size() - kMaxListed) + " more";
 }
 
 std::string Human(seconds s) {
@@ -244,7 +236,7 @@ class Decider {
     const core::SpecReport report = core::ValidateSpec(kc_.spec);
     errors.insert(errors.end(), report.errors.begin(), report.errors.end());
     if (!errors.empty()) {
-      const std::string msg = Join(errors, "; ");
+      const std::string msg = StrJoin(errors, "; ");
       const Condition* p = Prev(cond::kInvalidSpec);
       if (p == nullptr || p->status != "True" || p->message != msg) {
         Event("Warning", "InvalidSpec", msg);
@@ -320,7 +312,7 @@ class Decider {
                                "ReadWriteMany") != pvc->access_modes.end();
     if (!rwx) {
       set(false, "NotReadWriteMany",
-          "claim " + claim + " has access modes [" + Join(pvc->access_modes, ", ") +
+          "claim " + claim + " has access modes [" + StrJoin(pvc->access_modes, ", ") +
               "]; warmup Jobs and model pods on many nodes share it, so it must be "
               "ReadWriteMany (use a class such as NFS, CephFS, EFS, Filestore)",
           true);
@@ -786,7 +778,7 @@ class Decider {
     }
     SetCondition(cond::kWarmupUnschedulable, true, "Unschedulable",
                  std::to_string(what.size()) +
-                     " warmup(s) cannot be scheduled: " + Join(what, "; ") +
+                     " warmup(s) cannot be scheduled: " + StrJoin(what, "; ") +
                      ". onTimeout StartCold pods start cold; Fail pods keep waiting");
   }
 
@@ -830,7 +822,7 @@ class Decider {
         }
         if (!removed.empty()) {
           Event("Normal", "CacheCollected",
-                "removed the cache(s) of unused fingerprint(s) " + Join(removed, ", ") +
+                "removed the cache(s) of unused fingerprint(s) " + StrJoin(removed, ", ") +
                     " (GC Job " + j.name + ")");
         }
         for (const auto& id : removed) {
@@ -870,7 +862,7 @@ class Decider {
     std::vector<std::string> what;
     for (const auto& id : collectable_) what.push_back(id + " (" + why_collected_[id] + ")");
     Event("Normal", "GcStarted",
-          "GC Job " + a.name + " removes the cache(s) of fingerprint(s) " + Join(what, ", "));
+          "GC Job " + a.name + " removes the cache(s) of fingerprint(s) " + StrJoin(what, ", "));
     plan_.actions.push_back(std::move(a));
   }
 

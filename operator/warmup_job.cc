@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "base/strings.h"
 #include "core/cache_env.h"
 #include "core/fingerprint.h"
 #include "core/manifest.h"
@@ -11,15 +12,6 @@
 
 namespace kc::op {
 namespace {
-
-std::string Join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i > 0) out += sep;
-    out += v[i];
-  }
-  return out;
-}
 
 Json Labels(const core::KernelCache& kc, const std::string& component) {
   return {{kLabelName, kc.metadata.name},
@@ -139,7 +131,8 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
   const std::string root = std::string("--root=") + kCacheMountPath;
   std::vector<std::string> prepare_args = {"prepare", root, std::string("--view=") + kViewPath,
                                            "--fingerprint=" + fp_id, "--staging-id=$(KC_JOB_UID)"};
-  if (!break_lock_of.empty()) prepare_args.push_back("--break-lock-of=" + Join(break_lock_of, ","));
+  if (!break_lock_of.empty())
+    prepare_args.push_back("--break-lock-of=" + StrJoin(break_lock_of, ","));
   std::vector<std::string> seal_args = {"seal",
                                         root,
                                         "--fingerprint=" + fp_id,
@@ -221,7 +214,7 @@ Json BuildGcJob(const core::KernelCache& kc, const std::map<std::string, std::st
   if (!kc.spec.tolerations.empty()) pod["tolerations"] = kc.spec.tolerations;
   if (!settings.service_account.empty()) pod["serviceAccountName"] = settings.service_account;
   Secure(kc, pod);
-  Json annotations = {{kAnnotationGcIds, Join(ids, ",")}};
+  Json annotations = {{kAnnotationGcIds, StrJoin(ids, ",")}};
   return JobShell(kc, GcJobName(kc.metadata.name, ids), Labels(kc, "gc"), std::move(annotations),
                   std::move(pod), 600, 3);
 }

@@ -1,7 +1,6 @@
 #include "operator/webhook/admission_review.h"
 
-#include <openssl/evp.h>
-
+#include "base/base64.h"
 #include "base/json_get.h"
 
 namespace kc::webhook {
@@ -99,15 +98,6 @@ StatusOr<AdmissionRequest> DecodeAdmissionReview(std::string_view body) {
     return InvalidArgumentError("request.object is missing (operation " + r.operation + ")");
   }
   return r;
-}
-
-std::string EncodeBase64(std::string_view data) {
-  std::string out(4 * ((data.size() + 2) / 3), '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(data.data()),
-                                static_cast<int>(data.size()));
-  out.resize(n < 0 ? 0 : static_cast<size_t>(n));
-  return out;
 }
 
 std::string EncodeAdmissionReview(const AdmissionResponse& response) {

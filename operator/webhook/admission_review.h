@@ -66,9 +66,6 @@ std::string EncodeAdmissionReview(const AdmissionResponse& response);
 // {"error":"<message>"}: the body of a 4xx answer to a malformed request.
 std::string ErrorBody(std::string_view message);
 
-// Standard base64 with padding (the response's patch field).
-std::string EncodeBase64(std::string_view data);
-
 // True when `text` nests arrays/objects deeper than `limit` (strings are
 // skipped, so brackets inside them do not count). Linear, no recursion.
 bool JsonDeeperThan(std::string_view text, int limit);

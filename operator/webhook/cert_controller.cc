@@ -2,6 +2,7 @@
 
 #include <condition_variable>
 
+#include "base/base64.h"
 #include "kube/config.h"
 
 namespace kc::webhook {
@@ -15,7 +16,7 @@ std::string DataValue(const Json& secret, const char* key) {
   const Json& data = secret["data"];
   auto it = data.find(key);
   if (it == data.end() || !it->is_string()) return "";
-  auto decoded = kube::DecodeBase64(it->get<std::string>());
+  auto decoded = kc::DecodeBase64(it->get<std::string>());
   return decoded.ok() ? *decoded : "";
 }
 
@@ -76,11 +77,11 @@ StatusOr<CertAction> CertController::Reconcile(TimePoint now) {
     KC_ASSIGN_OR_RETURN(
         CertPair serving,
         IssueServingCert(ca, {wanted.dns_names, wanted.ips, options_.serving_lifetime}, now));
-    Json data = {{kCaKey, kube::EncodeBase64(ca.cert_pem)},
-                 {kCaPrivateKeyKey, kube::EncodeBase64(ca.key_pem)},
-                 {kCertKey, kube::EncodeBase64(serving.cert_pem)},
-                 {kPrivateKeyKey, kube::EncodeBase64(serving.key_pem)}};
-    if (!previous_ca.empty()) data[kPreviousCaKey] = kube::EncodeBase64(previous_ca);
+    Json data = {{kCaKey, kc::EncodeBase64(ca.cert_pem)},
+                 {kCaPrivateKeyKey, kc::EncodeBase64(ca.key_pem)},
+                 {kCertKey, kc::EncodeBase64(serving.cert_pem)},
+                 {kPrivateKeyKey, kc::EncodeBase64(serving.key_pem)}};
+    if (!previous_ca.empty()) data[kPreviousCaKey] = kc::EncodeBase64(previous_ca);
     StatusOr<Json> written = Json();
     if (!exists) {
       written = client_.Create(
@@ -152,7 +153,7 @@ Status CertController::WriteCaBundle(const kube::Resource& r, const std::string&
     return OkStatus();
   }
   if (!config.ok()) return config.status().WithContext(r.kind + " " + name);
-  const std::string bundle = kube::EncodeBase64(ca_pem);
+  const std::string bundle = kc::EncodeBase64(ca_pem);
   Json ops = Json::array();
   const Json& webhooks = config->value("webhooks", Json::array());
   for (size_t i = 0; webhooks.is_array() && i < webhooks.size(); ++i) {

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/base64.h"
 #include "kube/config.h"
 #include "kube/fake_client.h"
 #include "testing/eventually.h"
@@ -29,7 +30,7 @@ Json WebhookConfig(const std::string& kind, const std::string& name, int entries
 }
 
 std::string Data(const Json& secret, const char* key) {
-  auto d = kube::DecodeBase64(secret["data"].value(key, ""));
+  auto d = kc::DecodeBase64(secret["data"].value(key, ""));
   return d.ok() ? *d : "";
 }
 
@@ -105,7 +106,7 @@ TEST_F(CertControllerTest, CreatesTheSecretAndWritesCaBundleIntoItsOwnConfigsOnl
   EXPECT_EQ(info->ips, std::vector<std::string>{"127.0.0.1"});
   EXPECT_EQ(events_, std::vector<std::string>{"kc-tls:WebhookCertificatesCreated"});
 
-  const std::string bundle = kube::EncodeBase64(ca);
+  const std::string bundle = kc::EncodeBase64(ca);
   auto m = client_.Get(res::kMutatingWebhookConfigurations, "", "kc-mutating");
   ASSERT_TRUE(m.ok());
   ASSERT_EQ((*m)["webhooks"].size(), 2u);
@@ -175,7 +176,7 @@ TEST_F(CertControllerTest, ALostCaKeyRecreatesEverything) {
     auto m = client_.Get(res::kMutatingWebhookConfigurations, "", "kc-mutating");
     ASSERT_TRUE(m.ok());
     auto bundle =
-        kube::DecodeBase64((*m)["webhooks"][0]["clientConfig"]["caBundle"].get<std::string>());
+        kc::DecodeBase64((*m)["webhooks"][0]["clientConfig"]["caBundle"].get<std::string>());
     ASSERT_TRUE(bundle.ok());
     EXPECT_EQ(*bundle, new_ca + old_ca) << "pass " << pass;
     auto keep = c->Reconcile(now_);
@@ -186,7 +187,7 @@ TEST_F(CertControllerTest, ALostCaKeyRecreatesEverything) {
   ASSERT_TRUE(c->Reconcile(now_ + std::chrono::hours(24 * 3651)).ok());
   auto m = client_.Get(res::kMutatingWebhookConfigurations, "", "kc-mutating");
   auto bundle =
-      kube::DecodeBase64((*m)["webhooks"][0]["clientConfig"]["caBundle"].get<std::string>());
+      kc::DecodeBase64((*m)["webhooks"][0]["clientConfig"]["caBundle"].get<std::string>());
   ASSERT_TRUE(bundle.ok());
   EXPECT_EQ(bundle->find(old_ca), std::string::npos);
 }
@@ -218,9 +219,9 @@ TEST_F(CertControllerTest, ExternalModeNeverWritesAndLoadsWhatCertManagerIssued)
                           {{"metadata", {{"name", "kc-tls"}}},
                            {"type", "kubernetes.io/tls"},
                            {"data",
-                            {{kCaKey, kube::EncodeBase64(ca->cert_pem)},
-                             {kCertKey, kube::EncodeBase64(s->cert_pem)},
-                             {kPrivateKeyKey, kube::EncodeBase64(s->key_pem)}}}})
+                            {{kCaKey, kc::EncodeBase64(ca->cert_pem)},
+                             {kCertKey, kc::EncodeBase64(s->cert_pem)},
+                             {kPrivateKeyKey, kc::EncodeBase64(s->key_pem)}}}})
                   .ok());
   EXPECT_TRUE(kc::testutil::Eventually([&] { return Loaded() == 1; }, 10s));
   run.request_stop();

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <nlohmann/json.hpp>
 
+#include "base/base64.h"
 #include "kube/config.h"
 #include "operator/https_client.h"
 #include "operator/webhook/certs.h"
@@ -74,7 +75,7 @@ TEST(WebhookHandlersTest, RoutesCallTheReviewOverHttps) {
   EXPECT_EQ(answer["response"]["uid"], "u-1");
   EXPECT_EQ(answer["response"]["allowed"], true);
   EXPECT_EQ(answer["response"]["patchType"], "JSONPatch");
-  auto patch = kube::DecodeBase64(answer["response"]["patch"].get<std::string>());
+  auto patch = kc::DecodeBase64(answer["response"]["patch"].get<std::string>());
   ASSERT_TRUE(patch.ok());
   EXPECT_NE(patch->find("kernelcache-wait"), std::string::npos) << *patch;
   EXPECT_GE(listed.load(), 1);

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "base/json_get.h"
+#include "base/strings.h"
 #include "core/cache_env.h"
 #include "core/layout.h"
 #include "core/security_context.h"
@@ -159,15 +160,6 @@ std::pair<int64_t, Json> GpuCount(const Json& container) {
   return {0, Json()};
 }
 
-std::string Join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i > 0) out += sep;
-    out += v[i];
-  }
-  return out;
-}
-
 MutationResult Unchanged(const Json& pod, std::string why) {
   MutationResult r;
   r.pod = pod;
@@ -266,7 +258,7 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
     std::vector<std::string> names;
     for (const auto* kc : matches) names.push_back(kc->metadata.name);
     std::sort(names.begin(), names.end());
-    const std::string list = Join(names, ", ");
+    const std::string list = StrJoin(names, ", ");
     MutationResult r = Unchanged(pod, "KernelCaches " + list + " all select this pod");
     const std::string message = pod_name + " in namespace " + ns +
                                 " is selected by several KernelCaches (" + list +
@@ -384,7 +376,7 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
   if (conflicts.empty()) {
     a.erase(kAnnotationConflicts);
   } else {
-    a[kAnnotationConflicts] = Join(conflicts, "; ");
+    a[kAnnotationConflicts] = StrJoin(conflicts, "; ");
     for (const std::string& conflict : conflicts) {
       r.events.push_back({kc_ns, kc.metadata.name, kReasonConflict,
                           pod_name + " in namespace " + ns + ": " + conflict});

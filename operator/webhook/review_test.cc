@@ -1,8 +1,8 @@
 #include "operator/webhook/review.h"
 
 #include <gtest/gtest.h>
-#include <openssl/evp.h>
 
+#include "base/base64.h"
 #include "operator/webhook/json_patch.h"
 
 namespace kc::webhook {
@@ -53,13 +53,9 @@ Json Pod(const std::string& app) {
 }
 
 std::string Unbase64(const std::string& in) {
-  std::string out(in.size(), '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(in.data()),
-                          static_cast<int>(in.size()));
-  size_t pad = in.size() >= 2 && in.substr(in.size() - 2) == "==" ? 2 : (in.back() == '=' ? 1 : 0);
-  out.resize(static_cast<size_t>(n) - pad);
-  return out;
+  auto out = DecodeBase64(in);
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? *out : std::string();
 }
 
 TEST(ReviewTest, MatchingPodGetsAPatchThatGivesTheMutatedPod) {

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "base/base64.h"
 #include "kube/config.h"
 #include "kube/rest_client.h"
 #include "operator/https_client.h"
@@ -189,7 +190,7 @@ class WebhookIntegrationTest : public ::testing::Test {
   std::string SecretPem(const char* key) {
     Json s = Secret();
     if (!s.is_object() || !s.contains("data") || !s["data"].contains(key)) return "";
-    auto d = kube::DecodeBase64(s["data"][key].get<std::string>());
+    auto d = kc::DecodeBase64(s["data"][key].get<std::string>());
     return d.ok() ? *d : "";
   }
   // The serial the webhook port presents to a client trusting the Secret's CA.
@@ -251,7 +252,7 @@ TEST_F(WebhookIntegrationTest, OperatorWritesCaBundleAndTheApiServerMutatesThrou
       [&] {
         const std::string ca = SecretPem(webhook::kCaKey);
         if (ca.empty()) return false;
-        const std::string bundle = kube::EncodeBase64(ca);
+        const std::string bundle = kc::EncodeBase64(ca);
         for (const auto* r :
              {&res::kMutatingWebhookConfigurations, &res::kValidatingWebhookConfigurations}) {
           auto cfg = client_->Get(*r, "", config_);
