@@ -199,9 +199,7 @@ Status FlagSet::Apply(const std::vector<Arg>& given) {
   return OkStatus();
 }
 
-Status FlagSet::Parse(const std::vector<std::string>& args, const EnvLookup& env) {
-  KC_ASSIGN_OR_RETURN(std::vector<Arg> given, Split(args));
-  if (help_) return OkStatus();
+Status FlagSet::ApplyEnvironment(const std::vector<Arg>& given, const EnvLookup& env) {
   for (const auto& f : flags_) {
     if (f->env_.empty()) continue;
     bool on_command_line = false;
@@ -211,6 +209,13 @@ Status FlagSet::Parse(const std::vector<std::string>& args, const EnvLookup& env
     if (!v || v->empty()) continue;
     KC_RETURN_IF_ERROR(f->set_("--" + f->name_ + " (from $" + f->env_ + ")", *v, false));
   }
+  return OkStatus();
+}
+
+Status FlagSet::Parse(const std::vector<std::string>& args, const EnvLookup& env) {
+  KC_ASSIGN_OR_RETURN(std::vector<Arg> given, Split(args));
+  if (help_) return OkStatus();
+  KC_RETURN_IF_ERROR(ApplyEnvironment(given, env));
   return Apply(given);
 }
 

@@ -121,7 +121,10 @@ class FlagSet {
   StatusOr<std::vector<Arg>> Split(const std::vector<std::string>& args);
   // Pass 2: sets the variables, in order; the first bad value's error.
   Status Apply(const std::vector<Arg>& given);
-  // Split; then the environment variables of flags not given; then Apply.
+  // Sets the flags not in `given` that have an environment variable from
+  // it (when set and not empty); errors as Apply's.
+  Status ApplyEnvironment(const std::vector<Arg>& given, const EnvLookup& env = ProcessEnv);
+  // Split, ApplyEnvironment, Apply.
   Status Parse(const std::vector<std::string>& args, const EnvLookup& env = ProcessEnv);
 
   // Sets one flag by name (a config file's key); errors as Apply's. Unknown
