@@ -51,8 +51,8 @@ StatusOr<std::chrono::seconds> ParseDuration(std::string_view text, const Durati
   const int64_t max = syntax.max.count();
   auto malformed = [&] {
     if (fault != nullptr) *fault = DurationFault::kMalformed;
-    return InvalidArgumentError("malformed duration \"" + Shown(text) +
-                                "\": want " + DurationExamples(syntax));
+    return InvalidArgumentError("malformed duration \"" + Shown(text) + "\": want " +
+                                DurationExamples(syntax));
   };
   auto too_long = [&](const std::string& what) {
     if (fault != nullptr) *fault = DurationFault::kTooLong;

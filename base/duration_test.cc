@@ -63,10 +63,9 @@ TEST(DurationTest, FormsBySyntax) {
     const std::pair<const DurationSyntax*, int64_t> by_syntax[] = {
         {&kApiDurations, c.api}, {&kFlagDurations, c.flag}, {&kInitwarmDurations, c.initwarm}};
     for (const auto& [syntax, want] : by_syntax) {
-      const std::string label =
-          c.in.substr(0, 40) + (syntax == &kApiDurations    ? " (api)"
-                                : syntax == &kFlagDurations ? " (flag)"
-                                                            : " (initwarm)");
+      const std::string label = c.in.substr(0, 40) + (syntax == &kApiDurations    ? " (api)"
+                                                      : syntax == &kFlagDurations ? " (flag)"
+                                                                                  : " (initwarm)");
       StatusOr<std::chrono::seconds> d = InternalError("not run");
       EXPECT_NO_THROW(d = ParseDuration(c.in, *syntax)) << label;
       if (want == kErr) {
@@ -97,7 +96,8 @@ TEST(DurationTest, MessagesAndFaults) {
        "duration \"999999999h\" is too long: at most 87600h"},
       {many + "s", kFlagDurations, DurationFault::kTooLong,
        "duration \"" + many.substr(0, 64) + "...\" is too long"},
-      {many, kFlagDurations, DurationFault::kTooLong, many.substr(0, 64) + "... seconds is too long"},
+      {many, kFlagDurations, DurationFault::kTooLong,
+       many.substr(0, 64) + "... seconds is too long"},
       {"999999999999d", kInitwarmDurations, DurationFault::kTooLong, "too long: at most 366d"},
   };
   for (const auto& c : cases) {

@@ -63,8 +63,8 @@ FlagSet::Flag& FlagSet::Flag::Repeatable() {
 FlagSet::FlagSet(std::string usage, std::string summary)
     : usage_(std::move(usage)), summary_(std::move(summary)) {}
 
-FlagSet::Flag& FlagSet::Add(std::string name, Kind kind, std::string help,
-                            std::string default_text, Flag::Setter set) {
+FlagSet::Flag& FlagSet::Add(std::string name, Kind kind, std::string help, std::string default_text,
+                            Flag::Setter set) {
   flags_.push_back(std::unique_ptr<Flag>(
       new Flag(std::move(name), kind, std::move(help), std::move(default_text), std::move(set))));
   return *flags_.back();
@@ -103,8 +103,8 @@ FlagSet::Flag& FlagSet::Int(std::string name, int* target, int64_t min, int64_t 
   return f;
 }
 
-FlagSet::Flag& FlagSet::Int(std::string name, std::optional<int>* target, int64_t min,
-                            int64_t max, std::string help) {
+FlagSet::Flag& FlagSet::Int(std::string name, std::optional<int>* target, int64_t min, int64_t max,
+                            std::string help) {
   Flag& f = Add(std::move(name), Kind::kInt, std::move(help),
                 target->has_value() ? std::to_string(**target) : "",
                 [target, min, max](const std::string& where, std::string_view v, bool) -> Status {
@@ -118,25 +118,24 @@ FlagSet::Flag& FlagSet::Int(std::string name, std::optional<int>* target, int64_
 
 FlagSet::Flag& FlagSet::Duration(std::string name, std::chrono::seconds* target,
                                  const DurationSyntax& syntax, std::string help) {
-  return Add(std::move(name), Kind::kDuration, std::move(help),
-             FormatDuration(*target, syntax.days),
-             [target, syntax](const std::string& where, std::string_view v, bool) -> Status {
-               DurationFault fault = DurationFault::kMalformed;
-               StatusOr<std::chrono::seconds> d = ParseDuration(v, syntax, &fault);
-               if (d.ok()) {
-                 *target = *d;
-                 return OkStatus();
-               }
-               if (fault == DurationFault::kMalformed) {
-                 return InvalidArgumentError(where + ": " + Quoted(v) + " is not a duration (want " +
-                                             DurationExamples(syntax) + ")");
-               }
-               return d.status().WithContext(where);
-             });
+  return Add(
+      std::move(name), Kind::kDuration, std::move(help), FormatDuration(*target, syntax.days),
+      [target, syntax](const std::string& where, std::string_view v, bool) -> Status {
+        DurationFault fault = DurationFault::kMalformed;
+        StatusOr<std::chrono::seconds> d = ParseDuration(v, syntax, &fault);
+        if (d.ok()) {
+          *target = *d;
+          return OkStatus();
+        }
+        if (fault == DurationFault::kMalformed) {
+          return InvalidArgumentError(where + ": " + Quoted(v) + " is not a duration (want " +
+                                      DurationExamples(syntax) + ")");
+        }
+        return d.status().WithContext(where);
+      });
 }
 
-FlagSet::Flag& FlagSet::List(std::string name, std::vector<std::string>* target,
-                             std::string help) {
+FlagSet::Flag& FlagSet::List(std::string name, std::vector<std::string>* target, std::string help) {
   return Add(std::move(name), Kind::kList, std::move(help), StrJoin(*target, ","),
              [target](const std::string&, std::string_view v, bool append) {
                std::vector<std::string> items = SplitList(v);

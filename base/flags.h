@@ -75,8 +75,8 @@ class FlagSet {
     friend class FlagSet;
     // Sets the variable from `value`; errors begin with `where`. `append`:
     // a later occurrence of a repeatable list.
-    using Setter = std::function<Status(const std::string& where, std::string_view value,
-                                        bool append)>;
+    using Setter =
+        std::function<Status(const std::string& where, std::string_view value, bool append)>;
     Flag(std::string name, Kind kind, std::string help, std::string default_text, Setter set)
         : name_(std::move(name)),
           kind_(kind),

@@ -70,7 +70,9 @@ TEST(Flags, ParsesForms) {
       {{"--threads", " 7 "}, [](const Vars& v) { return v.threads == 7; }},
       {{"--port=0"}, [](const Vars& v) { return v.port == 0; }},
       {{"--names", "a, b,,c "},
-       [](const Vars& v) { return v.names == std::vector<std::string>{"a", "b", "c"}; }},
+       [](const Vars& v) {
+         return v.names == std::vector<std::string>{"a", "b", "c"};
+       }},
       // Not repeatable: the last occurrence wins.
       {{"--names=a", "--names=b"},
        [](const Vars& v) { return v.names == std::vector<std::string>{"b"}; }},
@@ -143,13 +145,13 @@ TEST(Flags, Help) {
   FlagSet f("usage: x [flags]", "A test command.");
   v.Declare(f);
   const std::string h = f.Help();
-  for (const char* want : {"usage: x [flags]\n\nA test command.\n\nflags:\n",
-                           "  --root=VALUE\n      root (default /var/cache/kernelcache) [env KC_ROOT]\n",
-                           "  --dry-run[=BOOL]\n      dry\n",
-                           "  --keep=VALUE[,VALUE...]\n      keep (repeatable)\n",
-                           "  --timeout=VALUE\n      timeout (default 900s) [env KC_TIMEOUT]\n",
-                           "  --threads=VALUE\n      threads (default 0; 0..1024)\n",
-                           "  --port=VALUE\n      port (default --http-port; 0..65535)\n"}) {
+  for (const char* want :
+       {"usage: x [flags]\n\nA test command.\n\nflags:\n",
+        "  --root=VALUE\n      root (default /var/cache/kernelcache) [env KC_ROOT]\n",
+        "  --dry-run[=BOOL]\n      dry\n", "  --keep=VALUE[,VALUE...]\n      keep (repeatable)\n",
+        "  --timeout=VALUE\n      timeout (default 900s) [env KC_TIMEOUT]\n",
+        "  --threads=VALUE\n      threads (default 0; 0..1024)\n",
+        "  --port=VALUE\n      port (default --http-port; 0..65535)\n"}) {
     EXPECT_NE(h.find(want), std::string::npos) << want << "\n---\n" << h;
   }
 }
@@ -188,8 +190,8 @@ TEST(Flags, HostileValues) {
   Status d = Parse(v, {"--timeout", "99999999999d"});
   EXPECT_NE(d.message().find("too long"), std::string::npos) << d;
   for (const std::string& arg :
-       {"--threads=99999999999999999999", "--threads=" + huge, "--port=" + huge,
-        "--dry-run=" + huge, "--" + huge}) {
+       std::vector<std::string>{"--threads=99999999999999999999", "--threads=" + huge,
+                                "--port=" + huge, "--dry-run=" + huge, "--" + huge}) {
     Vars w;
     Status t = Parse(w, {arg});
     ASSERT_FALSE(t.ok()) << arg.substr(0, 40);

@@ -47,8 +47,7 @@ void AddTerminationLogFlag(FlagSet* f, std::string* path);
 // given explicitly (flag or environment), else only when the default path
 // already exists (Kubernetes creates it). Failures are reported on stderr
 // and otherwise ignored.
-void WriteTerminationMessage(const FlagSet& f, const std::string& path,
-                             const std::string& message);
+void WriteTerminationMessage(const FlagSet& f, const std::string& path, const std::string& message);
 
 // Prints "initwarm <cmd>: <status>" to stderr.
 void PrintError(const std::string& cmd, const Status& s);

@@ -14,14 +14,14 @@ namespace kc::initwarm {
 int RunGc(const std::vector<std::string>& args) {
   FlagSet f(CommandUsage("gc"),
             "Removes only what it is asked to remove (a volume may be shared by several "
-          "KernelCaches). --remove <fingerprint>:<manifest digest> removes that published "
-          "cache while its READY still holds that digest (never one sealed since), under the "
-          "fingerprint lock; with --remove, only the named fingerprints' staging (older than "
-          "--staging-max-age, no live writer), quarantine (older than --quarantine-max-age) "
-          "and dead locks go too. Without --remove, only such leftovers are removed, volume "
-          "wide, and no published cache. --keep protects fingerprints. --dry-run lists only.\n\n"
-          "exit codes: 0 done; 2 bad flags; 1 a removal failed or was skipped because a live "
-          "writer holds the fingerprint (the rest were still tried; retry later).");
+            "KernelCaches). --remove <fingerprint>:<manifest digest> removes that published "
+            "cache while its READY still holds that digest (never one sealed since), under the "
+            "fingerprint lock; with --remove, only the named fingerprints' staging (older than "
+            "--staging-max-age, no live writer), quarantine (older than --quarantine-max-age) "
+            "and dead locks go too. Without --remove, only such leftovers are removed, volume "
+            "wide, and no published cache. --keep protects fingerprints. --dry-run lists only.\n\n"
+            "exit codes: 0 done; 2 bad flags; 1 a removal failed or was skipped because a live "
+            "writer holds the fingerprint (the rest were still tried; retry later).");
   std::string root;
   std::vector<std::string> remove;
   std::vector<std::string> keep;
@@ -94,8 +94,8 @@ int RunGc(const std::vector<std::string>& args) {
 int RunInspect(const std::vector<std::string>& args) {
   FlagSet f(CommandUsage("inspect"),
             "Summarises a cache volume: fingerprints (READY or not), files and bytes, counts by "
-          "framework directory, Triton kernels, versions, age; staging and quarantine.\n\n"
-          "exit codes: 0 done; 2 bad flags; 1 the volume cannot be read.");
+            "framework directory, Triton kernels, versions, age; staging and quarantine.\n\n"
+            "exit codes: 0 done; 2 bad flags; 1 the volume cannot be read.");
   std::string root;
   bool json = false;
   AddRootFlag(&f, &root);

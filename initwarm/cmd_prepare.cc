@@ -14,11 +14,11 @@ namespace kc::initwarm {
 int RunPrepare(const std::vector<std::string>& args) {
   FlagSet f(CommandUsage("prepare"),
             "Creates v1/.staging/<fingerprint>-<job-uid>/ on the cache volume, takes the "
-          "fingerprint's single-writer lock for the job uid, and points the cache view at the "
-          "staging directory. Runs as the warmup Job's first init container.\n\n"
-          "exit codes: 0 ready to warm; 2 bad flags; 5 another live writer holds the lock "
-          "(the message names it); 11 the cache volume is not writable by this uid/gid (the "
-          "message says how to fix the export; docs/permissions.md); 1 any other error.");
+            "fingerprint's single-writer lock for the job uid, and points the cache view at the "
+            "staging directory. Runs as the warmup Job's first init container.\n\n"
+            "exit codes: 0 ready to warm; 2 bad flags; 5 another live writer holds the lock "
+            "(the message names it); 11 the cache volume is not writable by this uid/gid (the "
+            "message says how to fix the export; docs/permissions.md); 1 any other error.");
   PrepareOptions o;  // its lock age is the flag's default
   std::string root;
   std::string view = std::string(core::kDefaultView);

@@ -11,12 +11,12 @@ namespace kc::initwarm {
 int RunSeal(const std::vector<std::string>& args) {
   FlagSet f(CommandUsage("seal"),
             "Seals the staging directory of this warmup: walks it, hashes every file (sha256, "
-          "all cores), writes manifest.json, renames it to v1/<fingerprint> and writes READY "
-          "last. Prints one JSON result line and writes it to the termination log.\n\n"
-          "exit codes: 0 published; 2 bad flags; 5 another live writer holds the lock; 6 the "
-          "fingerprint is already READY (pass --replace); 7 the staging directory is empty "
-          "(pass --allow-empty); 8 the volume is full (nothing published, staging kept); 1 any "
-          "other error (nothing published).");
+            "all cores), writes manifest.json, renames it to v1/<fingerprint> and writes READY "
+            "last. Prints one JSON result line and writes it to the termination log.\n\n"
+            "exit codes: 0 published; 2 bad flags; 5 another live writer holds the lock; 6 the "
+            "fingerprint is already READY (pass --replace); 7 the staging directory is empty "
+            "(pass --allow-empty); 8 the volume is full (nothing published, staging kept); 1 any "
+            "other error (nothing published).");
   SealOptions o;  // its threads and lock age are the flags' defaults
   std::string root;
   std::string staging;

@@ -16,12 +16,12 @@ namespace kc::initwarm {
 int RunVerify(const std::vector<std::string>& args) {
   FlagSet f(CommandUsage("verify"),
             "Runs the validation ladder on v1/<fingerprint> level by level: 1 Manifest (READY, "
-          "digest, schema), 2 Fingerprint, 3 Checksums (sizes, sha256, no leftovers, Triton "
-          "__grp__ children), 4 TargetArch (Triton target.arch vs the node), 5 LoadTest (every "
-          "cubin through cuModuleLoadData; skipped without a GPU). On failure the directory is "
-          "moved to v1/.quarantine/<fingerprint>-<time>/ with a REASON file.\n\n"
-          "exit codes: 0 valid; 9 invalid (the output names the first bad file and why); 2 bad "
-          "flags; 1 other error.");
+            "digest, schema), 2 Fingerprint, 3 Checksums (sizes, sha256, no leftovers, Triton "
+            "__grp__ children), 4 TargetArch (Triton target.arch vs the node), 5 LoadTest (every "
+            "cubin through cuModuleLoadData; skipped without a GPU). On failure the directory is "
+            "moved to v1/.quarantine/<fingerprint>-<time>/ with a REASON file.\n\n"
+            "exit codes: 0 valid; 9 invalid (the output names the first bad file and why); 2 bad "
+            "flags; 1 other error.");
   VerifyOptions o;  // its threads are the flag's default
   std::string root;
   std::string fp;

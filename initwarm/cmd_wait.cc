@@ -16,21 +16,21 @@ namespace kc::initwarm {
 int RunWait(const std::vector<std::string>& args) {
   FlagSet f(CommandUsage("wait"),
             "Resolves this pod's fingerprint through the operator (cross-checked with a local "
-          "GPU probe where a GPU is visible), waits for v1/<fingerprint>/READY with capped "
-          "exponential backoff, validates the cache up to --verify, and points the cache view "
-          "at it (Shared/SharedReadWrite: a symlink into the volume; Copy: a validated local "
-          "copy). Logs one line every --log-every saying why it waits.\n\n"
-          "A cache that fails validation (or whose manifest digest differs from the one the "
-          "operator recorded) is quarantined and the wait ends at once; so does a final answer "
-          "of the operator (invalid spec, node not selected or without GPU labels). The JSON "
-          "gate report (core/gate_report.h) goes to stdout and the termination log, where the "
-          "operator reads it.\n\n"
-          "exit codes: 0 the view is ready (warm, or empty under --on-timeout StartCold; the "
-          "last line says which); 3 timed out, or the warmup failed, with --on-timeout Fail; "
-          "4 the operator's fingerprint and the local GPU probe disagree; 9 the cache failed "
-          "validation (quarantined; the operator re-warms it) with --on-timeout Fail; 10 the "
-          "operator says this pod gets no cache, with --on-timeout Fail; 2 bad flags; 1 other "
-          "error (e.g. the view could not be built).");
+            "GPU probe where a GPU is visible), waits for v1/<fingerprint>/READY with capped "
+            "exponential backoff, validates the cache up to --verify, and points the cache view "
+            "at it (Shared/SharedReadWrite: a symlink into the volume; Copy: a validated local "
+            "copy). Logs one line every --log-every saying why it waits.\n\n"
+            "A cache that fails validation (or whose manifest digest differs from the one the "
+            "operator recorded) is quarantined and the wait ends at once; so does a final answer "
+            "of the operator (invalid spec, node not selected or without GPU labels). The JSON "
+            "gate report (core/gate_report.h) goes to stdout and the termination log, where the "
+            "operator reads it.\n\n"
+            "exit codes: 0 the view is ready (warm, or empty under --on-timeout StartCold; the "
+            "last line says which); 3 timed out, or the warmup failed, with --on-timeout Fail; "
+            "4 the operator's fingerprint and the local GPU probe disagree; 9 the cache failed "
+            "validation (quarantined; the operator re-warms it) with --on-timeout Fail; 10 the "
+            "operator says this pod gets no cache, with --on-timeout Fail; 2 bad flags; 1 other "
+            "error (e.g. the view could not be built).");
   WaitOptions o;  // its intervals are the flags' defaults
   std::string root;
   std::string view = std::string(core::kDefaultView);

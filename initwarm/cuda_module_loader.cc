@@ -65,11 +65,10 @@ StatusOr<IsolatedProcess::Handler> StartLoaderChild() {
   KC_ASSIGN_OR_RETURN(std::unique_ptr<ModuleLoader> loader, NewInProcessCudaModuleLoader());
   std::shared_ptr<ModuleLoader> shared = std::move(loader);
   auto served = std::make_shared<std::uint64_t>(0);
-  return IsolatedProcess::Handler(
-      [shared, served](std::string_view name, std::string_view image) {
-        MaybeCrash(kCrashPhaseLoad, (*served)++, SIGSEGV);
-        return shared->LoadCubin(image, name);
-      });
+  return IsolatedProcess::Handler([shared, served](std::string_view name, std::string_view image) {
+    MaybeCrash(kCrashPhaseLoad, (*served)++, SIGSEGV);
+    return shared->LoadCubin(image, name);
+  });
 }
 
 }  // namespace

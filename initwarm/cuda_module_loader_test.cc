@@ -3,8 +3,6 @@
 // child process (isolated_run_test.cc).
 #include "initwarm/cuda_module_loader.h"
 
-#include "initwarm/cubin_elf.h"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -16,6 +14,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "initwarm/cubin_elf.h"
 
 namespace kc::initwarm {
 namespace {

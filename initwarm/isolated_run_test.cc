@@ -53,10 +53,11 @@ TEST(IsolatedProcessTest, StartReportsTheChildsInitError) {
   ASSERT_FALSE(failing.ok());
   EXPECT_EQ(failing.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(failing.status().message(), "no GPU");
-  auto dying = IsolatedProcess::Start("CUDA module loader", []() -> StatusOr<IsolatedProcess::Handler> {
-    ::raise(SIGKILL);
-    return UnavailableError("not reached");
-  });
+  auto dying =
+      IsolatedProcess::Start("CUDA module loader", []() -> StatusOr<IsolatedProcess::Handler> {
+        ::raise(SIGKILL);
+        return UnavailableError("not reached");
+      });
   ASSERT_FALSE(dying.ok());
   EXPECT_EQ(dying.status().code(), StatusCode::kUnavailable);
   EXPECT_NE(dying.status().message().find("CUDA module loader process killed by signal 9"),

@@ -37,7 +37,8 @@ void DeclareFlags(FlagSet& f, Config& c) {
   f.Bool("leader-elect", &c.leader_elect, "use a Lease so only one replica reconciles");
   f.String("leader-election-id", &c.lease_name, "Lease name");
   f.String("leader-election-namespace", &c.lease_namespace, "Lease namespace");
-  f.String("identity", &c.identity, "leader election identity").DefaultText("$POD_NAME or host_pid");
+  f.String("identity", &c.identity, "leader election identity")
+      .DefaultText("$POD_NAME or host_pid");
   f.Duration("lease-duration", &c.lease_duration, kFlagDurations, "Lease duration");
   f.Duration("renew-deadline", &c.renew_deadline, kFlagDurations,
              "leader gives up after failing to renew this long");
@@ -74,7 +75,8 @@ void DeclareFlags(FlagSet& f, Config& c) {
            "namespace of the webhook Service and cert Secret");
   f.String("webhook-service-name", &c.webhook_service_name,
            "Service whose DNS names the serving cert carries");
-  f.String("webhook-cert-secret", &c.webhook_cert_secret, "Secret holding ca.crt, tls.crt, tls.key");
+  f.String("webhook-cert-secret", &c.webhook_cert_secret,
+           "Secret holding ca.crt, tls.crt, tls.key");
   f.Bool("webhook-cert-secret-external", &c.webhook_cert_secret_external,
          "the Secret is issued by cert-manager: only read it, never write caBundle");
   f.String("webhook-mutating-config", &c.webhook_mutating_config,
