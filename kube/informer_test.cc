@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "kube/fake_client.h"
+#include "kube/testing/fake_client.h"
 #include "testing/eventually.h"
 
 namespace kc::kube {

@@ -1,4 +1,4 @@
-#include "kube/fake_client.h"
+#include "kube/testing/fake_client.h"
 
 #include <gtest/gtest.h>
 
