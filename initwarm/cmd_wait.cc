@@ -4,6 +4,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "core/gate_args.h"
 #include "core/gate_report.h"
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
@@ -32,23 +33,24 @@ int RunWait(const std::vector<std::string>& args) {
           "operator says this pod gets no cache, with --on-timeout Fail; 2 bad flags; 1 other "
           "error (e.g. the view could not be built).");
   AddRootFlag(&f);
-  f.String("view", std::string(core::kDefaultView), "the cache view path", "KC_VIEW");
+  f.String(core::gate_flag::kView, std::string(core::kDefaultView), "the cache view path",
+           "KC_VIEW");
   f.String("view-prefix", "", "the view path caches were written under (default: --view)");
   f.String("local-dir", "",
            "local (emptyDir) directory for copies and the cold view "
            "(default: <view's parent>/local)");
-  f.String("resolve-url", "", "the operator's resolve endpoint, http://host:port",
+  f.String(core::gate_flag::kResolveUrl, "", "the operator's resolve endpoint, http://host:port",
            "KC_RESOLVE_URL");
   f.String("resolve-file", "", "read the resolve answer from this JSON file (tests, offline)");
-  f.String("namespace", "", "this pod's namespace", "KC_NAMESPACE");
-  f.String("kernelcache", "", "the KernelCache gating this pod", "KC_KERNELCACHE");
-  f.String("node", "", "this pod's node name", "KC_NODE_NAME");
+  f.String(core::gate_flag::kNamespace, "", "this pod's namespace", core::gate_env::kNamespace);
+  f.String(core::gate_flag::kKernelCache, "", "the KernelCache gating this pod", "KC_KERNELCACHE");
+  f.String(core::gate_flag::kNode, "", "this pod's node name", core::gate_env::kNodeName);
   f.String("fingerprint", "", "use this fingerprint (skips resolving when no resolver given)",
            "KC_FINGERPRINT");
-  f.String("mode", "Shared", "Shared|SharedReadWrite|Copy", "KC_CONSUME_MODE");
-  f.String("verify", "Manifest", "Manifest|Fingerprint|Checksums|TargetArch|LoadTest", "KC_VERIFY");
-  f.String("timeout", "900s", "how long to wait for READY", "KC_WAIT_TIMEOUT");
-  f.String("on-timeout", "Fail", "Fail|StartCold", "KC_ON_TIMEOUT");
+  f.String(core::gate_flag::kMode, "Shared", "Shared|SharedReadWrite|Copy", "KC_CONSUME_MODE");
+  f.String(core::gate_flag::kVerify, "Manifest", "Manifest|Fingerprint|Checksums|TargetArch|LoadTest", "KC_VERIFY");
+  f.String(core::gate_flag::kTimeout, "900s", "how long to wait for READY", "KC_WAIT_TIMEOUT");
+  f.String(core::gate_flag::kOnTimeout, "Fail", "Fail|StartCold", "KC_ON_TIMEOUT");
   f.String("poll-initial", "1s", "first poll interval");
   f.String("poll-max", "15s", "poll interval cap");
   f.String("log-every", "10s", "interval of the human status line");
@@ -67,22 +69,22 @@ int RunWait(const std::vector<std::string>& args) {
   };
   WaitOptions o;
   // Absolute paths: the view becomes a symlink to a directory under root.
-  o.root = AbsolutePath(f.Get("root"));
-  o.view = AbsolutePath(f.Get("view"));
-  o.view_prefix = AbsolutePath(f.Get("view-prefix").empty() ? f.Get("view") : f.Get("view-prefix"));
+  o.root = AbsolutePath(f.Get(core::gate_flag::kRoot));
+  o.view = AbsolutePath(f.Get(core::gate_flag::kView));
+  o.view_prefix = AbsolutePath(f.Get("view-prefix").empty() ? f.Get(core::gate_flag::kView) : f.Get("view-prefix"));
   o.local_dir = f.Get("local-dir");
-  o.ns = f.Get("namespace");
-  o.kernelcache = f.Get("kernelcache");
-  o.node = f.Get("node");
+  o.ns = f.Get(core::gate_flag::kNamespace);
+  o.kernelcache = f.Get(core::gate_flag::kKernelCache);
+  o.node = f.Get(core::gate_flag::kNode);
   o.fingerprint = f.Get("fingerprint");
   o.quarantine = !f.GetBool("no-quarantine");
-  auto mode = ParseConsumeMode(f.Get("mode"));
+  auto mode = ParseConsumeMode(f.Get(core::gate_flag::kMode));
   if (!mode.ok()) return usage(mode.status());
   o.mode = *mode;
-  auto level = core::ParseLevel(f.Get("verify"));
+  auto level = core::ParseLevel(f.Get(core::gate_flag::kVerify));
   if (!level.ok()) return usage(level.status());
   o.verify = *level;
-  const std::string& on_timeout = f.Get("on-timeout");
+  const std::string& on_timeout = f.Get(core::gate_flag::kOnTimeout);
   if (on_timeout != "Fail" && on_timeout != "StartCold") {
     return usage(InvalidArgumentError("--on-timeout \"" + on_timeout +
                                       "\" is unknown: want Fail or StartCold"));
@@ -92,7 +94,7 @@ int RunWait(const std::vector<std::string>& args) {
     auto v = f.GetSeconds(name);
     if (!v.ok()) return usage(v.status());
   }
-  o.timeout_s = *f.GetSeconds("timeout");
+  o.timeout_s = *f.GetSeconds(core::gate_flag::kTimeout);
   o.poll_initial_ms = std::max<std::int64_t>(1, *f.GetSeconds("poll-initial")) * 1000;
   o.poll_max_ms = std::max<std::int64_t>(1, *f.GetSeconds("poll-max")) * 1000;
   o.log_every_s = *f.GetSeconds("log-every");
@@ -101,13 +103,13 @@ int RunWait(const std::vector<std::string>& args) {
   std::unique_ptr<Resolver> resolver;
   if (!f.Get("resolve-file").empty()) {
     resolver = NewFileResolver(f.Get("resolve-file"));
-  } else if (!f.Get("resolve-url").empty()) {
+  } else if (!f.Get(core::gate_flag::kResolveUrl).empty()) {
     if (o.ns.empty() || o.kernelcache.empty() || o.node.empty()) {
       return usage(InvalidArgumentError(
           "--resolve-url needs --namespace, --kernelcache and --node (or KC_NAMESPACE, "
           "KC_KERNELCACHE, KC_NODE_NAME)"));
     }
-    resolver = NewHttpResolver(f.Get("resolve-url"));
+    resolver = NewHttpResolver(f.Get(core::gate_flag::kResolveUrl));
   }
   std::unique_ptr<Prober> prober;
   if (!f.Get("probe-file").empty()) {

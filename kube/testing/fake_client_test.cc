@@ -2,12 +2,19 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <thread>
 
 namespace kc::kube {
 namespace {
 
 const Resource& kCm = resources::kConfigMaps;
+// A custom resource: it has a status subresource, as KernelCache does.
+const Resource kWidgets{"test.kernelcache.io", "v1", "widgets", "Widget", true};
+
+Json Widget(const std::string& name) {
+  return {{"metadata", {{"name", name}}}, {"spec", {{"size", 1}}}, {"status", {{"phase", "Old"}}}};
+}
 
 Json Cm(const std::string& name, const Json& labels = Json::object()) {
   return {{"metadata", {{"name", name}, {"labels", labels}}}, {"data", {{"k", "v"}}}};
@@ -201,6 +208,158 @@ TEST(FakeClientTest, ReactorFailsAVerbAndActionsAreRecorded) {
   ASSERT_EQ(actions.size(), 2u);
   EXPECT_EQ(actions[1].verb, "create");
   EXPECT_EQ(actions[1].name, "good");
+}
+
+// Each write endpoint changes what the API server lets it change: with a
+// status subresource, the main resource ignores status and the status
+// subresource ignores everything else; generation follows what is neither
+// metadata nor (with the subresource) status.
+TEST(FakeClientTest, WritesHonourTheStatusSubresource) {
+  using Write = std::function<StatusOr<Json>(FakeClient&, const Resource&, Json)>;
+  auto update = [](FakeClient& c, const Resource& r, Json o) { return c.Update(r, "ns", o); };
+  auto update_status = [](FakeClient& c, const Resource& r, Json o) {
+    return c.UpdateStatus(r, "ns", o);
+  };
+  auto merge = [](const Json& patch, const std::string& subresource = "") -> Write {
+    return [patch, subresource](FakeClient& c, const Resource& r, const Json&) {
+      PatchOptions o;
+      o.subresource = subresource;
+      return c.Patch(r, "ns", "w", PatchType::kMerge, patch, o);
+    };
+  };
+  auto json_patch = [](const Json& ops, const std::string& subresource = "") -> Write {
+    return [ops, subresource](FakeClient& c, const Resource& r, const Json&) {
+      PatchOptions o;
+      o.subresource = subresource;
+      return c.Patch(r, "ns", "w", PatchType::kJsonPatch, ops, o);
+    };
+  };
+  struct Case {
+    std::string name;
+    const Resource* resource;
+    Write write;
+    bool edit_spec = false;    // for update/update_status: the object sent has spec.size 2
+    bool edit_status = false;  // ...and status.phase New
+    int want_size;
+    std::string want_phase;
+    int64_t want_generation;
+  };
+  const std::vector<Case> cases = {
+      {"update: spec and status", &kWidgets, update, true, true, 2, "Old", 2},
+      {"update: status only", &kWidgets, update, false, true, 1, "Old", 1},
+      {"update_status: spec and status", &kWidgets, update_status, true, true, 1, "New", 1},
+      {"merge patch: spec and status", &kWidgets,
+       merge({{"spec", {{"size", 2}}}, {"status", {{"phase", "New"}}}}), false, false, 2, "Old",
+       2},
+      {"merge patch: labels", &kWidgets, merge({{"metadata", {{"labels", {{"a", "b"}}}}}}), false,
+       false, 1, "Old", 1},
+      {"json patch: status", &kWidgets,
+       json_patch({{{"op", "replace"}, {"path", "/status/phase"}, {"value", "New"}}}), false,
+       false, 1, "Old", 1},
+      {"status merge patch: spec and status", &kWidgets,
+       merge({{"spec", {{"size", 2}}}, {"status", {{"phase", "New"}}}}, "status"), false, false, 1,
+       "New", 1},
+      {"status json patch: spec and status", &kWidgets,
+       json_patch({{{"op", "replace"}, {"path", "/spec/size"}, {"value", 2}},
+                   {{"op", "replace"}, {"path", "/status/phase"}, {"value", "New"}}},
+                  "status"),
+       false, false, 1, "New", 1},
+      // Without a status subresource status is written with the object and
+      // counts for generation.
+      {"no subresource: update status", &kCm, update, false, true, 1, "New", 2},
+      {"no subresource: merge patch", &kCm, merge({{"status", {{"phase", "New"}}}}), false, false,
+       1, "New", 2},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    FakeClient fake;
+    auto created = fake.Create(*c.resource, "ns", Widget("w"));
+    ASSERT_TRUE(created.ok()) << created.status();
+    Json sent = *created;
+    if (c.edit_spec) sent["spec"]["size"] = 2;
+    if (c.edit_status) sent["status"]["phase"] = "New";
+    auto written = c.write(fake, *c.resource, sent);
+    ASSERT_TRUE(written.ok()) << written.status();
+    auto got = fake.Get(*c.resource, "ns", "w");
+    ASSERT_TRUE(got.ok());
+    EXPECT_EQ(*got, *written);
+    EXPECT_EQ((*got)["spec"]["size"], c.want_size);
+    EXPECT_EQ((*got)["status"]["phase"], c.want_phase);
+    EXPECT_EQ((*got)["metadata"]["generation"], c.want_generation);
+  }
+}
+
+TEST(FakeClientTest, StatusWritesWithoutAStatusSubresourceAreNotFound) {
+  FakeClient c;
+  ASSERT_TRUE(c.Create(kCm, "ns", Cm("a")).ok());
+  EXPECT_TRUE(IsNotFound(c.UpdateStatus(kCm, "ns", Cm("a")).status()));
+  PatchOptions o;
+  o.subresource = "status";
+  EXPECT_TRUE(
+      IsNotFound(c.Patch(kCm, "ns", "a", PatchType::kMerge, {{"status", Json::object()}}, o)
+                     .status()));
+  // A custom resource declared without one writes status with the object.
+  c.SetStatusSubresource(kWidgets, false);
+  auto w = c.Create(kWidgets, "ns", Widget("w"));
+  ASSERT_TRUE(w.ok());
+  (*w)["status"]["phase"] = "New";
+  auto updated = c.Update(kWidgets, "ns", *w);
+  ASSERT_TRUE(updated.ok());
+  EXPECT_EQ((*updated)["status"]["phase"], "New");
+  EXPECT_TRUE(IsNotFound(c.UpdateStatus(kWidgets, "ns", *w).status()));
+}
+
+// Delete of an object with finalizers marks it; it goes when the last
+// finalizer is removed. Watchers see MODIFIED, then DELETED.
+TEST(FakeClientTest, FinalizersHoldADeletedObjectUntilRemoved) {
+  FakeClient c;
+  Json w = Widget("w");
+  w["metadata"]["finalizers"] = {"test/a", "test/b"};
+  ASSERT_TRUE(c.Create(kWidgets, "ns", w).ok());
+  WatchOptions o;
+  o.resource_version = std::to_string(c.resource_version());
+
+  ASSERT_TRUE(c.Delete(kWidgets, "ns", "w").ok());
+  auto marked = c.Get(kWidgets, "ns", "w");
+  ASSERT_TRUE(marked.ok()) << "finalizers keep the object";
+  ASSERT_TRUE((*marked)["metadata"].contains("deletionTimestamp"));
+  EXPECT_EQ((*marked)["metadata"]["generation"], 2);
+  const int64_t rv = c.resource_version();
+  ASSERT_TRUE(c.Delete(kWidgets, "ns", "w").ok()) << "deleting again is a no-op";
+  EXPECT_EQ(c.resource_version(), rv);
+
+  // No finalizer can be added now, and deletionTimestamp cannot be unset.
+  EXPECT_EQ(c.Patch(kWidgets, "ns", "w", PatchType::kMerge,
+                    {{"metadata", {{"finalizers", {"test/a", "test/b", "test/c"}}}}})
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+  Json unmark = *marked;
+  unmark["metadata"].erase("deletionTimestamp");
+  unmark["metadata"]["finalizers"] = {"test/b"};
+  auto one_left = c.Update(kWidgets, "ns", unmark);
+  ASSERT_TRUE(one_left.ok()) << one_left.status();
+  EXPECT_EQ((*one_left)["metadata"]["deletionTimestamp"], (*marked)["metadata"]["deletionTimestamp"]);
+  ASSERT_TRUE(c.Get(kWidgets, "ns", "w").ok());
+
+  // Removing the last finalizer deletes it.
+  auto gone = c.Patch(kWidgets, "ns", "w", PatchType::kMerge, {{"metadata", {{"finalizers", nullptr}}}});
+  ASSERT_TRUE(gone.ok()) << gone.status();
+  EXPECT_TRUE(IsNotFound(c.Get(kWidgets, "ns", "w").status()));
+
+  std::vector<WatchEvent::Type> types;
+  ASSERT_TRUE(c.Watch(kWidgets, "ns", o, {}, [&](const WatchEvent& e) {
+                 types.push_back(e.type);
+                 return types.size() < 3;
+               }).ok());
+  EXPECT_EQ(types, (std::vector<WatchEvent::Type>{WatchEvent::Type::kModified,
+                                                  WatchEvent::Type::kModified,
+                                                  WatchEvent::Type::kDeleted}));
+
+  // Without finalizers Delete removes at once.
+  ASSERT_TRUE(c.Create(kWidgets, "ns", Widget("plain")).ok());
+  ASSERT_TRUE(c.Delete(kWidgets, "ns", "plain").ok());
+  EXPECT_TRUE(IsNotFound(c.Get(kWidgets, "ns", "plain").status()));
 }
 
 }  // namespace
