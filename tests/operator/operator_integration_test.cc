@@ -1,4 +1,4 @@
-// Integration scenarios of issue 3 section 5, on the real local control plane
+// The operator's integration scenarios, on the real local control plane
 // (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) with
 // the real kernelcache-operator binary. kwok runs the warmup pods on fake GPU
 // nodes carrying GPU Feature Discovery labels; tests/operator/kwok/
