@@ -27,11 +27,16 @@ TEST(GateArgs, EncodesEveryFieldAsAFlag) {
   };
   GateArgs with_url = Args();
   with_url.resolve_url = "http://kc-operator.kc-system.svc:8080";
-  const std::vector<std::string> base = {
-      "wait",           "--root=/var/cache/kernelcache", "--view=/var/run/kernelcache/view",
-      "--mode=Copy",    "--verify=Checksums",            "--timeout=600s",
-      "--on-timeout=StartCold", "--kernelcache=llama",   "--namespace=$(KC_NAMESPACE)",
-      "--node=$(KC_NODE_NAME)"};
+  const std::vector<std::string> base = {"wait",
+                                         "--root=/var/cache/kernelcache",
+                                         "--view=/var/run/kernelcache/view",
+                                         "--mode=Copy",
+                                         "--verify=Checksums",
+                                         "--timeout=600s",
+                                         "--on-timeout=StartCold",
+                                         "--kernelcache=llama",
+                                         "--namespace=$(KC_NAMESPACE)",
+                                         "--node=$(KC_NODE_NAME)"};
   std::vector<std::string> base_with_url = base;
   base_with_url.push_back("--resolve-url=http://kc-operator.kc-system.svc:8080");
   const std::vector<Case> cases = {

@@ -48,7 +48,8 @@ int RunWait(const std::vector<std::string>& args) {
   f.String("fingerprint", "", "use this fingerprint (skips resolving when no resolver given)",
            "KC_FINGERPRINT");
   f.String(core::gate_flag::kMode, "Shared", "Shared|SharedReadWrite|Copy", "KC_CONSUME_MODE");
-  f.String(core::gate_flag::kVerify, "Manifest", "Manifest|Fingerprint|Checksums|TargetArch|LoadTest", "KC_VERIFY");
+  f.String(core::gate_flag::kVerify, "Manifest",
+           "Manifest|Fingerprint|Checksums|TargetArch|LoadTest", "KC_VERIFY");
   f.String(core::gate_flag::kTimeout, "900s", "how long to wait for READY", "KC_WAIT_TIMEOUT");
   f.String(core::gate_flag::kOnTimeout, "Fail", "Fail|StartCold", "KC_ON_TIMEOUT");
   f.String("poll-initial", "1s", "first poll interval");
@@ -71,7 +72,8 @@ int RunWait(const std::vector<std::string>& args) {
   // Absolute paths: the view becomes a symlink to a directory under root.
   o.root = AbsolutePath(f.Get(core::gate_flag::kRoot));
   o.view = AbsolutePath(f.Get(core::gate_flag::kView));
-  o.view_prefix = AbsolutePath(f.Get("view-prefix").empty() ? f.Get(core::gate_flag::kView) : f.Get("view-prefix"));
+  o.view_prefix = AbsolutePath(f.Get("view-prefix").empty() ? f.Get(core::gate_flag::kView)
+                                                            : f.Get("view-prefix"));
   o.local_dir = f.Get("local-dir");
   o.ns = f.Get(core::gate_flag::kNamespace);
   o.kernelcache = f.Get(core::gate_flag::kKernelCache);

@@ -377,8 +377,7 @@ StatusOr<Json> FakeClient::PutLocked(const Resource& r, const std::string& ns, J
   if (Deleting(object) && Finalizers(object).empty()) {
     // The last finalizer is gone: the object goes.
     objects_.erase(key);
-    AppendLocked(WatchEvent::Type::kDeleted, ResourceId(r), r.namespaced ? ns : "", object,
-                 Json());
+    AppendLocked(WatchEvent::Type::kDeleted, ResourceId(r), r.namespaced ? ns : "", object, Json());
     return object;
   }
   objects_[key] = object;

@@ -249,13 +249,12 @@ TEST(FakeClientTest, WritesHonourTheStatusSubresource) {
       {"update: status only", &kWidgets, update, false, true, 1, "Old", 1},
       {"update_status: spec and status", &kWidgets, update_status, true, true, 1, "New", 1},
       {"merge patch: spec and status", &kWidgets,
-       merge({{"spec", {{"size", 2}}}, {"status", {{"phase", "New"}}}}), false, false, 2, "Old",
-       2},
+       merge({{"spec", {{"size", 2}}}, {"status", {{"phase", "New"}}}}), false, false, 2, "Old", 2},
       {"merge patch: labels", &kWidgets, merge({{"metadata", {{"labels", {{"a", "b"}}}}}}), false,
        false, 1, "Old", 1},
       {"json patch: status", &kWidgets,
-       json_patch({{{"op", "replace"}, {"path", "/status/phase"}, {"value", "New"}}}), false,
-       false, 1, "Old", 1},
+       json_patch({{{"op", "replace"}, {"path", "/status/phase"}, {"value", "New"}}}), false, false,
+       1, "Old", 1},
       {"status merge patch: spec and status", &kWidgets,
        merge({{"spec", {{"size", 2}}}, {"status", {{"phase", "New"}}}}, "status"), false, false, 1,
        "New", 1},
@@ -295,9 +294,8 @@ TEST(FakeClientTest, StatusWritesWithoutAStatusSubresourceAreNotFound) {
   EXPECT_TRUE(IsNotFound(c.UpdateStatus(kCm, "ns", Cm("a")).status()));
   PatchOptions o;
   o.subresource = "status";
-  EXPECT_TRUE(
-      IsNotFound(c.Patch(kCm, "ns", "a", PatchType::kMerge, {{"status", Json::object()}}, o)
-                     .status()));
+  EXPECT_TRUE(IsNotFound(
+      c.Patch(kCm, "ns", "a", PatchType::kMerge, {{"status", Json::object()}}, o).status()));
   // A custom resource declared without one writes status with the object.
   c.SetStatusSubresource(kWidgets, false);
   auto w = c.Create(kWidgets, "ns", Widget("w"));
@@ -339,11 +337,13 @@ TEST(FakeClientTest, FinalizersHoldADeletedObjectUntilRemoved) {
   unmark["metadata"]["finalizers"] = {"test/b"};
   auto one_left = c.Update(kWidgets, "ns", unmark);
   ASSERT_TRUE(one_left.ok()) << one_left.status();
-  EXPECT_EQ((*one_left)["metadata"]["deletionTimestamp"], (*marked)["metadata"]["deletionTimestamp"]);
+  EXPECT_EQ((*one_left)["metadata"]["deletionTimestamp"],
+            (*marked)["metadata"]["deletionTimestamp"]);
   ASSERT_TRUE(c.Get(kWidgets, "ns", "w").ok());
 
   // Removing the last finalizer deletes it.
-  auto gone = c.Patch(kWidgets, "ns", "w", PatchType::kMerge, {{"metadata", {{"finalizers", nullptr}}}});
+  auto gone =
+      c.Patch(kWidgets, "ns", "w", PatchType::kMerge, {{"metadata", {{"finalizers", nullptr}}}});
   ASSERT_TRUE(gone.ok()) << gone.status();
   EXPECT_TRUE(IsNotFound(c.Get(kWidgets, "ns", "w").status()));
 
@@ -352,9 +352,9 @@ TEST(FakeClientTest, FinalizersHoldADeletedObjectUntilRemoved) {
                  types.push_back(e.type);
                  return types.size() < 3;
                }).ok());
-  EXPECT_EQ(types, (std::vector<WatchEvent::Type>{WatchEvent::Type::kModified,
-                                                  WatchEvent::Type::kModified,
-                                                  WatchEvent::Type::kDeleted}));
+  EXPECT_EQ(types,
+            (std::vector<WatchEvent::Type>{WatchEvent::Type::kModified, WatchEvent::Type::kModified,
+                                           WatchEvent::Type::kDeleted}));
 
   // Without finalizers Delete removes at once.
   ASSERT_TRUE(c.Create(kWidgets, "ns", Widget("plain")).ok());

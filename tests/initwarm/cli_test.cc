@@ -288,13 +288,14 @@ TEST_F(Cli, WaitParsesTheWebhooksGateArgs) {
   a.node = core::EnvRef(core::gate_env::kNodeName);
   std::vector<std::string> argv = core::GateArgv(a);
   for (std::string& arg : argv) {
-    for (const auto& [ref, value] : {std::pair<std::string, std::string>{a.ns, "ml"}, {a.node, "gpu-1"}}) {
+    for (const auto& [ref, value] :
+         {std::pair<std::string, std::string>{a.ns, "ml"}, {a.node, "gpu-1"}}) {
       const size_t at = arg.find(ref);
       if (at != std::string::npos) arg.replace(at, ref.size(), value);
     }
   }
-  argv.insert(argv.end(), {"--resolve-file", ResolveFile("Ready"), "--no-probe", "--termination-log",
-                           (d_.path() / "gate-term").string()});
+  argv.insert(argv.end(), {"--resolve-file", ResolveFile("Ready"), "--no-probe",
+                           "--termination-log", (d_.path() / "gate-term").string()});
   ASSERT_EQ(Run(argv), 0) << last_;
   const std::string report = ReadFile(d_.path() / "gate-term");
   EXPECT_NE(report.find("\"outcome\":\"Warm\""), std::string::npos) << report;
