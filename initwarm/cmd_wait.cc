@@ -4,6 +4,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "core/gate_args.h"
 #include "core/gate_report.h"
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
@@ -51,27 +52,27 @@ int RunWait(const std::vector<std::string>& args) {
   bool no_quarantine = false;
   std::string termination_log;
   AddRootFlag(&f, &root);
-  f.String("view", &view, "the cache view path").Env("KC_VIEW");
+  f.String(core::gate_flag::kView, &view, "the cache view path").Env("KC_VIEW");
   f.String("view-prefix", &view_prefix, "the view path caches were written under")
       .DefaultText("--view");
   f.String("local-dir", &local_dir, "local (emptyDir) directory for copies and the cold view")
       .DefaultText("<view's parent>/local");
-  f.String("resolve-url", &resolve_url, "the operator's resolve endpoint, http://host:port")
+  f.String(core::gate_flag::kResolveUrl, &resolve_url, "the operator's resolve endpoint, http://host:port")
       .Env("KC_RESOLVE_URL");
   f.String("resolve-file", &resolve_file,
            "read the resolve answer from this JSON file (tests, offline)");
-  f.String("namespace", &o.ns, "this pod's namespace").Env("KC_NAMESPACE");
-  f.String("kernelcache", &o.kernelcache, "the KernelCache gating this pod").Env("KC_KERNELCACHE");
-  f.String("node", &o.node, "this pod's node name").Env("KC_NODE_NAME");
+  f.String(core::gate_flag::kNamespace, &o.ns, "this pod's namespace").Env(core::gate_env::kNamespace);
+  f.String(core::gate_flag::kKernelCache, &o.kernelcache, "the KernelCache gating this pod").Env("KC_KERNELCACHE");
+  f.String(core::gate_flag::kNode, &o.node, "this pod's node name").Env(core::gate_env::kNodeName);
   f.String("fingerprint", &o.fingerprint,
            "use this fingerprint (skips resolving when no resolver given)")
       .Env("KC_FINGERPRINT");
-  f.String("mode", &mode, "Shared|SharedReadWrite|Copy").Env("KC_CONSUME_MODE");
-  f.String("verify", &verify, "Manifest|Fingerprint|Checksums|TargetArch|LoadTest")
+  f.String(core::gate_flag::kMode, &mode, "Shared|SharedReadWrite|Copy").Env("KC_CONSUME_MODE");
+  f.String(core::gate_flag::kVerify, &verify, "Manifest|Fingerprint|Checksums|TargetArch|LoadTest")
       .Env("KC_VERIFY");
-  f.Duration("timeout", &timeout, kInitwarmDurations, "how long to wait for READY")
+  f.Duration(core::gate_flag::kTimeout, &timeout, kInitwarmDurations, "how long to wait for READY")
       .Env("KC_WAIT_TIMEOUT");
-  f.String("on-timeout", &on_timeout, "Fail|StartCold").Env("KC_ON_TIMEOUT");
+  f.String(core::gate_flag::kOnTimeout, &on_timeout, "Fail|StartCold").Env("KC_ON_TIMEOUT");
   f.Duration("poll-initial", &poll_initial, kInitwarmDurations, "first poll interval");
   f.Duration("poll-max", &poll_max, kInitwarmDurations, "poll interval cap");
   f.Duration("log-every", &log_every, kInitwarmDurations, "interval of the human status line");
