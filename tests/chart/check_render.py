@@ -133,8 +133,8 @@ cm_objs = [d for d in docs if d["apiVersion"].startswith("cert-manager.io/")]
 if SET != "watchns":
     for res, verbs in EXPECTED_NAMESPACED.items():
         check(crv.get(res) == verbs, f"ClusterRole {res}: {crv.get(res)} != {verbs}")
-    check(not by_kind(docs, "Role") or all(r["metadata"]["name"].endswith("-leader")
-                                          for r in by_kind(docs, "Role")),
+    check(all(r["metadata"]["name"] in (FULL + "-leader", FULL + "-test")
+              for r in by_kind(docs, "Role")),
           "no namespaced Roles besides the leader Role without watchNamespaces")
     check("--namespaces" not in " ".join(args), "no --namespaces flag")
 
