@@ -60,3 +60,43 @@ kc-operator -> KC_OPERATOR_SERVICE_HOST (the real test node has no DNS).
 {{- define "kernelcache.serviceEnv" -}}
 {{- . | upper | replace "-" "_" | replace "." "_" -}}
 {{- end -}}
+
+{{/*
+The namespaced rules (a ClusterRole without watchNamespaces, a Role in each
+watched namespace with it); docs/helm.md says why each verb is needed.
+*/}}
+{{- define "kernelcache.namespacedRules" -}}
+# Informer (list/watch); one GET of a KernelCache after a failed pass;
+# metadata.finalizers by merge patch. Never update.
+- apiGroups: ["kernelcache.io"]
+  resources: ["kernelcaches"]
+  verbs: ["get", "list", "watch", "patch"]
+# The one status write per reconcile pass (merge patch on /status).
+- apiGroups: ["kernelcache.io"]
+  resources: ["kernelcaches/status"]
+  verbs: ["patch"]
+# Not called directly: the Jobs and the claim it creates carry an
+# ownerReference with blockOwnerDeletion: true, which the
+# OwnerReferencesPermissionEnforcement admission plugin allows only to who
+# may update the owner's finalizers.
+- apiGroups: ["kernelcache.io"]
+  resources: ["kernelcaches/finalizers"]
+  verbs: ["update"]
+# Informers: warmup pods (seal termination messages) and gated model pods.
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["list", "watch"]
+# Warmup and GC Jobs: informer, create, delete.
+- apiGroups: ["batch"]
+  resources: ["jobs"]
+  verbs: ["list", "watch", "create", "delete"]
+# The cache claim it owns: informer, create, delete; existing claims are
+# read from the informer.
+- apiGroups: [""]
+  resources: ["persistentvolumeclaims"]
+  verbs: ["list", "watch", "create", "delete"]
+# Events (core v1) on KernelCaches: create, then patch the count of a repeat.
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+{{- end -}}
