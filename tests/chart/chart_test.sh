@@ -156,6 +156,12 @@ export KUBECONFIG="$dir/kubeconfig"
 for n in "$ns" team-a team-b; do "$kubectl" create namespace "$n" >/dev/null; done
 "$kubectl" apply -f "$root/crds/" -f "$here/testdata/stub-crds.yaml" >/dev/null
 "$kubectl" wait --for condition=established --timeout=60s crd --all >/dev/null
+# The ServiceAccount admission plugin refuses a pod whose ServiceAccount does
+# not exist, and a dry run creates nothing: the test pod's ServiceAccount (a
+# test hook of the chart) exists for real during the dry runs; the namespace's
+# default one (the pod without the webhook) once the controller made it.
+"$kubectl" -n "$ns" create serviceaccount kc-operator-test >/dev/null
+for _ in $(seq 60); do "$kubectl" -n "$ns" get serviceaccount default >/dev/null 2>&1 && break; sleep 1; done
 for n in "${names[@]}"; do
   out=$("$kubectl" apply --dry-run=server -f "$work/$n.yaml" 2>&1) || fail "dry-run=server ($n): $out"
   count=$(grep -c "(server dry run)" <<<"$out" || true)
@@ -164,6 +170,7 @@ for n in "${names[@]}"; do
 done
 echo "ok: kubectl apply --dry-run=server of ${#names[@]} value sets (cert-manager and ServiceMonitor kinds against stand-in CRDs)"
 "$kubectl" delete -f "$here/testdata/stub-crds.yaml" >/dev/null
+"$kubectl" -n "$ns" delete serviceaccount kc-operator-test >/dev/null
 
 # 6. helm install / uninstall (no node: the pods stay Pending).
 "$helm" install kc "$chart" -n "$ns" --wait=false >/dev/null
