@@ -173,7 +173,7 @@ if SET == "default":
     trole = [t for t in tests if t["kind"] == "Role"][0]
     check(trole["rules"] == [{"apiGroups": ["kernelcache.io"], "resources": ["kernelcaches"],
                               "verbs": ["create"]}], f"test Role {trole['rules']}")
-    check("/validate-kernelcaches" in script and "dryRun=All" in script, "test pod checks the webhook")
+    check("kernelcache-helm-test-absent" in script and "dryRun=All" in script, "test pod checks the webhook")
     # deploy/rbac.yaml is the same least-privilege set (names differ).
     if root:
         plain = [d for d in yaml.safe_load_all(open(root + "/deploy/rbac.yaml")) if d]
