@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "kube/wall_time.h"
+#include "api/time.h"
 
 namespace kc::kube {
 namespace {
@@ -79,7 +79,7 @@ void EventRecorder::Remember(const std::string& key, Seen seen) {
 
 bool EventRecorder::CreateLocked(const std::string& key, const ObjectReference& ref, EventType type,
                                  const std::string& reason, const std::string& message) {
-  const WallTime now = clock_.WallNow();
+  const api::Time now = clock_.WallNow();
   const std::string ns = ref.ns.empty() ? "default" : ref.ns;
   // client-go's "<name>.<unix nanos in hex>", kept unique per recorder.
   int64_t nanos =
@@ -88,7 +88,7 @@ bool EventRecorder::CreateLocked(const std::string& key, const ObjectReference& 
   last_nanos_ = nanos;
   std::ostringstream name;
   name << ref.name << "." << std::hex << nanos;
-  const std::string ts = FormatRfc3339(now);
+  const std::string ts = api::FormatTime(now);
   Json event = {
       {"apiVersion", "v1"},
       {"kind", "Event"},
@@ -125,7 +125,7 @@ void EventRecorder::Event(const ObjectReference& ref, EventType type, const std:
   auto it = seen_.find(key);
   if (it != seen_.end() && clock_.Now() - it->second.first < options_.aggregation_window) {
     Seen& s = it->second;
-    Json patch = {{"count", s.count + 1}, {"lastTimestamp", FormatRfc3339(clock_.WallNow())}};
+    Json patch = {{"count", s.count + 1}, {"lastTimestamp", api::FormatTime(clock_.WallNow())}};
     StatusOr<Json> patched =
         client_.Patch(resources::kEvents, s.ns, s.name, PatchType::kMerge, patch);
     if (patched.ok()) {

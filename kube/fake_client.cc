@@ -5,7 +5,7 @@
 #include <string_view>
 #include <utility>
 
-#include "kube/wall_time.h"
+#include "api/time.h"
 
 namespace kc::kube {
 namespace {
@@ -245,7 +245,7 @@ StatusOr<Json> FakeClient::PutLocked(const Resource& r, const std::string& ns, J
   const std::string name = meta["name"].get<std::string>();
   if (previous.is_null()) {
     meta["uid"] = "fake-uid-" + std::to_string(next_uid_++);
-    meta["creationTimestamp"] = FormatRfc3339(clock_.WallNow());
+    meta["creationTimestamp"] = api::FormatTime(clock_.WallNow());
     meta["generation"] = 1;
   } else {
     meta["uid"] = previous["metadata"]["uid"];
