@@ -7,20 +7,13 @@
 #include <utility>
 #include <vector>
 
+#include "api/meta.h"
 #include "api/time.h"
 
 namespace kc::kube {
 namespace {
 
 constexpr size_t kMaxMessage = 1024;
-
-std::string MetaString(const Json& object, const char* field) {
-  if (!object.is_object()) return "";
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->is_object()) return "";
-  auto it = meta->find(field);
-  return it != meta->end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 std::string TypeName(EventType t) { return t == EventType::kWarning ? "Warning" : "Normal"; }
 
@@ -30,10 +23,11 @@ ObjectReference ReferenceTo(const Json& object) {
   ObjectReference ref;
   ref.api_version = object.value("apiVersion", "");
   ref.kind = object.value("kind", "");
-  ref.ns = MetaString(object, "namespace");
-  ref.name = MetaString(object, "name");
-  ref.uid = MetaString(object, "uid");
-  ref.resource_version = MetaString(object, "resourceVersion");
+  api::ObjectMeta meta = api::MetaOf(object);
+  ref.ns = std::move(meta.namespace_);
+  ref.name = std::move(meta.name);
+  ref.uid = std::move(meta.uid);
+  ref.resource_version = std::move(meta.resource_version);
   return ref;
 }
 
@@ -111,7 +105,7 @@ bool EventRecorder::CreateLocked(const std::string& key, const ObjectReference& 
                                                    " " + ns + "/" + ref.name));
     return false;
   }
-  Remember(key, Seen{ns, MetaString(*created, "name"), 1, clock_.Now(), {}});
+  Remember(key, Seen{ns, api::MetaOf(*created).name, 1, clock_.Now(), {}});
   return true;
 }
 
