@@ -5,7 +5,7 @@
 #include <string_view>
 #include <utility>
 
-#include "kube/wall_time.h"
+#include "api/time.h"
 
 namespace kc::kube {
 namespace {
@@ -357,7 +357,7 @@ StatusOr<Json> FakeClient::PutLocked(const Resource& r, const std::string& ns, J
   const std::string name = meta["name"].get<std::string>();
   if (previous.is_null()) {
     meta["uid"] = "fake-uid-" + std::to_string(next_uid_++);
-    meta["creationTimestamp"] = FormatRfc3339(clock_.WallNow());
+    meta["creationTimestamp"] = api::FormatTime(clock_.WallNow());
     meta["generation"] = 1;
     meta.erase("deletionTimestamp");
     meta.erase("deletionGracePeriodSeconds");
@@ -499,7 +499,7 @@ Status FakeClient::Delete(const Resource& r, const std::string& ns, const std::s
     if (Deleting(it->second)) return OkStatus();
     const Json previous = it->second;
     Json marked = previous;
-    marked["metadata"]["deletionTimestamp"] = FormatRfc3339(clock_.WallNow());
+    marked["metadata"]["deletionTimestamp"] = api::FormatTime(clock_.WallNow());
     marked["metadata"]["deletionGracePeriodSeconds"] = 0;
     return PutLocked(r, ns, std::move(marked), previous).status();
   }

@@ -4,7 +4,8 @@
 #include <map>
 #include <optional>
 
-#include "base/json_get.h"
+#include "api/json_read.h"
+#include "api/meta.h"
 #include "base/strings.h"
 #include "core/cache_env.h"
 #include "core/gate_args.h"
@@ -16,15 +17,9 @@
 namespace kc::webhook {
 namespace {
 
-using json_get::Field;
-using json_get::Object;
-using json_get::Read;
-
-std::map<std::string, std::string> StringMap(const Json& j, const char* key) {
-  std::map<std::string, std::string> m;
-  Read(j, key, &m);
-  return m;
-}
+using api::Field;
+using api::Object;
+using api::Read;
 
 std::string NameOf(const Json& item, size_t index) {
   std::string name;
@@ -171,12 +166,9 @@ MutationResult Unchanged(const Json& pod, std::string why) {
 }  // namespace
 
 std::string PodDisplayName(const Json& pod) {
-  const Json& meta = Object(pod, "metadata");
-  std::string name, generate;
-  Read(meta, "name", &name);
-  Read(meta, "generateName", &generate);
-  if (!name.empty()) return "pod " + name;
-  if (!generate.empty()) return "pod " + generate + " (generateName)";
+  const api::ObjectMeta meta = api::MetaOf(pod);
+  if (!meta.name.empty()) return "pod " + meta.name;
+  if (!meta.generate_name.empty()) return "pod " + meta.generate_name + " (generateName)";
   return "pod (unnamed)";
 }
 
@@ -237,9 +229,9 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
                       const std::vector<core::KernelCache>& kernelcaches,
                       const InjectSettings& settings) {
   if (!pod.is_object()) return Unchanged(pod, "the object is not a JSON object");
-  const Json& meta = Object(pod, "metadata");
-  const auto labels = StringMap(meta, "labels");
-  const auto annotations = StringMap(meta, "annotations");
+  const api::ObjectMeta meta = api::MetaOf(pod);
+  const auto& labels = meta.labels;
+  const auto& annotations = meta.annotations;
   if (!settings.operator_namespace.empty() && ns == settings.operator_namespace) {
     return Unchanged(pod, "namespace " + ns + " is the operator's");
   }

@@ -1,13 +1,8 @@
-#include "kube/types/lease.h"
+#include "api/lease.h"
 
-#include "base/json_get.h"
+namespace kc::api {
 
-namespace kc::kube {
-
-using json_get::Object;
-using json_get::Read;
-
-void from_json(const nlohmann::json& j, LeaseSpec& s) {
+void from_json(const Json& j, LeaseSpec& s) {
   s = LeaseSpec();
   Read(j, "holderIdentity", &s.holder_identity);
   Read(j, "leaseDurationSeconds", &s.lease_duration_seconds);
@@ -16,26 +11,26 @@ void from_json(const nlohmann::json& j, LeaseSpec& s) {
   Read(j, "leaseTransitions", &s.lease_transitions);
 }
 
-void to_json(nlohmann::json& j, const LeaseSpec& s) {
-  j = nlohmann::json::object();
+void to_json(Json& j, const LeaseSpec& s) {
+  j = Json::object();
   if (!s.holder_identity.empty()) j["holderIdentity"] = s.holder_identity;
   if (s.lease_duration_seconds != 0) j["leaseDurationSeconds"] = s.lease_duration_seconds;
-  if (!s.acquire_time.empty()) j["acquireTime"] = s.acquire_time;
-  if (!s.renew_time.empty()) j["renewTime"] = s.renew_time;
+  if (s.acquire_time) j["acquireTime"] = FormatMicroTime(*s.acquire_time);
+  if (s.renew_time) j["renewTime"] = FormatMicroTime(*s.renew_time);
   if (s.lease_transitions != 0) j["leaseTransitions"] = s.lease_transitions;
 }
 
-void from_json(const nlohmann::json& j, Lease& l) {
+void from_json(const Json& j, Lease& l) {
   l = Lease();
-  from_json(Object(j, "metadata"), l.metadata);
+  l.metadata = MetaOf(j);
   from_json(Object(j, "spec"), l.spec);
 }
 
-void to_json(nlohmann::json& j, const Lease& l) {
+void to_json(Json& j, const Lease& l) {
   j = {{"apiVersion", "coordination.k8s.io/v1"},
        {"kind", "Lease"},
-       {"metadata", l.metadata},
+       {"metadata", MetadataToJson(l.metadata)},
        {"spec", l.spec}};
 }
 
-}  // namespace kc::kube
+}  // namespace kc::api

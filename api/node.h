@@ -2,13 +2,12 @@
 #pragma once
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "kube/types/meta.h"
+#include "api/meta.h"
 
-namespace kc::kube {
+namespace kc::api {
 
 struct Taint {
   std::string key;
@@ -20,9 +19,11 @@ struct Taint {
 
 struct Node {
   ObjectMeta metadata;
-  bool unschedulable = false;  // cordoned
+  bool unschedulable = false;  // spec.unschedulable: cordoned
   std::vector<Taint> taints;
-  std::map<std::string, std::string> capacity;  // "nvidia.com/gpu" -> "8"
+  // status.capacity / status.allocatable: "nvidia.com/gpu" -> "8" (a number
+  // in the JSON becomes its text).
+  std::map<std::string, std::string> capacity;
   std::map<std::string, std::string> allocatable;
   std::vector<Condition> conditions;
 
@@ -30,7 +31,7 @@ struct Node {
   bool Ready() const { return IsConditionTrue(conditions, "Ready"); }
 };
 
-void from_json(const nlohmann::json& j, Taint& t);  // NOLINT(readability-identifier-naming)
-void from_json(const nlohmann::json& j, Node& n);
+void from_json(const Json& j, Taint& t);  // NOLINT(readability-identifier-naming)
+void from_json(const Json& j, Node& n);   // NOLINT(readability-identifier-naming)
 
-}  // namespace kc::kube
+}  // namespace kc::api

@@ -2,21 +2,20 @@
 // (a terminated container's exit code, reason and termination message).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "kube/types/meta.h"
+#include "api/meta.h"
 
-namespace kc::kube {
+namespace kc::api {
 
 struct ContainerStateTerminated {
   int exit_code = 0;
   std::string reason;   // "Completed", "Error", "OOMKilled"
   std::string message;  // the termination message
-  std::string finished_at;
+  std::optional<Time> finished_at;
 
   friend bool operator==(const ContainerStateTerminated&,
                          const ContainerStateTerminated&) = default;
@@ -28,6 +27,7 @@ struct ContainerStatus {
   int restart_count = 0;
   bool running = false;
   std::optional<std::string> waiting_reason;  // "ImagePullBackOff", ...
+  // state.terminated; absent when missing, not an object, or empty.
   std::optional<ContainerStateTerminated> terminated;
   std::optional<ContainerStateTerminated> last_terminated;  // lastState.terminated
   std::string image;
@@ -46,8 +46,7 @@ struct Pod {
   const ContainerStatus* FindContainerStatus(std::string_view name) const;
 };
 
-void from_json(const nlohmann::json& j,
-               ContainerStatus& s);  // NOLINT(readability-identifier-naming)
-void from_json(const nlohmann::json& j, Pod& p);
+void from_json(const Json& j, ContainerStatus& s);  // NOLINT(readability-identifier-naming)
+void from_json(const Json& j, Pod& p);              // NOLINT(readability-identifier-naming)
 
-}  // namespace kc::kube
+}  // namespace kc::api

@@ -1,16 +1,14 @@
 #include <gtest/gtest.h>
 
-#include "kube/types/job.h"
-#include "kube/types/lease.h"
-#include "kube/types/meta.h"
-#include "kube/types/node.h"
-#include "kube/types/pod.h"
-#include "kube/types/pvc.h"
+#include "api/job.h"
+#include "api/lease.h"
+#include "api/meta.h"
+#include "api/node.h"
+#include "api/pod.h"
+#include "api/pvc.h"
 
-namespace kc::kube {
+namespace kc::api {
 namespace {
-
-using Json = nlohmann::json;
 
 TEST(MetaTest, DecodesEveryFieldAndRoundTrips) {
   Json j = Json::parse(R"json({
@@ -27,7 +25,7 @@ TEST(MetaTest, DecodesEveryFieldAndRoundTrips) {
   })json");
   ObjectMeta m = j.get<ObjectMeta>();
   EXPECT_EQ(m.name, "warm-3f9a");
-  EXPECT_EQ(m.namespace_name, "ml");
+  EXPECT_EQ(m.namespace_, "ml");
   EXPECT_EQ(m.uid, "u-1");
   EXPECT_EQ(m.resource_version, "812");
   EXPECT_EQ(m.generation, 4);
@@ -71,7 +69,12 @@ TEST(ConditionTest, FindAndRoundTrip) {
   EXPECT_EQ(FindCondition(cs, "Ready")->observed_generation, 3);
   Json back = cs[0];
   EXPECT_EQ(back.get<Condition>(), cs[0]);
-  EXPECT_EQ(Json(cs[1]), Json::parse(R"({"type":"Degraded","status":"False"})"));
+  // metav1.Condition's required fields are always written (reason, message,
+  // lastTransitionTime); it was type and status alone while kube/types had
+  // its own Condition encoder.
+  EXPECT_EQ(Json(cs[1]), Json::parse(R"({"type":"Degraded","status":"False","reason":"",
+    "message":"","observedGeneration":0,"lastTransitionTime":"1970-01-01T00:00:00Z"})"));
+  EXPECT_EQ(Json(cs[1]).get<Condition>(), cs[1]);
 }
 
 TEST(NodeTest, Decodes) {
@@ -158,7 +161,8 @@ TEST(JobTest, Decodes) {
   EXPECT_TRUE(j.Complete());
   EXPECT_FALSE(j.Failed());
   EXPECT_TRUE(j.Finished());
-  EXPECT_EQ(j.completion_time, "2026-12-02T09:10:00Z");
+  ASSERT_TRUE(j.completion_time.has_value());
+  EXPECT_EQ(FormatTime(*j.completion_time), "2026-12-02T09:10:00Z");
   Job running = Json::parse(R"({"status":{"active":1}})").get<Job>();
   EXPECT_EQ(running.active, 1);
   EXPECT_FALSE(running.Finished());
@@ -193,7 +197,8 @@ TEST(LeaseTest, RoundTrip) {
   EXPECT_EQ(l.spec.holder_identity, "pod-a");
   EXPECT_EQ(l.spec.lease_duration_seconds, 15);
   EXPECT_EQ(l.spec.lease_transitions, 2);
-  EXPECT_EQ(l.spec.renew_time, "2026-12-02T09:31:45.000001Z");
+  ASSERT_TRUE(l.spec.renew_time.has_value());
+  EXPECT_EQ(FormatMicroTime(*l.spec.renew_time), "2026-12-02T09:31:45.000001Z");
   EXPECT_EQ(l.metadata.resource_version, "5");
   Json back = l;
   EXPECT_EQ(back["spec"], j["spec"]);
@@ -202,4 +207,4 @@ TEST(LeaseTest, RoundTrip) {
 }
 
 }  // namespace
-}  // namespace kc::kube
+}  // namespace kc::api

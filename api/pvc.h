@@ -2,13 +2,12 @@
 #pragma once
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "kube/types/meta.h"
+#include "api/meta.h"
 
-namespace kc::kube {
+namespace kc::api {
 
 struct PersistentVolumeClaim {
   ObjectMeta metadata;
@@ -16,13 +15,14 @@ struct PersistentVolumeClaim {
   std::string storage_class_name;         // "" when unset
   std::string requested_storage;          // spec.resources.requests.storage, e.g. "20Gi"
   std::string volume_name;
-  std::string phase;                            // Pending, Bound, Lost
-  std::map<std::string, std::string> capacity;  // status.capacity
+  std::string phase;                             // Pending, Bound, Lost
+  std::vector<std::string> status_access_modes;  // status.accessModes: what the volume gives
+  std::map<std::string, std::string> capacity;   // status.capacity
 
   bool Bound() const { return phase == "Bound"; }
   bool HasAccessMode(const std::string& mode) const;
 };
 
-void from_json(const nlohmann::json& j, PersistentVolumeClaim& pvc);  // NOLINT
+void from_json(const Json& j, PersistentVolumeClaim& pvc);  // NOLINT
 
-}  // namespace kc::kube
+}  // namespace kc::api

@@ -1,10 +1,9 @@
-#include "kube/wall_time.h"
+#include "api/time.h"
 
-#include <cstdint>
 #include <cstdio>
 #include <ctime>
 
-namespace kc::kube {
+namespace kc::api {
 namespace {
 
 // Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
@@ -17,7 +16,7 @@ int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
   return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
 
-std::string Format(WallTime t, bool micros) {
+std::string Format(Time t, bool micros) {
   using std::chrono::duration_cast;
   const auto us = duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
   int64_t secs = us / 1000000;
@@ -54,16 +53,16 @@ bool Digits(std::string_view s, size_t pos, size_t n, int* out) {
 
 }  // namespace
 
-std::string FormatRfc3339(WallTime t) { return Format(t, false); }
-std::string FormatMicroTime(WallTime t) { return Format(t, true); }
+std::string FormatTime(Time t) { return Format(t, false); }
+std::string FormatMicroTime(Time t) { return Format(t, true); }
 
-StatusOr<WallTime> ParseApiTime(std::string_view s) {
+StatusOr<Time> ParseTime(std::string_view s) {
   auto bad = [&] {
-    return InvalidArgumentError("time \"" + std::string(s) +
-                                "\" is not RFC 3339 (want e.g. 2026-01-02T15:04:05.000000Z)");
+    return InvalidArgumentError("malformed time \"" + std::string(s) +
+                                "\": want RFC 3339, e.g. 2026-12-02T09:33:17Z");
   };
   int year = 0, mon = 0, day = 0, hour = 0, min = 0, sec = 0;
-  if (!Digits(s, 0, 4, &year) || s.size() < 20 || s[4] != '-' || !Digits(s, 5, 2, &mon) ||
+  if (s.size() < 20 || !Digits(s, 0, 4, &year) || s[4] != '-' || !Digits(s, 5, 2, &mon) ||
       s[7] != '-' || !Digits(s, 8, 2, &day) || (s[10] != 'T' && s[10] != 't') ||
       !Digits(s, 11, 2, &hour) || s[13] != ':' || !Digits(s, 14, 2, &min) || s[16] != ':' ||
       !Digits(s, 17, 2, &sec)) {
@@ -100,10 +99,16 @@ StatusOr<WallTime> ParseApiTime(std::string_view s) {
     return bad();
   }
   if (pos != s.size()) return bad();
+  // The clock counts nanoseconds in an int64 (years 1678 to 2262): a time
+  // outside kMinYear..kMaxYear would overflow it, or later arithmetic on it.
+  if (year < kMinYear || year > kMaxYear) {
+    return InvalidArgumentError("time \"" + std::string(s) + "\" is out of range: want a year " +
+                                std::to_string(kMinYear) + " to " + std::to_string(kMaxYear));
+  }
   const int64_t days = DaysFromCivil(year, static_cast<unsigned>(mon), static_cast<unsigned>(day));
   const int64_t secs = days * 86400 + int64_t{hour} * 3600 + int64_t{min} * 60 + sec - offset_s;
-  return WallTime(std::chrono::duration_cast<WallTime::duration>(std::chrono::seconds(secs) +
-                                                                 std::chrono::nanoseconds(nanos)));
+  return Time(std::chrono::duration_cast<Time::duration>(std::chrono::seconds(secs) +
+                                                         std::chrono::nanoseconds(nanos)));
 }
 
-}  // namespace kc::kube
+}  // namespace kc::api
