@@ -22,13 +22,32 @@
 #include <string_view>
 #include <vector>
 
+#include "api/meta.h"
+#include "api/quantity.h"
+#include "api/selector.h"
+#include "api/time.h"
 #include "base/status.h"
 #include "core/fingerprint.h"
 
 namespace kc::core {
 
 using Json = nlohmann::json;
-using Time = std::chrono::system_clock::time_point;
+
+// The Kubernetes object model lives in api/ (kc_api); these names are kept
+// in core for its many users (operator, webhook, tests).
+using api::Condition;
+using api::FindCondition;
+using api::FormatBytes;
+using api::FormatTime;
+using api::LabelSelector;
+using api::LabelSelectorRequirement;
+using api::MetadataFromJson;
+using api::MetadataToJson;
+using api::ObjectMeta;
+using api::ParseQuantityBytes;
+using api::ParseTime;
+using api::SelectorMatches;
+using api::Time;
 
 inline constexpr std::string_view kGroup = "kernelcache.io";
 inline constexpr std::string_view kVersion = "v1alpha1";
@@ -37,61 +56,6 @@ inline constexpr std::string_view kKind = "KernelCache";
 inline constexpr std::string_view kPlural = "kernelcaches";
 inline constexpr std::string_view kFinalizer = "kernelcache.io/cleanup";
 
-// RFC 3339 in UTC with whole seconds ("2026-12-02T09:33:17Z"), as the API
-// server writes metav1.Time.
-std::string FormatTime(Time t);
-// Accepts "...Z", fractional seconds and numeric offsets. InvalidArgument
-// when malformed, or outside the years kMinYear..kMaxYear (the clock's
-// nanosecond int64 spans 1678..2262; the margin keeps `time + duration`
-// from overflowing for any duration ParseDuration accepts).
-inline constexpr int kMinYear = 1700;
-inline constexpr int kMaxYear = 2200;
-StatusOr<Time> ParseTime(std::string_view s);
-
-// Kubernetes quantity ("20Gi", "1.5G", "500M", "1024") to bytes, rounded
-// up, in exact integer arithmetic. InvalidArgument when malformed or above
-// int64 (8Ei); never throws, whatever the length.
-StatusOr<int64_t> ParseQuantityBytes(std::string_view q);
-// Bytes as a short binary-unit string: "0", "512", "1.2Ki", "20Gi".
-std::string FormatBytes(int64_t bytes);
-
-// Go-style duration ("24h", "90m", "1h30m", "45s") to seconds.
-// InvalidArgument when malformed, negative, or longer than kMaxDuration.
-inline constexpr std::chrono::seconds kMaxDuration{87600LL * 3600};  // 10 years
-StatusOr<std::chrono::seconds> ParseDuration(std::string_view d);
-
-struct ObjectMeta {
-  std::string name;
-  std::string namespace_;  // "namespace"
-  std::string uid;
-  std::string resource_version;
-  int64_t generation = 0;
-  std::optional<Time> creation_timestamp;
-  std::optional<Time> deletion_timestamp;
-  std::vector<std::string> finalizers;
-  std::map<std::string, std::string> labels;
-  std::map<std::string, std::string> annotations;
-};
-
-struct LabelSelectorRequirement {
-  std::string key;
-  std::string op;  // "operator": In | NotIn | Exists | DoesNotExist
-  std::vector<std::string> values;
-  friend bool operator==(const LabelSelectorRequirement&,
-                         const LabelSelectorRequirement&) = default;
-};
-
-struct LabelSelector {
-  std::map<std::string, std::string> match_labels;          // "matchLabels"
-  std::vector<LabelSelectorRequirement> match_expressions;  // "matchExpressions"
-  bool empty() const { return match_labels.empty() && match_expressions.empty(); }
-  friend bool operator==(const LabelSelector&, const LabelSelector&) = default;
-};
-
-// True when `labels` satisfy `selector` (metav1.LabelSelector semantics; an
-// empty selector matches everything; an unknown operator matches nothing).
-bool SelectorMatches(const LabelSelector& selector,
-                     const std::map<std::string, std::string>& labels);
 
 struct WarmupSpec {
   std::vector<std::string> command;        // "command", required, non-empty
@@ -169,17 +133,6 @@ struct KernelCacheSpec {
   RetentionSpec retention;                           // "retention"
   SecuritySpec security_context;                     // "securityContext"
   friend bool operator==(const KernelCacheSpec&, const KernelCacheSpec&) = default;
-};
-
-// metav1.Condition.
-struct Condition {
-  std::string type;
-  std::string status;  // "True" | "False" | "Unknown"
-  std::string reason;  // CamelCase
-  std::string message;
-  int64_t observed_generation = 0;
-  Time last_transition_time{};
-  friend bool operator==(const Condition&, const Condition&) = default;
 };
 
 namespace condition {
@@ -273,8 +226,6 @@ KernelCacheStatus StatusFromJson(const Json& status, std::vector<std::string>* e
 Json KernelCacheToJson(const KernelCache& kc);
 Json SpecToJson(const KernelCacheSpec& spec);
 Json StatusToJson(const KernelCacheStatus& status);
-Json MetadataToJson(const ObjectMeta& meta);
-ObjectMeta MetadataFromJson(const Json& meta, std::vector<std::string>* errors = nullptr);
 
 // The runtime part of every fingerprint of this KernelCache: image, runtime
 // versions, and the cache-affecting variables of warmup.env (literal values
@@ -285,8 +236,5 @@ RuntimeFacts RuntimeFactsFor(const KernelCacheSpec& spec);
 // The claim the warmup Jobs and model pods mount: existingClaim, or
 // "<name>-cache" for a claim the operator creates.
 std::string ClaimName(const KernelCache& kc);
-
-// Finds a condition by type; nullptr when absent.
-const Condition* FindCondition(const std::vector<Condition>& conditions, std::string_view type);
 
 }  // namespace kc::core

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "api/time.h"
 #include "core/layout.h"
 
 namespace kc::core {
@@ -133,22 +134,12 @@ bool IsSha256Hex(std::string_view s) {
 }
 
 std::string Rfc3339(std::int64_t unix_seconds) {
-  std::time_t t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return api::FormatTime(api::FromUnixSeconds(unix_seconds));
 }
 
 StatusOr<std::int64_t> ParseRfc3339(std::string_view s) {
-  std::tm tm{};
-  std::string str(s);
-  const char* end = strptime(str.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  if (end == nullptr || *end != '\0') {
-    return InvalidArgumentError("time \"" + str + "\" is not RFC 3339 UTC (2026-12-02T09:40:00Z)");
-  }
-  return static_cast<std::int64_t>(timegm(&tm));
+  KC_ASSIGN_OR_RETURN(api::Time t, api::ParseTime(s));
+  return api::ToUnixSeconds(t);
 }
 
 void FinalizeManifest(Manifest* m) {

@@ -88,7 +88,8 @@ StatusOr<RuntimeFacts> ParseRuntimeFacts(std::string_view json);
 // True for 64 lower-case hex digits.
 bool IsSha256Hex(std::string_view s);
 
-// "2026-12-02T09:40:00Z" for a unix time, and back (InvalidArgument if malformed).
+// "2026-12-02T09:40:00Z" for a unix time, and back (InvalidArgument if
+// malformed): api/time.h in whole seconds, for the manifest's createdAt.
 std::string Rfc3339(std::int64_t unix_seconds);
 StatusOr<std::int64_t> ParseRfc3339(std::string_view s);
 

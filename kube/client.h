@@ -2,7 +2,7 @@
 //
 // Objects travel as nlohmann::json at this layer (so any resource, built-in
 // or custom, works the same); typed structs are made from them at the edge
-// (kube/types/*.h for the built-in kinds the operator needs, core/ for
+// (api/*.h for the built-in kinds the operator needs, core/ for
 // KernelCache). API errors come back as Status with the code mapped from the
 // server's metav1.Status (see kube/api_error.h): NotFound, AlreadyExists,
 // Conflict, Gone, InvalidArgument (Invalid, the field causes in the message),

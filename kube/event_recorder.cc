@@ -7,20 +7,13 @@
 #include <utility>
 #include <vector>
 
-#include "kube/wall_time.h"
+#include "api/meta.h"
+#include "api/time.h"
 
 namespace kc::kube {
 namespace {
 
 constexpr size_t kMaxMessage = 1024;
-
-std::string MetaString(const Json& object, const char* field) {
-  if (!object.is_object()) return "";
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->is_object()) return "";
-  auto it = meta->find(field);
-  return it != meta->end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 std::string TypeName(EventType t) { return t == EventType::kWarning ? "Warning" : "Normal"; }
 
@@ -30,10 +23,11 @@ ObjectReference ReferenceTo(const Json& object) {
   ObjectReference ref;
   ref.api_version = object.value("apiVersion", "");
   ref.kind = object.value("kind", "");
-  ref.ns = MetaString(object, "namespace");
-  ref.name = MetaString(object, "name");
-  ref.uid = MetaString(object, "uid");
-  ref.resource_version = MetaString(object, "resourceVersion");
+  api::ObjectMeta meta = api::MetaOf(object);
+  ref.ns = std::move(meta.namespace_);
+  ref.name = std::move(meta.name);
+  ref.uid = std::move(meta.uid);
+  ref.resource_version = std::move(meta.resource_version);
   return ref;
 }
 
@@ -79,7 +73,7 @@ void EventRecorder::Remember(const std::string& key, Seen seen) {
 
 bool EventRecorder::CreateLocked(const std::string& key, const ObjectReference& ref, EventType type,
                                  const std::string& reason, const std::string& message) {
-  const WallTime now = clock_.WallNow();
+  const api::Time now = clock_.WallNow();
   const std::string ns = ref.ns.empty() ? "default" : ref.ns;
   // client-go's "<name>.<unix nanos in hex>", kept unique per recorder.
   int64_t nanos =
@@ -88,7 +82,7 @@ bool EventRecorder::CreateLocked(const std::string& key, const ObjectReference& 
   last_nanos_ = nanos;
   std::ostringstream name;
   name << ref.name << "." << std::hex << nanos;
-  const std::string ts = FormatRfc3339(now);
+  const std::string ts = api::FormatTime(now);
   Json event = {
       {"apiVersion", "v1"},
       {"kind", "Event"},
@@ -111,7 +105,7 @@ bool EventRecorder::CreateLocked(const std::string& key, const ObjectReference& 
                                                    " " + ns + "/" + ref.name));
     return false;
   }
-  Remember(key, Seen{ns, MetaString(*created, "name"), 1, clock_.Now(), {}});
+  Remember(key, Seen{ns, api::MetaOf(*created).name, 1, clock_.Now(), {}});
   return true;
 }
 
@@ -125,7 +119,7 @@ void EventRecorder::Event(const ObjectReference& ref, EventType type, const std:
   auto it = seen_.find(key);
   if (it != seen_.end() && clock_.Now() - it->second.first < options_.aggregation_window) {
     Seen& s = it->second;
-    Json patch = {{"count", s.count + 1}, {"lastTimestamp", FormatRfc3339(clock_.WallNow())}};
+    Json patch = {{"count", s.count + 1}, {"lastTimestamp", api::FormatTime(clock_.WallNow())}};
     StatusOr<Json> patched =
         client_.Patch(resources::kEvents, s.ns, s.name, PatchType::kMerge, patch);
     if (patched.ok()) {

@@ -5,16 +5,10 @@
 #include <thread>
 #include <utility>
 
+#include "api/lease.h"
+
 namespace kc::kube {
 namespace {
-
-std::optional<WallTime> TimeField(const Json& spec, const char* field) {
-  auto it = spec.find(field);
-  if (it == spec.end() || !it->is_string()) return std::nullopt;
-  auto t = ParseApiTime(it->get<std::string>());
-  if (!t.ok()) return std::nullopt;
-  return *t;
-}
 
 int64_t Seconds(Clock::Duration d) {
   return std::chrono::duration_cast<std::chrono::seconds>(d).count();
@@ -46,22 +40,14 @@ Status ValidateLeaderElectionConfig(const LeaderElectionConfig& c) {
 }
 
 LeaseRecord LeaseRecordFromJson(const Json& lease) {
+  api::LeaseSpec spec;
+  from_json(api::Object(lease, "spec"), spec);
   LeaseRecord r;
-  if (!lease.is_object()) return r;
-  auto spec_it = lease.find("spec");
-  if (spec_it == lease.end() || !spec_it->is_object()) return r;
-  const Json& spec = *spec_it;
-  if (auto it = spec.find("holderIdentity"); it != spec.end() && it->is_string()) {
-    r.holder = it->get<std::string>();
-  }
-  if (auto it = spec.find("leaseDurationSeconds"); it != spec.end() && it->is_number_integer()) {
-    r.lease_duration_seconds = it->get<int64_t>();
-  }
-  if (auto it = spec.find("leaseTransitions"); it != spec.end() && it->is_number_integer()) {
-    r.lease_transitions = it->get<int64_t>();
-  }
-  r.acquire_time = TimeField(spec, "acquireTime");
-  r.renew_time = TimeField(spec, "renewTime");
+  r.holder = std::move(spec.holder_identity);
+  r.lease_duration_seconds = spec.lease_duration_seconds;
+  r.lease_transitions = spec.lease_transitions;
+  r.acquire_time = spec.acquire_time;
+  r.renew_time = spec.renew_time;
   return r;
 }
 
@@ -75,15 +61,15 @@ void LeaseRecordToJson(const LeaseRecord& record, Json* lease) {
   }
   spec["leaseDurationSeconds"] = record.lease_duration_seconds;
   spec["leaseTransitions"] = record.lease_transitions;
-  if (record.acquire_time) spec["acquireTime"] = FormatMicroTime(*record.acquire_time);
-  if (record.renew_time) spec["renewTime"] = FormatMicroTime(*record.renew_time);
+  if (record.acquire_time) spec["acquireTime"] = api::FormatMicroTime(*record.acquire_time);
+  if (record.renew_time) spec["renewTime"] = api::FormatMicroTime(*record.renew_time);
 }
 
 LeaseAction DecideLeaseAction(const LeaseRecord& current, const std::string& identity,
-                              WallTime now) {
+                              api::Time now) {
   if (current.holder == identity) return LeaseAction::kRenew;
   if (current.holder.empty() || !current.renew_time) return LeaseAction::kTakeOver;
-  const WallTime expiry =
+  const api::Time expiry =
       *current.renew_time + std::chrono::seconds(current.lease_duration_seconds);
   return expiry < now ? LeaseAction::kTakeOver : LeaseAction::kHeldByOther;
 }
@@ -129,7 +115,7 @@ void LeaderElector::Observe(const LeaseRecord& record) {
 
 LeaderElector::Attempt LeaderElector::TryAcquireOrRenew() {
   const Resource& leases = resources::kLeases;
-  const WallTime now = clock_.WallNow();
+  const api::Time now = clock_.WallNow();
   LeaseRecord mine;
   mine.holder = config_.identity;
   mine.lease_duration_seconds = Seconds(config_.lease_duration);
@@ -190,7 +176,7 @@ void LeaderElector::Release() {
   }
   LeaseRecord old = LeaseRecordFromJson(*current);
   if (old.holder != config_.identity) return;  // not ours any more
-  const WallTime now = clock_.WallNow();
+  const api::Time now = clock_.WallNow();
   LeaseRecord released;
   released.lease_duration_seconds = 1;
   released.acquire_time = now;

@@ -34,10 +34,10 @@
 #include <stop_token>
 #include <string>
 
+#include "api/time.h"
 #include "base/status.h"
 #include "kube/client.h"
 #include "kube/clock.h"
-#include "kube/wall_time.h"
 
 namespace kc::kube {
 
@@ -62,12 +62,12 @@ struct LeaderElectionConfig {
 
 Status ValidateLeaderElectionConfig(const LeaderElectionConfig& config);
 
-// The spec of a Lease, as leader election reads it.
+// The spec of a Lease, as leader election reads it (decoded as api::LeaseSpec).
 struct LeaseRecord {
   std::string holder;
   int64_t lease_duration_seconds = 0;
-  std::optional<WallTime> acquire_time;
-  std::optional<WallTime> renew_time;
+  std::optional<api::Time> acquire_time;
+  std::optional<api::Time> renew_time;
   int64_t lease_transitions = 0;
 };
 
@@ -78,7 +78,7 @@ void LeaseRecordToJson(const LeaseRecord& record, Json* lease);
 enum class LeaseAction { kRenew, kTakeOver, kHeldByOther };
 // What `identity` may do with a lease in state `current` at `now`. Pure.
 LeaseAction DecideLeaseAction(const LeaseRecord& current, const std::string& identity,
-                              WallTime now);
+                              api::Time now);
 
 class LeaderElector {
  public:

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "kube/fake_client.h"
+#include "kube/testing/fake_client.h"
 #include "testing/eventually.h"
 
 namespace kc::kube {
@@ -94,10 +94,10 @@ LeaseRecord Lease(FakeClient& client) {
 }
 
 TEST(DecideLeaseActionTest, Table) {
-  const WallTime now = WallTime(seconds(1'800'000'000));
+  const api::Time now = api::Time(seconds(1'800'000'000));
   struct Case {
     std::string holder;
-    std::optional<WallTime> renew;
+    std::optional<api::Time> renew;
     int64_t duration;
     LeaseAction want;
   };
@@ -123,8 +123,8 @@ TEST(LeaseRecordTest, JsonRoundTrip) {
   LeaseRecord r;
   r.holder = "a";
   r.lease_duration_seconds = 15;
-  r.acquire_time = WallTime(seconds(1'800'000'000));
-  r.renew_time = WallTime(seconds(1'800'000'010)) + std::chrono::microseconds(5);
+  r.acquire_time = api::Time(seconds(1'800'000'000));
+  r.renew_time = api::Time(seconds(1'800'000'010)) + std::chrono::microseconds(5);
   r.lease_transitions = 3;
   Json lease = {{"metadata", {{"name", "x"}}}};
   LeaseRecordToJson(r, &lease);
@@ -169,7 +169,7 @@ TEST(LeaderElectorTest, AcquiresByCreatingTheLeaseAndRenews) {
   EXPECT_EQ(l.lease_duration_seconds, 15);
   EXPECT_EQ(l.lease_transitions, 0);
   EXPECT_EQ(a.Leaders(), std::vector<std::string>{"a"});
-  const WallTime first_renew = *l.renew_time;
+  const api::Time first_renew = *l.renew_time;
   ASSERT_TRUE(AdvanceUntil(clock, milliseconds(500),
                            [&] { return *Lease(client).renew_time > first_renew; }));
   EXPECT_EQ(Lease(client).acquire_time, l.acquire_time);  // a renewal keeps acquireTime

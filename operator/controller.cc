@@ -5,6 +5,7 @@
 #include <exception>
 #include <mutex>
 
+#include "api/meta.h"
 #include "core/api_types.h"
 #include "operator/gate_reports.h"
 #include "operator/views.h"
@@ -193,27 +194,23 @@ void Controller::Enqueue(const std::string& key) {
 
 void Controller::EnqueueByLabel(const Json& obj) {
   Safely(logger_, "by-label", [&] {
-    const Json& meta = At(obj, "metadata");
-    auto labels = StringMap(At(meta, "labels"));
-    auto it = labels.find(kLabelName);
-    if (it == labels.end()) return;
-    Enqueue(StrAt(meta, "namespace") + "/" + it->second);
+    const api::ObjectMeta meta = api::MetaOf(obj);
+    auto it = meta.labels.find(kLabelName);
+    if (it == meta.labels.end()) return;
+    Enqueue(meta.namespace_ + "/" + it->second);
   });
 }
 
 void Controller::EnqueueConsumer(const Json& pod) {
-  if (!pod.is_object()) return;
-  const Json meta = pod.value("metadata", Json::object());
-  if (!meta.is_object()) return;
-  auto labels = StringMap(meta.value("labels", Json::object()));
-  auto it = labels.find(core::kConsumerLabel);
-  if (it == labels.end() || it->second.empty()) return;
-  Enqueue(meta.value("namespace", "") + "/" + it->second);
+  const api::ObjectMeta meta = api::MetaOf(pod);
+  auto it = meta.labels.find(core::kConsumerLabel);
+  if (it == meta.labels.end() || it->second.empty()) return;
+  Enqueue(meta.namespace_ + "/" + it->second);
 }
 
 void Controller::EnqueueForNode(const Json& node) {
   Safely(logger_, "node", [&] {
-    auto labels = StringMap(At(At(node, "metadata"), "labels"));
+    const auto labels = api::MetaOf(node).labels;
     for (const Json& kc : Caches::All(caches_.kernelcaches)) {
       auto selector = StringMap(At(At(kc, "spec"), "nodeSelector"));
       const bool match = std::all_of(selector.begin(), selector.end(), [&](const auto& kv) {
@@ -227,19 +224,16 @@ void Controller::EnqueueForNode(const Json& node) {
 
 void Controller::EnqueueForPvc(const Json& pvc) {
   Safely(logger_, "pvc", [&] {
-    const Json& meta = At(pvc, "metadata");
-    const std::string ns = StrAt(meta, "namespace");
-    const std::string name = StrAt(meta, "name");
-    const Json& refs = At(meta, "ownerReferences");
-    if (refs.is_array()) {
-      for (const Json& ref : refs) {
-        if (StrAt(ref, "kind") == core::kKind && StrAt(ref, "apiVersion") == core::kApiVersion) {
-          Enqueue(ns + "/" + StrAt(ref, "name"));
-        }
+    const api::ObjectMeta meta = api::MetaOf(pvc);
+    const std::string& ns = meta.namespace_;
+    const std::string& name = meta.name;
+    for (const api::OwnerReference& ref : meta.owner_references) {
+      if (ref.kind == core::kKind && ref.api_version == core::kApiVersion) {
+        Enqueue(ns + "/" + ref.name);
       }
     }
     for (const Json& kc : Caches::All(caches_.kernelcaches)) {
-      if (StrAt(At(kc, "metadata"), "namespace") != ns) continue;
+      if (api::MetaOf(kc).namespace_ != ns) continue;
       if (StrAt(At(At(kc, "spec"), "storage"), "existingClaim") == name) {
         Enqueue(kube::ObjectKey(kc));
       }

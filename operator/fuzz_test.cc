@@ -3,7 +3,7 @@
 // and negative numbers, empty, very long and unicode strings, nulls, deep
 // nesting, missing fields) go through every decoder the operator runs on
 // informer objects (core::KernelCacheFromJson, the *ViewFromJson views,
-// kube/types), core::ValidateSpec and Decide, and what the reconciler would
+// api/), core::ValidateSpec and Decide, and what the reconciler would
 // send is serialised. Properties:
 //   - nothing throws, and everything sent serialises (valid UTF-8);
 //   - a typed spec field given a value of the wrong type is reported as a
@@ -16,12 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "api/job.h"
+#include "api/node.h"
+#include "api/pod.h"
+#include "api/pvc.h"
+#include "base/duration.h"
 #include "core/api_types.h"
 #include "core/spec_validation.h"
-#include "kube/types/job.h"
-#include "kube/types/node.h"
-#include "kube/types/pod.h"
-#include "kube/types/pvc.h"
 #include "operator/decide.h"
 #include "operator/views.h"
 
@@ -426,10 +427,10 @@ TEST(FuzzTest, GeneratedObjectsNeverCrashTheDecodeValidateDecidePath) {
       o.jobs = {JobViewFromJson(job)};
       o.pods = {PodViewFromJson(pod)};
       o.pvc = PvcViewFromJson(pvc, o.kc.metadata.uid);
-      (void)nodes[0].get<kube::Node>();
-      (void)job.get<kube::Job>();
-      (void)pod.get<kube::Pod>();
-      (void)pvc.get<kube::PersistentVolumeClaim>();
+      (void)nodes[0].get<api::Node>();
+      (void)job.get<api::Job>();
+      (void)pod.get<api::Pod>();
+      (void)pvc.get<api::PersistentVolumeClaim>();
       const Plan p = Decide(o, kNow);
       Serialise(p);
       if (!o.parse_errors.empty()) {
@@ -520,9 +521,9 @@ TEST(FuzzTest, ScalarParsersAreTotal) {
       if (q.ok()) {
         EXPECT_GE(*q, 0) << s;
       }
-      auto d = core::ParseDuration(s);
+      auto d = ParseDuration(s);
       if (d.ok()) {
-        EXPECT_LE(*d, core::kMaxDuration) << s;
+        EXPECT_LE(*d, kMaxDuration) << s;
       }
       auto t = core::ParseTime(s);
       if (t.ok()) {

@@ -1,5 +1,7 @@
 // Views: informer JSON (Node, Job, Pod, PVC) -> the small structs Decide
-// reads (operator/decide.h). Lenient: a missing field leaves the default.
+// reads (operator/decide.h), projected from the one typed decoding of each
+// object (api/node.h, api/job.h, api/pod.h, api/pvc.h). Lenient: a missing
+// or mistyped field leaves the default.
 // Pure: no I/O.
 #pragma once
 

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "api/node.h"
 #include "kube/client.h"
 #include "kube/config.h"
 #include "kube/rest_client.h"
-#include "kube/types/node.h"
 #include "kube/watch_decoder.h"
 
 namespace {
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   if (!nodes.ok()) return Fail("listing nodes", nodes.status());
   std::cout << "nodes: " << nodes->items.size() << "\n";
   for (const Json& item : nodes->items) {
-    const auto node = item.get<kc::kube::Node>();
+    const auto node = item.get<kc::api::Node>();
     std::cout << "  node " << node.metadata.name << (node.Ready() ? " Ready" : " NotReady")
               << (node.unschedulable ? " (cordoned)" : "") << "\n";
   }

@@ -1,13 +1,13 @@
 #include "operator/webhook/admission_review.h"
 
+#include "api/json_read.h"
 #include "base/base64.h"
-#include "base/json_get.h"
 
 namespace kc::webhook {
 namespace {
 
-using json_get::Field;
-using json_get::Read;
+using api::Field;
+using api::Read;
 
 GroupVersionName ReadGvk(const Json& j, const char* name_key) {
   GroupVersionName g;
@@ -78,8 +78,8 @@ StatusOr<AdmissionRequest> DecodeAdmissionReview(std::string_view body) {
   if (!uid->is_string()) return WrongType("request.uid", "a string");
   r.uid = uid->get<std::string>();
   if (r.uid.empty()) return InvalidArgumentError("request.uid is empty");
-  r.kind = ReadGvk(json_get::Object(*req, "kind"), "kind");
-  r.resource = ReadGvk(json_get::Object(*req, "resource"), "resource");
+  r.kind = ReadGvk(api::Object(*req, "kind"), "kind");
+  r.resource = ReadGvk(api::Object(*req, "resource"), "resource");
   Read(*req, "subResource", &r.sub_resource);
   Read(*req, "name", &r.name);
   Read(*req, "namespace", &r.ns);

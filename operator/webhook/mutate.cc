@@ -4,9 +4,11 @@
 #include <map>
 #include <optional>
 
-#include "base/json_get.h"
+#include "api/json_read.h"
+#include "api/meta.h"
 #include "base/strings.h"
 #include "core/cache_env.h"
+#include "core/gate_args.h"
 #include "core/layout.h"
 #include "core/security_context.h"
 #include "core/validate.h"
@@ -15,15 +17,9 @@
 namespace kc::webhook {
 namespace {
 
-using json_get::Field;
-using json_get::Object;
-using json_get::Read;
-
-std::map<std::string, std::string> StringMap(const Json& j, const char* key) {
-  std::map<std::string, std::string> m;
-  Read(j, key, &m);
-  return m;
-}
+using api::Field;
+using api::Object;
+using api::Read;
 
 std::string NameOf(const Json& item, size_t index) {
   std::string name;
@@ -170,30 +166,32 @@ MutationResult Unchanged(const Json& pod, std::string why) {
 }  // namespace
 
 std::string PodDisplayName(const Json& pod) {
-  const Json& meta = Object(pod, "metadata");
-  std::string name, generate;
-  Read(meta, "name", &name);
-  Read(meta, "generateName", &generate);
-  if (!name.empty()) return "pod " + name;
-  if (!generate.empty()) return "pod " + generate + " (generateName)";
+  const api::ObjectMeta meta = api::MetaOf(pod);
+  if (!meta.name.empty()) return "pod " + meta.name;
+  if (!meta.generate_name.empty()) return "pod " + meta.generate_name + " (generateName)";
   return "pod (unnamed)";
 }
 
 Json BuildGateContainer(const Json& pod, const core::KernelCache& kc, const std::string& ns,
                         const InjectSettings& settings) {
   const core::ConsumeSpec& c = kc.spec.consume;
-  Json args = Json::array({"wait", "--root=" + std::string(core::kDefaultRoot),
-                           "--view=" + std::string(core::kDefaultView), "--mode=" + c.mode,
-                           "--verify=" + c.verify,
-                           "--timeout=" + std::to_string(c.wait_timeout_seconds) + "s",
-                           "--on-timeout=" + c.on_timeout, "--kernelcache=" + kc.metadata.name,
-                           "--namespace=$(KC_NAMESPACE)", "--node=$(KC_NODE_NAME)"});
-  if (!settings.resolve_url.empty()) args.push_back("--resolve-url=" + settings.resolve_url);
-  Json env = Json::array(
-      {{{"name", "KC_NAMESPACE"},
-        {"valueFrom", {{"fieldRef", {{"apiVersion", "v1"}, {"fieldPath", "metadata.namespace"}}}}}},
-       {{"name", "KC_NODE_NAME"},
-        {"valueFrom", {{"fieldRef", {{"apiVersion", "v1"}, {"fieldPath", "spec.nodeName"}}}}}}});
+  core::GateArgs gate;
+  gate.root = std::string(core::kDefaultRoot);
+  gate.view = std::string(core::kDefaultView);
+  gate.mode = c.mode;
+  gate.verify = c.verify;
+  gate.timeout_seconds = c.wait_timeout_seconds;
+  gate.on_timeout = c.on_timeout;
+  gate.kernelcache = kc.metadata.name;
+  gate.ns = core::EnvRef(core::gate_env::kNamespace);
+  gate.node = core::EnvRef(core::gate_env::kNodeName);
+  gate.resolve_url = settings.resolve_url;
+  auto field_ref = [](const char* name, const char* path) {
+    return Json{{"name", name},
+                {"valueFrom", {{"fieldRef", {{"apiVersion", "v1"}, {"fieldPath", path}}}}}};
+  };
+  Json env = Json::array({field_ref(core::gate_env::kNamespace, "metadata.namespace"),
+                          field_ref(core::gate_env::kNodeName, "spec.nodeName")});
   Json resources = {{"requests", {{"cpu", "100m"}, {"memory", "128Mi"}}},
                     {"limits", {{"memory", "1Gi"}}}};
   if (c.verify == "LoadTest") {
@@ -218,7 +216,7 @@ Json BuildGateContainer(const Json& pod, const core::KernelCache& kc, const std:
           {"image", settings.initwarm_image},
           {"imagePullPolicy", settings.image_pull_policy},
           {"command", Json::array({"initwarm"})},
-          {"args", std::move(args)},
+          {"args", core::GateArgv(gate)},
           {"env", std::move(env)},
           {"resources", std::move(resources)},
           {"volumeMounts", Json::array({CacheMount(kc), RunMount()})},
@@ -231,9 +229,9 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
                       const std::vector<core::KernelCache>& kernelcaches,
                       const InjectSettings& settings) {
   if (!pod.is_object()) return Unchanged(pod, "the object is not a JSON object");
-  const Json& meta = Object(pod, "metadata");
-  const auto labels = StringMap(meta, "labels");
-  const auto annotations = StringMap(meta, "annotations");
+  const api::ObjectMeta meta = api::MetaOf(pod);
+  const auto& labels = meta.labels;
+  const auto& annotations = meta.annotations;
   if (!settings.operator_namespace.empty() && ns == settings.operator_namespace) {
     return Unchanged(pod, "namespace " + ns + " is the operator's");
   }

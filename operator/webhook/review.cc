@@ -4,6 +4,7 @@
 
 #include <exception>
 
+#include "api/meta.h"
 #include "operator/webhook/admission_review.h"
 #include "operator/webhook/mutate.h"
 #include "operator/webhook/validate_kc.h"
@@ -49,15 +50,7 @@ ReviewAnswer MutatePod(std::string_view body, const KernelCacheLister& list,
     return Answer(resp);
   }
   std::string ns = req->ns;
-  if (ns.empty()) {
-    if (const Json* m = req->object.is_object() ? &req->object : nullptr) {
-      auto it = m->find("metadata");
-      if (it != m->end() && it->is_object()) {
-        auto n = it->find("namespace");
-        if (n != it->end() && n->is_string()) ns = n->get<std::string>();
-      }
-    }
-  }
+  if (ns.empty()) ns = api::MetaOf(req->object).namespace_;
   MutationResult r = Mutate(req->object, ns, List(list, ns), settings);
   resp.patch = std::move(r.patch);
   resp.warnings = std::move(r.warnings);

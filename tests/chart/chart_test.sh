@@ -1,23 +1,65 @@
 #!/usr/bin/env bash
 # Integration test of the Helm chart against the real local control plane:
-#  1. `helm lint` passes and the chart's CRD is byte-identical to crds/ (one source);
-#  2. every flag the Deployment passes to the operator is one the operator binary knows;
-#  3. `helm install` succeeds on Kubernetes 1.34, the CRD is Established, the
-#     RBAC objects exist, `kubectl get kcache` works; `helm uninstall` removes them.
+#  1. `helm lint` passes (default and every value set below) and the chart's
+#     CRD is byte-identical to crds/ (one source);
+#  2. every flag the Deployment passes to the operator is one the operator
+#     binary knows;
+#  3. `helm template` for the default and non-default value sets, each checked
+#     for what it must (and must not) render (check_render.py): default,
+#     watchNamespaces, webhook disabled, cert-manager, ServiceMonitor,
+#     registry override, a repository naming its registry, one replica;
+#  4. values.schema.json refuses wrong values, naming the field;
+#  5. each value set applied with `kubectl apply --dry-run=server` on
+#     Kubernetes 1.34 (the cert-manager and ServiceMonitor CRDs are absent
+#     there: the test installs minimal stand-in CRDs, testdata/stub-crds.yaml,
+#     so every rendered object is dry-run, their spec unchecked by a schema);
+#  6. `helm install` succeeds, the CRD is Established, the RBAC objects exist,
+#     `kubectl get kcache` works; `helm uninstall` removes them.
+# The real-node part (helm install/test/upgrade/uninstall with running pods)
+# is chart_node_test.sh.
 # Usage: chart_test.sh <repo root> <kernelcache-operator binary>
 set -euo pipefail
 root=$1
 operator=$2
+here="$(cd "$(dirname "$0")" && pwd)"
 source "$root/tests/cluster/versions.sh"
 helm="$KC_HELM_DIR/helm"
 kubectl="$KC_K8S_DIR/kubectl"
 [ -x "$helm" ] && [ -x "$kubectl" ] || { echo "FAIL: run tests/cluster/build.sh first"; exit 1; }
 chart="$root/charts/kernelcache"
+ns=kernelcache-system
 fail() { echo "FAIL: $*"; exit 1; }
+work=$(mktemp -d /tmp/kc-chart-render.XXXXXX)
+dir=""
+cleanup() {
+  [ -n "$dir" ] && { "$root/tests/cluster/cluster.sh" --dir "$dir" down --purge >/dev/null 2>&1 || true; }
+  rm -rf "$work"
+}
+trap cleanup EXIT
 
-"$helm" lint "$chart" --kube-version 1.34.4 2>/dev/null | grep -q "0 chart(s) failed" || fail "helm lint"
-rendered=$(mktemp)
-"$helm" template kc "$chart" --kube-version 1.34.4 --include-crds 2>/dev/null >"$rendered"
+# The value sets: name -> helm flags (no spaces inside a flag).
+declare -A sets=(
+  [default]=""
+  [watchns]="--set watchNamespaces={team-a,team-b}"
+  [nowebhook]="--set webhook.enabled=false"
+  [certmanager]="--set webhook.certManager.enabled=true"
+  [servicemonitor]="--set serviceMonitor.enabled=true --set serviceMonitor.interval=15s --set serviceMonitor.labels.release=prom"
+  [registry]="--set global.imageRegistry=mirror.example:5000 --set imagePullSecrets[0].name=regcred --set nodeSelector.pool=system --set tolerations[0].key=dedicated --set tolerations[0].operator=Exists"
+  [registry-as-written]="--set image.repository=kernelcache.local/operator --set image.tag=dev --set image.pullPolicy=Never --set initwarmImage.registry=my.registry --set initwarmImage.repository=kc/initwarm --set initwarmImage.tag=7"
+  [replicas1]="--set replicas=1"
+)
+names=(default watchns nowebhook certmanager servicemonitor registry registry-as-written replicas1)
+
+# 1. lint, CRD single-sourced.
+for n in "${names[@]}"; do
+  # shellcheck disable=SC2086
+  out=$("$helm" lint "$chart" --kube-version 1.34.4 -n "$ns" ${sets[$n]} 2>&1) ||
+    fail "helm lint ($n): $out"
+  grep -q "0 chart(s) failed" <<<"$out" || fail "helm lint ($n): $out"
+  grep -q "\[WARNING\]" <<<"$out" && fail "helm lint ($n) warns: $out"
+done
+rendered="$work/default.yaml"
+"$helm" template kc "$chart" --kube-version 1.34.4 -n "$ns" --include-crds 2>/dev/null >"$rendered"
 # The CRD in the rendered chart is the one in crds/.
 python3 - "$rendered" "$root/crds/kernelcache.kernelcache.io.yaml" <<'PY' || fail "chart CRD differs from crds/"
 import sys, yaml
@@ -26,6 +68,8 @@ crd = [d for d in docs if d["kind"] == "CustomResourceDefinition"]
 src = yaml.safe_load(open(sys.argv[2]))
 assert len(crd) == 1 and crd[0] == src, "chart CRD != crds/"
 PY
+cmp -s "$chart/crds/kernelcache.kernelcache.io.yaml" "$root/crds/kernelcache.kernelcache.io.yaml" ||
+  fail "charts/kernelcache/crds/ is not byte-identical to crds/"
 # The warmup PriorityClass: high, below system-*, may preempt; and the
 # Deployment gives its name to the operator.
 python3 - "$rendered" <<'PY' || fail "warmup PriorityClass"
@@ -44,37 +88,106 @@ PY
 "$helm" template kc "$chart" --kube-version 1.34.4 --set warmupPriorityClass.create=false \
   --set warmupPriorityClass.name= 2>/dev/null | grep -q "kind: PriorityClass" &&
   fail "warmupPriorityClass.create=false still renders a PriorityClass"
-# Every --flag in the Deployment is known to the operator.
+
+# 2. Every --flag in the Deployment, in every value set, is known to the operator.
 help=$("$operator" --help 2>&1 || true)
-python3 - "$rendered" <<'PY' >"$rendered.flags"
+for n in "${names[@]}"; do
+  # shellcheck disable=SC2086
+  "$helm" template kc "$chart" --kube-version 1.34.4 -n "$ns" ${sets[$n]} >"$work/$n.yaml" 2>"$work/$n.err" ||
+    fail "helm template ($n): $(cat "$work/$n.err")"
+done
+cat "$work"/*.yaml | python3 -c '
 import sys, yaml
-for d in yaml.safe_load_all(open(sys.argv[1])):
+flags = set()
+for d in yaml.safe_load_all(sys.stdin):
     if d and d["kind"] == "Deployment":
         for a in d["spec"]["template"]["spec"]["containers"][0]["args"]:
-            print(a.split("=")[0])
-PY
+            flags.add(a.split("=")[0])
+print("\n".join(sorted(flags)))' >"$work/flags"
 while read -r flag; do
   grep -q -- "$flag" <<<"$help" || fail "chart passes $flag, which kernelcache-operator --help does not list"
-done <"$rendered.flags"
-echo "ok: chart lint, CRD single-sourced, $(wc -l <"$rendered.flags") operator flags known"
+done <"$work/flags"
+echo "ok: chart lint (${#names[@]} value sets), CRD single-sourced, $(wc -l <"$work/flags") operator flags known"
 
+# 3. What each value set renders.
+for n in "${names[@]}"; do
+  python3 "$here/check_render.py" "$n" "$work/$n.yaml" "$root" || fail "rendered chart ($n)"
+done
+echo "ok: helm template checked for ${names[*]}"
+
+# 4. The schema refuses wrong values and names the field.
+refused=0
+while IFS='|' read -r flags want; do
+  [ -z "$flags" ] && continue
+  # shellcheck disable=SC2086
+  if out=$("$helm" template kc "$chart" --kube-version 1.34.4 $flags 2>&1 >/dev/null); then
+    fail "schema accepted $flags"
+  fi
+  grep -q "schema" <<<"$out" || fail "$flags refused, but not by the schema: $out"
+  grep -qF -- "$want" <<<"$out" || fail "$flags: the error does not name '$want': $out"
+  refused=$((refused + 1))
+done <<'EOF'
+--set replicas=0|/replicas
+--set replicas=two|/replicas
+--set logFormat=xml|/logFormat
+--set logLevel=verbose|/logLevel
+--set webhook.failurePolicy=Maybe|/webhook/failurePolicy
+--set webhook.port=70000|/webhook/port
+--set httpPort=0|/httpPort
+--set webhook.timeoutSeconds=60|/webhook/timeoutSeconds
+--set workers=0|/workers
+--set warmupUnschedulableGrace=2minutes|/warmupUnschedulableGrace
+--set webhook.certLifetime=90d|/webhook/certLifetime
+--set serviceMonitor.interval=often|/serviceMonitor/interval
+--set image.pullPolicy=Sometimes|/image/pullPolicy
+--set replcas=2|replcas
+--set webhook.enabeld=true|enabeld
+--set watchNamespaces={Team_A}|/watchNamespaces/0
+--set warmupPriorityClass.value=3000000000|/warmupPriorityClass/value
+--set leaderElection=maybe|/leaderElection
+EOF
+echo "ok: values.schema.json refuses $refused wrong values, naming the field"
+
+# 5. Server-side dry run of every value set.
 dir=$(mktemp -d /tmp/kc-chart-test.XXXXXX)
 cluster() { "$root/tests/cluster/cluster.sh" --dir "$dir" "$@"; }
-trap 'cluster down --purge >/dev/null 2>&1 || true' EXIT
 cluster up --owner-pid $$ >/dev/null
 export KUBECONFIG="$dir/kubeconfig"
-"$kubectl" create namespace kernelcache-system >/dev/null
-"$helm" install kc "$chart" -n kernelcache-system --wait=false >/dev/null
+for n in "$ns" team-a team-b; do "$kubectl" create namespace "$n" >/dev/null; done
+"$kubectl" apply -f "$root/crds/" -f "$here/testdata/stub-crds.yaml" >/dev/null
+"$kubectl" wait --for condition=established --timeout=60s crd --all >/dev/null
+# The ServiceAccount admission plugin refuses a pod whose ServiceAccount does
+# not exist, and a dry run creates nothing: the test pod's ServiceAccount (a
+# test hook of the chart) exists for real during the dry runs; the namespace's
+# default one (the pod without the webhook) once the controller made it.
+"$kubectl" -n "$ns" create serviceaccount kc-operator-test >/dev/null
+for _ in $(seq 60); do "$kubectl" -n "$ns" get serviceaccount default >/dev/null 2>&1 && break; sleep 1; done
+for n in "${names[@]}"; do
+  out=$("$kubectl" apply --dry-run=server -f "$work/$n.yaml" 2>&1) || fail "dry-run=server ($n): $out"
+  count=$(grep -c "(server dry run)" <<<"$out" || true)
+  want=$(python3 -c 'import sys,yaml; print(sum(1 for d in yaml.safe_load_all(open(sys.argv[1])) if d))' "$work/$n.yaml")
+  [ "$count" = "$want" ] || fail "dry-run=server ($n): $count of $want objects: $out"
+done
+echo "ok: kubectl apply --dry-run=server of ${#names[@]} value sets (cert-manager and ServiceMonitor kinds against stand-in CRDs)"
+"$kubectl" delete -f "$here/testdata/stub-crds.yaml" >/dev/null
+"$kubectl" -n "$ns" delete serviceaccount kc-operator-test >/dev/null
+
+# 6. helm install / uninstall (no node: the pods stay Pending).
+"$helm" install kc "$chart" -n "$ns" --wait=false >/dev/null
 "$kubectl" wait --for condition=established --timeout=60s crd/kernelcaches.kernelcache.io >/dev/null
-for obj in serviceaccount/kc-operator deployment/kc-operator service/kc-operator role/kc-operator-leader; do
-  "$kubectl" -n kernelcache-system get "$obj" >/dev/null || fail "$obj missing after helm install"
+for obj in serviceaccount/kc-operator deployment/kc-operator service/kc-operator role/kc-operator-leader \
+  poddisruptionbudget/kc-operator service/kc-operator-webhook; do
+  "$kubectl" -n "$ns" get "$obj" >/dev/null || fail "$obj missing after helm install"
 done
 "$kubectl" get clusterrole kc-operator >/dev/null || fail "clusterrole missing"
 "$kubectl" get priorityclass kernelcache-warmup >/dev/null || fail "priorityclass missing"
+notes=$("$helm" get notes kc -n "$ns")
+grep -q "kubectl get kcache" <<<"$notes" && grep -q "docs/helm.md" <<<"$notes" || fail "NOTES: $notes"
 "$kubectl" apply -f "$root/examples/llama-kernelcache.yaml" >/dev/null
 cols=$("$kubectl" get kcache llama 2>&1 | head -1)
 [[ "$cols" == *READY*PHASE*SIZE*AGE* ]] || fail "kubectl get kcache columns: $cols"
 "$kubectl" delete -f "$root/examples/llama-kernelcache.yaml" --wait=false >/dev/null
-"$helm" uninstall kc -n kernelcache-system >/dev/null
-"$kubectl" -n kernelcache-system get deployment kc-operator >/dev/null 2>&1 && fail "deployment left after uninstall"
+"$helm" uninstall kc -n "$ns" >/dev/null
+"$kubectl" -n "$ns" get deployment kc-operator >/dev/null 2>&1 && fail "deployment left after uninstall"
+"$kubectl" get clusterrole kc-operator >/dev/null 2>&1 && fail "clusterrole left after uninstall"
 echo "ok: helm install/uninstall on $("$kubectl" version -o json | python3 -c 'import json,sys;print(json.load(sys.stdin)["serverVersion"]["gitVersion"])')"
