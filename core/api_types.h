@@ -56,7 +56,6 @@ inline constexpr std::string_view kKind = "KernelCache";
 inline constexpr std::string_view kPlural = "kernelcaches";
 inline constexpr std::string_view kFinalizer = "kernelcache.io/cleanup";
 
-
 struct WarmupSpec {
   std::vector<std::string> command;        // "command", required, non-empty
   std::vector<std::string> args;           // "args"

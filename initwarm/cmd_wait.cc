@@ -57,12 +57,15 @@ int RunWait(const std::vector<std::string>& args) {
       .DefaultText("--view");
   f.String("local-dir", &local_dir, "local (emptyDir) directory for copies and the cold view")
       .DefaultText("<view's parent>/local");
-  f.String(core::gate_flag::kResolveUrl, &resolve_url, "the operator's resolve endpoint, http://host:port")
+  f.String(core::gate_flag::kResolveUrl, &resolve_url,
+           "the operator's resolve endpoint, http://host:port")
       .Env("KC_RESOLVE_URL");
   f.String("resolve-file", &resolve_file,
            "read the resolve answer from this JSON file (tests, offline)");
-  f.String(core::gate_flag::kNamespace, &o.ns, "this pod's namespace").Env(core::gate_env::kNamespace);
-  f.String(core::gate_flag::kKernelCache, &o.kernelcache, "the KernelCache gating this pod").Env("KC_KERNELCACHE");
+  f.String(core::gate_flag::kNamespace, &o.ns, "this pod's namespace")
+      .Env(core::gate_env::kNamespace);
+  f.String(core::gate_flag::kKernelCache, &o.kernelcache, "the KernelCache gating this pod")
+      .Env("KC_KERNELCACHE");
   f.String(core::gate_flag::kNode, &o.node, "this pod's node name").Env(core::gate_env::kNodeName);
   f.String("fingerprint", &o.fingerprint,
            "use this fingerprint (skips resolving when no resolver given)")

@@ -294,8 +294,11 @@ TEST_F(Cli, WaitParsesTheWebhooksGateArgs) {
       if (at != std::string::npos) arg.replace(at, ref.size(), value);
     }
   }
-  argv.insert(argv.end(), {"--resolve-file", ResolveFile("Ready"), "--no-probe",
-                           "--termination-log", (d_.path() / "gate-term").string()});
+  // The webhook's view is the fixed cache-view path the cache was written
+  // under; this test cannot use that path, so it says where it was written.
+  argv.insert(argv.end(), {"--view-prefix", std::string(core::kDefaultView), "--resolve-file",
+                           ResolveFile("Ready"), "--no-probe", "--termination-log",
+                           (d_.path() / "gate-term").string()});
   ASSERT_EQ(Run(argv), 0) << last_;
   const std::string report = ReadFile(d_.path() / "gate-term");
   EXPECT_NE(report.find("\"outcome\":\"Warm\""), std::string::npos) << report;
