@@ -1,20 +1,21 @@
 // Decide as a pipeline: each step (operator/decide_*.h) is a function from
 // what it reads to a verdict; this file threads the verdicts from step to
 // step (spec -> storage -> node groups -> per fingerprint -> retirement ->
-// GC -> job cleanup -> summary) and assembles the Plan.
+// GC -> job cleanup -> summary) and assembles the Plan. The conditions each
+// step decides are recorded here, over those last written.
 #include "operator/decide.h"
 
 #include <algorithm>
 #include <set>
 
-#include "base/strings.h"
 #include "base/utf8.h"
-#include "core/spec_validation.h"
 #include "operator/decide_fingerprint.h"
 #include "operator/decide_gc.h"
 #include "operator/decide_nodes.h"
+#include "operator/decide_spec.h"
 #include "operator/decide_step.h"
 #include "operator/decide_storage.h"
+#include "operator/decide_summary.h"
 
 namespace kc::op {
 namespace {
@@ -23,7 +24,6 @@ using core::Condition;
 using core::FingerprintStatus;
 using namespace decide;  // NOLINT(google-build-using-namespace): the steps
 namespace cond = core::condition;
-namespace st = core::fp_state;
 
 constexpr size_t kMaxConditionMessage = 32768;  // the CRD's maxLength of a condition message
 
@@ -147,175 +147,6 @@ Plan DecideDeletion(const Observed& obs) {
   return plan;
 }
 
-// ---- spec -----------------------------------------------------------------
-
-struct SpecVerdict {
-  std::optional<Retention> retention;  // none: the spec is invalid
-  Effects effects;
-};
-
-SpecVerdict CheckSpec(const Observed& obs, Conditions& conds) {
-  SpecVerdict v;
-  const auto& spec = obs.kc.spec;
-  std::vector<std::string> errors = obs.parse_errors;
-  const core::SpecReport report = core::ValidateSpec(spec);
-  errors.insert(errors.end(), report.errors.begin(), report.errors.end());
-  if (!errors.empty()) {
-    const std::string msg = StrJoin(errors, "; ");
-    const Condition* p = conds.Prev(cond::kInvalidSpec);
-    if (p == nullptr || p->status != "True" || p->message != msg) {
-      v.effects.Event("Warning", "InvalidSpec", msg);
-    }
-    conds.Set(cond::kInvalidSpec, {true, "InvalidSpec", msg});
-    conds.Set(cond::kReady,
-              {false, "InvalidSpec", "the spec is invalid; nothing is warmed until it is fixed: " +
-                                         msg});
-    return v;
-  }
-  conds.Set(cond::kInvalidSpec, {false, "SpecValid", "the spec is valid"});
-  // ValidateSpec accepted these: parsed once here, handed to the steps.
-  Retention& r = v.retention.emplace();
-  if (auto d = core::ParseDuration(spec.retention.stale_after); d.ok()) r.stale_after = *d;
-  if (auto d = core::ParseDuration(spec.retention.absent_after); d.ok()) r.absent_after = *d;
-  if (!spec.retention.purge_schedule.empty()) {
-    if (auto d = core::ParseDuration(spec.retention.purge_schedule); d.ok()) r.purge = *d;
-  }
-  if (!spec.retention.max_bytes.empty()) {
-    if (auto b = core::ParseQuantityBytes(spec.retention.max_bytes); b.ok()) r.max_bytes = *b;
-  }
-  if (!report.image_not_pinned.empty()) {
-    if (Changed(conds.Prev(cond::kImageNotPinned), true, "TagNotDigest")) {
-      v.effects.Event("Warning", "ImageNotPinned", report.image_not_pinned);
-    }
-    conds.Set(cond::kImageNotPinned, {true, "TagNotDigest", report.image_not_pinned});
-  } else {
-    conds.Set(cond::kImageNotPinned, {false, "DigestPinned", "the image is pinned by digest"});
-  }
-  return v;
-}
-
-// ---- summary --------------------------------------------------------------
-
-// What the fingerprint steps found, for the summary.
-struct Findings {
-  bool storage_usable = false;
-  const NodeGroups* nodes = nullptr;
-  std::vector<std::string> running;                                 // warmup Jobs running
-  std::vector<std::pair<std::string, std::string>> unschedulable;  // (fingerprint, what)
-  std::optional<int64_t> max_bytes;
-};
-
-void ReportUnschedulable(const Findings& f, Conditions& conds, Effects& effects) {
-  const Condition* prev = conds.Prev(cond::kWarmupUnschedulable);
-  if (f.unschedulable.empty()) {
-    if (prev != nullptr) {
-      conds.Set(cond::kWarmupUnschedulable, {false, "Scheduled", "every warmup pod is scheduled"});
-    }
-    return;
-  }
-  std::vector<std::string> what;
-  for (const auto& [id, msg] : f.unschedulable) {
-    what.push_back(msg);
-    const bool said = prev != nullptr && prev->status == "True" &&
-                      prev->message.find("fingerprint " + id + " (") != std::string::npos;
-    if (!said) {
-      effects.Event("Warning", "WarmupUnschedulable",
-                    msg +
-                        "; model pods waiting in their gate may hold every GPU of the pool: give "
-                        "warmup pods a PriorityClass that may preempt them (the chart's "
-                        "kernelcache-warmup, --warmup-priority-class) or free a GPU; onTimeout "
-                        "StartCold pods start cold meanwhile");
-    }
-  }
-  conds.Set(cond::kWarmupUnschedulable,
-            {true, "Unschedulable",
-             std::to_string(what.size()) + " warmup(s) cannot be scheduled: " +
-                 StrJoin(what, "; ") +
-                 ". onTimeout StartCold pods start cold; Fail pods keep waiting"});
-}
-
-// Counts, sizes and the Ready/Warming/Degraded conditions. `findings` is
-// null when the spec is invalid (Ready was set by CheckSpec; the rest
-// keeps its last value).
-void Summarize(const core::KernelCache& kc, const Findings* findings,
-               core::KernelCacheStatus& status, Conditions& conds, Effects& effects) {
-  int32_t total = 0, ready = 0;
-  int64_t bytes = 0;
-  std::vector<std::string> waiting, failed, quarantined;
-  for (const auto& f : status.fingerprints) {
-    if (!f.manifest_digest.empty()) bytes += f.bytes;
-    if (f.nodes == 0) continue;
-    ++total;
-    if (f.state == st::kReady) {
-      ++ready;
-      continue;
-    }
-    std::string why = f.id + " " + f.state;
-    if (f.state == st::kDegraded) {
-      why += " (re-warming with Job " + f.job + ")";
-      quarantined.push_back(f.id + ": " + f.last_failure);
-    } else if (f.state == st::kFailed) {
-      why += " (" + f.last_failure + ")";
-      failed.push_back(f.id + ": " + f.last_failure);
-    } else if (f.state == st::kWarming) {
-      why += " (Job " + f.job + ")";
-    } else if (findings == nullptr) {
-      // invalid spec: nothing was grouped
-    } else if (auto g = findings->nodes->groups.find(f.id);
-               g != findings->nodes->groups.end() && g->second.label_sets.empty()) {
-      why += " (no eligible node: " + ListSome(g->second.ineligible) + ")";
-    } else if (!findings->storage_usable) {
-      why += " (storage not usable)";
-    }
-    waiting.push_back(why);
-  }
-  status.total_fingerprints = total;
-  status.ready_fingerprints = ready;
-  status.ready = std::to_string(ready) + "/" + std::to_string(total);
-  status.total_bytes = bytes;
-  status.size = core::FormatBytes(bytes);
-  if (findings == nullptr) return;
-
-  if (total == 0) {
-    conds.Set(cond::kReady,
-              {false, "NoNodes", "no node matching spec.nodeSelector carries complete GPU labels"});
-  } else if (ready == total) {
-    conds.Set(cond::kReady, {true, "AllFingerprintsReady", status.ready + " fingerprints ready"});
-  } else {
-    conds.Set(cond::kReady, {false, "FingerprintsNotReady",
-                             status.ready + " fingerprints ready; waiting: " + ListSome(waiting)});
-  }
-  ReportUnschedulable(*findings, conds, effects);
-  if (!findings->running.empty()) {
-    conds.Set(cond::kWarming,
-              {true, "WarmupRunning", "warmup Jobs: " + ListSome(findings->running)});
-  } else {
-    conds.Set(cond::kWarming, {false, "Idle", "no warmup running"});
-  }
-  if (findings->max_bytes && bytes > *findings->max_bytes) {
-    const std::string msg = "caches total " + core::FormatBytes(bytes) +
-                            ", over spec.retention.maxBytes " + kc.spec.retention.max_bytes +
-                            "; too many shapes? Reduce spec.warmup.shapes or raise the limit";
-    if (Changed(conds.Prev(cond::kDegraded), true, "ShapeExplosion")) {
-      effects.Event("Warning", "ShapeExplosion", msg);
-    }
-    conds.Set(cond::kDegraded, {true, "ShapeExplosion", msg});
-  } else if (!quarantined.empty()) {
-    conds.Set(cond::kDegraded,
-              {true, "CacheQuarantined",
-               "caches found bad by model pods, being re-warmed: " + ListSome(quarantined)});
-  } else if (!failed.empty()) {
-    conds.Set(cond::kDegraded, {true, "WarmupFailed",
-                                "failed warmups (retried with backoff): " + ListSome(failed)});
-  } else if (!findings->storage_usable) {
-    const Condition* storage = conds.Decided(cond::kStorageReady);
-    conds.Set(cond::kDegraded,
-              {true, "StorageNotReady", storage != nullptr ? storage->message : ""});
-  } else {
-    conds.Set(cond::kDegraded, {false, "AsExpected", "no problem found"});
-  }
-}
-
 std::string Phase(const core::KernelCacheStatus& status, bool invalid, bool running) {
   if (invalid) return "Invalid";
   const Condition* ready = core::FindCondition(status.conditions, cond::kReady);
@@ -326,10 +157,16 @@ std::string Phase(const core::KernelCacheStatus& status, bool invalid, bool runn
   return "Pending";
 }
 
-// The status's conditions and phase, the actions, the requeue.
-Plan Finish(core::KernelCacheStatus status, const Conditions& conds, Effects effects,
-            bool invalid, bool running, std::map<std::string, WarmupOutcome> recorded, Time now) {
+// The status's counts, conditions and phase, the actions, the requeue.
+Plan Finish(core::KernelCacheStatus status, const Summary& summary, const Conditions& conds,
+            Effects effects, bool invalid, bool running,
+            std::map<std::string, WarmupOutcome> recorded, Time now) {
   Plan plan;
+  status.total_fingerprints = summary.total;
+  status.ready_fingerprints = summary.ready;
+  status.ready = ReadyText(summary);
+  status.total_bytes = summary.bytes;
+  status.size = core::FormatBytes(summary.bytes);
   status.conditions = conds.Ordered();
   status.phase = Phase(status, invalid, running);
   plan.status = std::move(status);
@@ -355,17 +192,21 @@ Plan Decide(const Observed& obs, Time now) {
   Effects effects;
   if (!HasFinalizer(kc)) effects.actions.push_back(FinalizerAction(Action::Kind::kAddFinalizer));
 
-  SpecVerdict spec = CheckSpec(obs, conds);
+  SpecVerdict spec = CheckSpec(kc.spec, obs.parse_errors, conds.Prev(cond::kInvalidSpec),
+                               conds.Prev(cond::kImageNotPinned));
+  conds.Set(cond::kInvalidSpec, spec.invalid_spec);
+  if (spec.ready) conds.Set(cond::kReady, *spec.ready);
+  if (spec.image_not_pinned) conds.Set(cond::kImageNotPinned, *spec.image_not_pinned);
   effects.Append(std::move(spec.effects));
   if (!spec.retention) {
-    Summarize(kc, nullptr, status, conds, effects);
-    return Finish(std::move(status), conds, std::move(effects), /*invalid=*/true,
+    const Summary summary = Summarize(kc, status.fingerprints, nullptr, nullptr, nullptr);
+    return Finish(std::move(status), summary, conds, std::move(effects), /*invalid=*/true,
                   /*running=*/false, {}, now);
   }
   const Retention& retention = *spec.retention;
 
-  StorageVerdict storage = DecideStorage(kc, obs.pvc, obs.settings,
-                                         conds.Prev(cond::kStorageReady), now);
+  StorageVerdict storage =
+      DecideStorage(kc, obs.pvc, obs.settings, conds.Prev(cond::kStorageReady), now);
   conds.Set(cond::kStorageReady, storage.ready);
   effects.Append(std::move(storage.effects));
 
@@ -377,10 +218,11 @@ Plan Decide(const Observed& obs, Time now) {
   // recorded, its next Job chosen.
   Entries entries;
   for (const auto& f : kc.status.fingerprints) entries[f.id] = f;
-  const FingerprintInputs in{kc,           obs.jobs,       obs.pods, obs.gate_reports,
+  const FingerprintInputs in{kc,           obs.jobs,       obs.pods,        obs.gate_reports,
                              obs.settings, storage.usable, retention.purge, now};
   Findings findings;
   findings.storage_usable = storage.usable;
+  findings.storage_message = conds.Decided(cond::kStorageReady)->message;
   findings.nodes = &nodes;
   findings.max_bytes = retention.max_bytes;
   std::map<std::string, WarmupOutcome> recorded;
@@ -411,10 +253,15 @@ Plan Decide(const Observed& obs, Time now) {
 
   status.fingerprints.clear();
   for (auto& [id, f] : gc.entries) status.fingerprints.push_back(std::move(f));  // sorted by id
-  Summarize(kc, &findings, status, conds, effects);
-  const bool running = !findings.running.empty();
-  return Finish(std::move(status), conds, std::move(effects), /*invalid=*/false, running,
-                std::move(recorded), now);
+  Summary summary = Summarize(kc, status.fingerprints, &findings, conds.Prev(cond::kDegraded),
+                              conds.Prev(cond::kWarmupUnschedulable));
+  if (summary.ready_condition) conds.Set(cond::kReady, *summary.ready_condition);
+  if (summary.unschedulable) conds.Set(cond::kWarmupUnschedulable, *summary.unschedulable);
+  if (summary.warming) conds.Set(cond::kWarming, *summary.warming);
+  if (summary.degraded) conds.Set(cond::kDegraded, *summary.degraded);
+  effects.Append(std::move(summary.effects));
+  return Finish(std::move(status), summary, conds, std::move(effects), /*invalid=*/false,
+                !findings.running.empty(), std::move(recorded), now);
 }
 
 const char* WarmupOutcomeName(WarmupOutcome outcome) {

@@ -62,8 +62,7 @@ void RecordFailure(Recorded& out, const JobView& j, const std::string& reason,
           std::to_string(f.failures) + " in a row): " + f.last_failure + "; retry in " +
           Human(Backoff(settings, f.failures)) +
           (kept ? "; the Ready cache sealed at " +
-                      (f.ready_at ? core::FormatTime(*f.ready_at) : std::string()) +
-                      " stays in use"
+                      (f.ready_at ? core::FormatTime(*f.ready_at) : std::string()) + " stays in use"
                 : ""));
 }
 
@@ -139,9 +138,8 @@ void Unschedulable(FingerprintStep& out, const JobView& job, const FingerprintIn
   for (const auto& p : in.pods) {
     if (p.name == u->pod) pod = &p;
   }
-  const std::string since = pod != nullptr && pod->unschedulable_since
-                                ? core::FormatTime(*pod->unschedulable_since)
-                                : "";
+  const std::string since =
+      pod != nullptr && pod->unschedulable_since ? core::FormatTime(*pod->unschedulable_since) : "";
   out.unschedulable = "fingerprint " + Describe(out.status) + ": warmup pod " + u->pod +
                       " of Job " + job.name + " unschedulable since " + since +
                       (u->message.empty() ? "" : ": " + u->message);
@@ -149,8 +147,8 @@ void Unschedulable(FingerprintStep& out, const JobView& job, const FingerprintIn
 
 }  // namespace
 
-FingerprintUpdate SeenOnNodes(const FingerprintStatus* prev, const std::string& id,
-                              const Group& g, Time now) {
+FingerprintUpdate SeenOnNodes(const FingerprintStatus* prev, const std::string& id, const Group& g,
+                              Time now) {
   FingerprintUpdate out;
   FingerprintStatus& f = out.status;
   if (prev != nullptr) {
@@ -168,8 +166,7 @@ FingerprintUpdate SeenOnNodes(const FingerprintStatus* prev, const std::string& 
   f.nodes = g.nodes;
   if (prev == nullptr) {
     out.effects.Event("Normal", "NewFingerprint",
-                      "fingerprint " + Describe(f) + " on " + std::to_string(g.nodes) +
-                          " node(s)");
+                      "fingerprint " + Describe(f) + " on " + std::to_string(g.nodes) + " node(s)");
   }
   if (f.state == st::kStale || f.state == st::kAbsent) {
     f.stale_since.reset();
@@ -261,10 +258,10 @@ Recorded RecordOutcome(FingerprintStatus f, const JobView* job, const std::vecto
     return out;
   }
   if (pod == nullptr) {
-    RecordFailure(out, *job,
-                  "NoSealResult: Job " + job->name +
-                      " succeeded but no seal termination message was found",
-                  "BadTerminationMessage", settings, now);
+    RecordFailure(
+        out, *job,
+        "NoSealResult: Job " + job->name + " succeeded but no seal termination message was found",
+        "BadTerminationMessage", settings, now);
     out.outcome = WarmupOutcome::kFailed;
     return out;
   }
@@ -327,7 +324,8 @@ Next NextAction(const FingerprintStatus& f, const JobView* job, const NextInputs
 FingerprintStep StepFingerprint(FingerprintStatus f, const Group& g, const FingerprintInputs& in) {
   FingerprintStep out;
   const std::string& kc_name = in.kc.metadata.name;
-  FingerprintUpdate gate = ApplyGateReports(std::move(f), in.gate_reports, in.jobs, kc_name, in.now);
+  FingerprintUpdate gate =
+      ApplyGateReports(std::move(f), in.gate_reports, in.jobs, kc_name, in.now);
   out.effects.Append(std::move(gate.effects));
   std::string want = WarmupJobName(kc_name, gate.status.id, gate.status.warm_generation);
   const JobView* job = FindJob(in.jobs, want);

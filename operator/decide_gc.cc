@@ -192,9 +192,9 @@ GcVerdict CollectGarbage(Entries entries, std::vector<std::string> collectable,
     auto w = why.find(id);
     what.push_back(id + " (" + (w == why.end() ? "" : w->second) + ")");
   }
-  v.effects.Event("Normal", "GcStarted",
-                  "GC Job " + a.name + " removes the cache(s) of fingerprint(s) " +
-                      StrJoin(what, ", "));
+  v.effects.Event(
+      "Normal", "GcStarted",
+      "GC Job " + a.name + " removes the cache(s) of fingerprint(s) " + StrJoin(what, ", "));
   v.effects.actions.push_back(std::move(a));
   return v;
 }
@@ -212,8 +212,7 @@ std::vector<Action> CleanupJobs(const std::vector<JobView>& jobs, const Entries&
     }
     const FingerprintStatus& f = e->second;
     const bool finished = j.complete || j.failed_condition;
-    if (finished && j.name != WarmupJobName(kc_name, id, f.warm_generation) &&
-        j.uid != f.job_uid) {
+    if (finished && j.name != WarmupJobName(kc_name, id, f.warm_generation) && j.uid != f.job_uid) {
       out.DeleteJob(j);
     }
   }

@@ -19,10 +19,10 @@ namespace kc::op::decide {
 using Entries = std::map<std::string, core::FingerprintStatus>;  // by id
 
 struct Retirement {
-  Entries entries;                               // `entries` with the unused ones moved on
-  std::vector<std::string> collectable;          // ids whose caches GC may remove now
-  std::map<std::string, std::string> why;        // id -> "stale for more than 24h"
-  Effects effects;                               // Events, stopped warmups, timers
+  Entries entries;                         // `entries` with the unused ones moved on
+  std::vector<std::string> collectable;    // ids whose caches GC may remove now
+  std::map<std::string, std::string> why;  // id -> "stale for more than 24h"
+  Effects effects;                         // Events, stopped warmups, timers
 };
 
 // `in_use`: ids some selected node carries; `node_fp`: node -> its

@@ -60,28 +60,45 @@ TEST(RetireTest, Table) {
     bool collectable;
     std::optional<Time> wake;
   } cases[] = {
-      {"its node carries another fingerprint: Stale", Fp(kA, st::kReady, 10),
-       {{"gpu-a", kB}}, std::string(st::kStale), "FingerprintStale", false, kT0 + hours(24)},
-      {"its node went away: Absent", Fp(kA, st::kReady, 10), {}, std::string(st::kAbsent),
-       "FingerprintAbsent", false, kT0 + hours(168)},
+      {"its node carries another fingerprint: Stale",
+       Fp(kA, st::kReady, 10),
+       {{"gpu-a", kB}},
+       std::string(st::kStale),
+       "FingerprintStale",
+       false,
+       kT0 + hours(24)},
+      {"its node went away: Absent",
+       Fp(kA, st::kReady, 10),
+       {},
+       std::string(st::kAbsent),
+       "FingerprintAbsent",
+       false,
+       kT0 + hours(168)},
       {"stale long enough: collected",
        [] {
          auto f = Fp(kA, st::kStale, 10);
          f.stale_since = kT0 - hours(25);
          return f;
        }(),
-       {{"gpu-a", kB}}, std::string(st::kStale), "", true, std::nullopt},
+       {{"gpu-a", kB}},
+       std::string(st::kStale),
+       "",
+       true,
+       std::nullopt},
       {"absent, not long enough",
        [] {
          auto f = Fp(kA, st::kAbsent, 10);
          f.absent_since = kT0 - hours(1);
          return f;
        }(),
-       {}, std::string(st::kAbsent), "", false, kT0 + hours(167)},
+       {},
+       std::string(st::kAbsent),
+       "",
+       false,
+       kT0 + hours(167)},
   };
   for (const auto& c : cases) {
-    const Retirement r =
-        Retire({{c.f.id, c.f}}, {}, c.node_fp, {}, Kc(), retention, kT0);
+    const Retirement r = Retire({{c.f.id, c.f}}, {}, c.node_fp, {}, Kc(), retention, kT0);
     const FingerprintStatus& f = r.entries.at(c.f.id);
     EXPECT_EQ(f.state, c.state) << c.name;
     EXPECT_EQ(f.nodes, 0) << c.name;
@@ -97,9 +114,8 @@ TEST(RetireTest, Table) {
 }
 
 TEST(RetireTest, InUseIsLeftAloneAndRunningWarmupsOfUnusedStop) {
-  const Retirement r = Retire({{kA, Fp(kA, st::kReady, 10)}, {kB, Fp(kB, st::kWarming)}}, {kA},
-                              {}, {WarmupJob(kA, false), WarmupJob(kB, false)}, Kc(),
-                              Retention{}, kT0);
+  const Retirement r = Retire({{kA, Fp(kA, st::kReady, 10)}, {kB, Fp(kB, st::kWarming)}}, {kA}, {},
+                              {WarmupJob(kA, false), WarmupJob(kB, false)}, Kc(), Retention{}, kT0);
   EXPECT_EQ(r.entries.at(kA), Fp(kA, st::kReady, 10));
   EXPECT_EQ(r.entries.at(kB).state, st::kAbsent);
   ASSERT_EQ(r.effects.actions.size(), 1u);
@@ -153,10 +169,22 @@ TEST(CollectGarbageTest, Table) {
       {"collect A", {}, {kA}, true, {kA, kB}, {"GcStarted"}, 1, std::nullopt},
       {"collect A, storage not usable", {}, {kA}, false, {kA, kB}, {}, 0, std::nullopt},
       {"a GC Job runs: wait", {running}, {kA}, true, {kA, kB}, {}, 0, std::nullopt},
-      {"a GC Job failed: retry later", {failed}, {kA}, true, {kA, kB}, {}, 0,
+      {"a GC Job failed: retry later",
+       {failed},
+       {kA},
+       true,
+       {kA, kB},
+       {},
+       0,
        kT0 - seconds(100) + kGcRetry},
-      {"done: A removed, B in use again re-warms", {done}, {kA}, true, {kB}, {"CacheCollected"},
-       0, std::nullopt},
+      {"done: A removed, B in use again re-warms",
+       {done},
+       {kA},
+       true,
+       {kB},
+       {"CacheCollected"},
+       0,
+       std::nullopt},
   };
   for (const auto& c : cases) {
     const GcVerdict v = CollectGarbage(entries, c.collectable, {{kA, "stale for more than 24h"}},
@@ -187,8 +215,7 @@ TEST(CleanupJobsTest, Table) {
   current.uid = "uid-current";
   JobView unknown = WarmupJob(kB, false);
   JobView running_old = WarmupJob(kA, false);
-  const auto actions =
-      CleanupJobs({old_gen, current, unknown, running_old}, entries, "llama");
+  const auto actions = CleanupJobs({old_gen, current, unknown, running_old}, entries, "llama");
   std::vector<std::string> deleted;
   for (const auto& a : actions) deleted.push_back(a.name);
   // The finished older generation and a Job of a forgotten fingerprint go;

@@ -48,10 +48,10 @@ NodeGroups GroupNodes(const core::KernelCacheSpec& spec, const std::vector<NodeV
     out.missing_labels = {false, "AllLabelled",
                           "every matching node carries the GPU Feature Discovery labels"};
   } else {
-    out.missing_labels = {true, "MissingGpuLabels",
-                          std::to_string(missing.size()) +
-                              " node(s) lack GPU Feature Discovery labels and get no cache: " +
-                              ListSome(missing)};
+    out.missing_labels = {
+        true, "MissingGpuLabels",
+        std::to_string(missing.size()) +
+            " node(s) lack GPU Feature Discovery labels and get no cache: " + ListSome(missing)};
   }
   return out;
 }

@@ -26,10 +26,10 @@ struct Group {
 };
 
 struct NodeGroups {
-  std::map<std::string, Group> groups;           // fingerprint id -> its nodes
-  std::map<std::string, std::string> node_fp;    // node name -> the fingerprint it carries
-  ConditionVerdict missing_labels;               // NodesMissingLabels
-  Effects effects;                               // NodeMissingLabels Events
+  std::map<std::string, Group> groups;         // fingerprint id -> its nodes
+  std::map<std::string, std::string> node_fp;  // node name -> the fingerprint it carries
+  ConditionVerdict missing_labels;             // NodesMissingLabels
+  Effects effects;                             // NodeMissingLabels Events
 };
 
 // `prev_missing`: the previous NodesMissingLabels (a node it named already

@@ -34,11 +34,11 @@ TEST(GroupNodesTest, GroupsByFingerprintAndSplitsEligibility) {
   Labels unlabelled = {{"nvidia.com/gpu.present", "true"}};
   Labels unselected = Gpu("NVIDIA-A100");
   unselected["nvidia.com/gpu.present"] = "false";
-  const NodeGroups g = GroupNodes(spec,
-                                  {Node("h200-1", Gpu("NVIDIA-H200")), cordoned,
-                                   Node("a100-1", Gpu("NVIDIA-A100")), Node("bare", unlabelled),
-                                   Node("other", unselected)},
-                                  nullptr);
+  const NodeGroups g =
+      GroupNodes(spec,
+                 {Node("h200-1", Gpu("NVIDIA-H200")), cordoned, Node("a100-1", Gpu("NVIDIA-A100")),
+                  Node("bare", unlabelled), Node("other", unselected)},
+                 nullptr);
   ASSERT_EQ(g.groups.size(), 2u);
   EXPECT_EQ(g.node_fp.count("other"), 0u);
   EXPECT_EQ(g.node_fp.count("bare"), 0u);

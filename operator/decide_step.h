@@ -43,8 +43,8 @@ struct Effects {
 struct Retention {
   seconds stale_after{86400};
   seconds absent_after{168 * 3600};
-  std::optional<seconds> purge;       // purgeSchedule; none when unset
-  std::optional<int64_t> max_bytes;   // maxBytes; none when unset
+  std::optional<seconds> purge;      // purgeSchedule; none when unset
+  std::optional<int64_t> max_bytes;  // maxBytes; none when unset
 };
 
 // A condition as a step decides it; Decide adds type, observedGeneration

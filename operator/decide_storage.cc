@@ -41,8 +41,8 @@ StorageVerdict DecideStorage(const core::KernelCache& kc, const std::optional<Pv
     set(false, "ClaimTerminating", "claim " + claim + " is being deleted", true);
     return v;
   }
-  const bool rwx = std::find(pvc->access_modes.begin(), pvc->access_modes.end(),
-                             "ReadWriteMany") != pvc->access_modes.end();
+  const bool rwx = std::find(pvc->access_modes.begin(), pvc->access_modes.end(), "ReadWriteMany") !=
+                   pvc->access_modes.end();
   if (!rwx) {
     set(false, "NotReadWriteMany",
         "claim " + claim + " has access modes [" + StrJoin(pvc->access_modes, ", ") +

@@ -93,8 +93,8 @@ TEST(DecideStorageTest, Table) {
     EXPECT_EQ(v.ready.value, c.ready) << c.name;
     EXPECT_EQ(v.ready.reason, c.reason) << c.name;
     EXPECT_EQ(v.effects.wake, c.wake) << c.name;
-    const bool created = !v.effects.actions.empty() &&
-                         v.effects.actions[0].kind == Action::Kind::kCreatePvc;
+    const bool created =
+        !v.effects.actions.empty() && v.effects.actions[0].kind == Action::Kind::kCreatePvc;
     EXPECT_EQ(created, c.creates) << c.name;
     bool warned = false;
     for (const auto& e : v.effects.events) {

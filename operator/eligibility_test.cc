@@ -48,10 +48,20 @@ TEST(EligibilityOfTest, Table) {
   } cases[] = {
       {"eligible", node({{"gpu", "true"}}), true, ""},
       {"not selected", node({{"gpu", "false"}}), false, ""},
-      {"cordoned", [&] { auto n = node({{"gpu", "true"}}); n.unschedulable = true; return n; }(),
+      {"cordoned",
+       [&] {
+         auto n = node({{"gpu", "true"}});
+         n.unschedulable = true;
+         return n;
+       }(),
        true, "cordoned"},
-      {"not ready", [&] { auto n = node({{"gpu", "true"}}); n.ready = false; return n; }(), true,
-       "NotReady"},
+      {"not ready",
+       [&] {
+         auto n = node({{"gpu", "true"}});
+         n.ready = false;
+         return n;
+       }(),
+       true, "NotReady"},
       {"cordoned before NotReady",
        [&] {
          auto n = node({{"gpu", "true"}});
@@ -65,8 +75,12 @@ TEST(EligibilityOfTest, Table) {
       {"driver upgrade done", node({{"gpu", "true"}, {upgrade, "upgrade-done"}}), true, ""},
       {"driver upgrade label empty", node({{"gpu", "true"}, {upgrade, ""}}), true, ""},
       {"no GPU allocatable",
-       [&] { auto n = node({{"gpu", "true"}}); n.gpu_allocatable = 0; return n; }(), true,
-       "no allocatable nvidia.com/gpu"},
+       [&] {
+         auto n = node({{"gpu", "true"}});
+         n.gpu_allocatable = 0;
+         return n;
+       }(),
+       true, "no allocatable nvidia.com/gpu"},
   };
   for (const auto& c : cases) {
     const NodeEligibility e = EligibilityOf(c.node, spec);

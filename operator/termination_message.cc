@@ -28,8 +28,8 @@ SealVerdict Judge(std::string_view message, std::optional<std::string_view> expe
   for (const auto& [phase, ms] : report->durations_ms) r.durations[phase] = ms / 1000.0;
   if (expected && r.fingerprint != *expected) {
     v.problem = SealProblem::kFingerprintMismatch;
-    v.message = "FingerprintMismatch: sealed " + r.fingerprint + ", expected " +
-                std::string(*expected);
+    v.message =
+        "FingerprintMismatch: sealed " + r.fingerprint + ", expected " + std::string(*expected);
   }
   return v;
 }
