@@ -1,5 +1,6 @@
 #include "operator/decide_spec.h"
 
+#include "base/duration.h"
 #include "base/strings.h"
 #include "core/spec_validation.h"
 
@@ -26,10 +27,10 @@ SpecVerdict CheckSpec(const core::KernelCacheSpec& spec,
   v.invalid_spec = {false, "SpecValid", "the spec is valid"};
   // ValidateSpec accepted these: parsed once here, handed to the steps.
   Retention& r = v.retention.emplace();
-  if (auto d = core::ParseDuration(spec.retention.stale_after); d.ok()) r.stale_after = *d;
-  if (auto d = core::ParseDuration(spec.retention.absent_after); d.ok()) r.absent_after = *d;
+  if (auto d = ParseDuration(spec.retention.stale_after); d.ok()) r.stale_after = *d;
+  if (auto d = ParseDuration(spec.retention.absent_after); d.ok()) r.absent_after = *d;
   if (!spec.retention.purge_schedule.empty()) {
-    if (auto d = core::ParseDuration(spec.retention.purge_schedule); d.ok()) r.purge = *d;
+    if (auto d = ParseDuration(spec.retention.purge_schedule); d.ok()) r.purge = *d;
   }
   if (!spec.retention.max_bytes.empty()) {
     if (auto b = core::ParseQuantityBytes(spec.retention.max_bytes); b.ok()) r.max_bytes = *b;
