@@ -194,9 +194,10 @@ SpecReport ValidateSpec(const KernelCacheSpec& spec) {
                          [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
     errors.emplace_back("spec.image: \"" + spec.image + "\" contains whitespace");
   } else if (!ImagePinned(spec.image)) {
-    r.warnings.emplace_back("spec.image: \"" + spec.image +
-                            "\" is not pinned by digest; a moved tag silently changes the compiled "
-                            "kernels. Use name@sha256:<digest>");
+    r.image_not_pinned = "spec.image: \"" + spec.image +
+                         "\" is not pinned by digest; a moved tag silently changes the compiled "
+                         "kernels. Use name@sha256:<digest>";
+    r.warnings.push_back(r.image_not_pinned);
   }
   for (const auto& [k, v] : spec.runtime) {
     const bool key_ok = !k.empty() && k.size() <= 63 && std::all_of(k.begin(), k.end(), [](char c) {

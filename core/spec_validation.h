@@ -21,6 +21,9 @@ namespace kc::core {
 struct SpecReport {
   std::vector<std::string> errors;
   std::vector<std::string> warnings;
+  // The warning (also in `warnings`) that spec.image is not pinned by
+  // digest: condition ImageNotPinned. Empty when it is pinned.
+  std::string image_not_pinned;
   bool ok() const { return errors.empty(); }
 };
 

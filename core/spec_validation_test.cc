@@ -24,6 +24,7 @@ TEST(SpecValidation, GoodSpecHasNoErrorsOrWarnings) {
   SpecReport r = ValidateSpec(Good());
   EXPECT_TRUE(r.ok()) << r.errors[0];
   EXPECT_TRUE(r.warnings.empty());
+  EXPECT_TRUE(r.image_not_pinned.empty());
 }
 
 TEST(SpecValidation, Errors) {
@@ -148,6 +149,7 @@ TEST(SpecValidation, Warnings) {
   ASSERT_EQ(r.warnings.size(), 2u);
   EXPECT_NE(r.warnings[0].find("spec.image"), std::string::npos);
   EXPECT_NE(r.warnings[1].find("nvidia.com/gpu"), std::string::npos);
+  EXPECT_EQ(r.image_not_pinned, r.warnings[0]);
 }
 
 TEST(SpecValidation, ImagePinned) {

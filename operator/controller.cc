@@ -7,6 +7,7 @@
 
 #include "api/meta.h"
 #include "core/api_types.h"
+#include "operator/eligibility.h"
 #include "operator/gate_reports.h"
 #include "operator/views.h"
 
@@ -213,11 +214,7 @@ void Controller::EnqueueForNode(const Json& node) {
     const auto labels = api::MetaOf(node).labels;
     for (const Json& kc : Caches::All(caches_.kernelcaches)) {
       auto selector = StringMap(At(At(kc, "spec"), "nodeSelector"));
-      const bool match = std::all_of(selector.begin(), selector.end(), [&](const auto& kv) {
-        auto l = labels.find(kv.first);
-        return l != labels.end() && l->second == kv.second;
-      });
-      if (match) Enqueue(kube::ObjectKey(kc));
+      if (NodeSelectorMatches(selector, labels)) Enqueue(kube::ObjectKey(kc));
     }
   });
 }

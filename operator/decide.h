@@ -36,6 +36,8 @@
 // operator/views.h turns informer JSON into the *View structs below
 // (NodeViewFromJson, JobViewFromJson, PodViewFromJson, PvcViewFromJson).
 // Pure: no I/O, no logging, no clock (`now` is an argument).
+// The steps live in operator/decide_{spec,storage,nodes,fingerprint,gc,summary}.h and
+// eligibility.h; decide.cc composes them.
 #pragma once
 
 #include <chrono>
@@ -182,6 +184,16 @@ struct Action {
   std::string event_message;
 };
 
+// What a pass recorded of a finished warmup Job: the outcome label of the
+// operator's warmup metric.
+enum class WarmupOutcome {
+  kPublished,  // its seal result was recorded: the fingerprint is Ready
+  kFailed,     // the Job failed, or its seal result was missing, bad or failed
+  kMismatch,   // it sealed another fingerprint than its own
+};
+// "Published" | "Failed" | "Mismatch"
+const char* WarmupOutcomeName(WarmupOutcome outcome);
+
 struct Plan {
   std::vector<Action> actions;
   // The whole new status; write it once when != observed.kc.status.
@@ -189,6 +201,8 @@ struct Plan {
   // Reconcile again after this long (earliest pending timer: retry backoff,
   // stale grace, purge schedule, PVC binding grace); nullopt = only on events.
   std::optional<std::chrono::seconds> requeue_after;
+  // Fingerprint id -> the outcome of the Job recorded this pass (metrics).
+  std::map<std::string, WarmupOutcome> recorded;
 };
 
 Plan Decide(const Observed& observed, Time now);

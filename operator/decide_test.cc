@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "core/fingerprint.h"
+#include "operator/decide_nodes.h"
 #include "operator/names.h"
 
 namespace kc::op {
@@ -1461,6 +1462,47 @@ TEST(Decide, RequeueIsTheEarliestTimer) {
 TEST(Decide, ActionKindNames) {
   EXPECT_STREQ(ActionKindName(Kind::kCreateJob), "CreateJob");
   EXPECT_STREQ(ActionKindName(Kind::kRemoveFinalizer), "RemoveFinalizer");
+}
+
+// Decide's node step alone (decide_nodes.h), with this file's node fixtures.
+TEST(GroupNodesTest, GroupsByFingerprintAndSplitsEligibility) {
+  core::KernelCacheSpec spec;
+  spec.node_selector = {{"nvidia.com/gpu.present", "true"}};
+  NodeView cordoned = Node("h200-2", Gpu("NVIDIA-H200"));
+  cordoned.unschedulable = true;
+  Labels unlabelled = {{"nvidia.com/gpu.present", "true"}};
+  Labels unselected = Gpu("NVIDIA-A100");
+  unselected["nvidia.com/gpu.present"] = "false";
+  const decide::NodeGroups g = decide::GroupNodes(
+      spec,
+      {Node("h200-1", Gpu("NVIDIA-H200")), cordoned, Node("a100-1", Gpu("NVIDIA-A100")),
+       Node("bare", unlabelled), Node("other", unselected)},
+      nullptr);
+  ASSERT_EQ(g.groups.size(), 2u);
+  EXPECT_EQ(g.node_fp.count("other"), 0u);
+  EXPECT_EQ(g.node_fp.count("bare"), 0u);
+  const decide::Group& h200 = g.groups.at(g.node_fp.at("h200-1"));
+  EXPECT_EQ(h200.nodes, 2);
+  EXPECT_EQ(h200.eligible, std::vector<std::string>{"h200-1"});
+  EXPECT_EQ(h200.ineligible, std::vector<std::string>{"h200-2 (cordoned)"});
+  EXPECT_EQ(h200.label_sets.size(), 1u);
+  EXPECT_EQ(g.node_fp.at("h200-2"), g.node_fp.at("h200-1"));
+  EXPECT_NE(g.node_fp.at("a100-1"), g.node_fp.at("h200-1"));
+  EXPECT_TRUE(g.missing_labels.value);
+  EXPECT_EQ(g.missing_labels.reason, "MissingGpuLabels");
+  ASSERT_EQ(g.effects.events.size(), 1u);
+  EXPECT_EQ(g.effects.events[0].event_reason, "NodeMissingLabels");
+
+  // Named by the last condition already: no second Event.
+  core::Condition prev;
+  prev.status = "True";
+  prev.message = g.missing_labels.message;
+  const decide::NodeGroups again = decide::GroupNodes(spec, {Node("bare", unlabelled)}, &prev);
+  EXPECT_TRUE(again.effects.events.empty());
+
+  const decide::NodeGroups none = decide::GroupNodes(spec, {}, nullptr);
+  EXPECT_FALSE(none.missing_labels.value);
+  EXPECT_EQ(none.missing_labels.reason, "AllLabelled");
 }
 
 }  // namespace

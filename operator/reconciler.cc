@@ -5,6 +5,7 @@
 
 #include "base/utf8.h"
 #include "core/api_types.h"
+#include "operator/eligibility.h"
 #include "operator/gate_reports.h"
 #include "operator/views.h"
 
@@ -21,14 +22,6 @@ const kube::Resource& KernelCaches() {
 namespace {
 
 using Json = kube::Json;
-
-bool NodeSelectorMatches(const std::map<std::string, std::string>& selector,
-                         const std::map<std::string, std::string>& labels) {
-  return std::all_of(selector.begin(), selector.end(), [&](const auto& kv) {
-    auto it = labels.find(kv.first);
-    return it != labels.end() && it->second == kv.second;
-  });
-}
 
 double Seconds(Time a, Time b) { return std::chrono::duration<double>(b - a).count(); }
 
@@ -301,14 +294,15 @@ ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
     log.Info("event",
              {{"type", a.event_type}, {"reason", a.event_reason}, {"message", a.event_message}});
   }
-  RecordMetrics(key, kc, plan.status, observed);
+  RecordMetrics(key, kc, plan, observed);
   result.requeue_after = plan.requeue_after;
   return result;
 }
 
 void Reconciler::RecordMetrics(const std::string& key, const core::KernelCache& kc,
-                               const core::KernelCacheStatus& status, const Observed& observed) {
+                               const Plan& plan, const Observed& observed) {
   if (metrics_ == nullptr) return;
+  const core::KernelCacheStatus& status = plan.status;
   std::map<std::string, int> by_state;
   double bytes = 0, files = 0;
   for (const auto& fs : status.fingerprints) {
@@ -344,11 +338,17 @@ void Reconciler::RecordMetrics(const std::string& key, const core::KernelCache& 
         first_seen_.erase(it);
       }
       if (job != nullptr && job->finished) {
-        metrics_->ObserveWarmup("Published", Seconds(job->created, *job->finished));
+        metrics_->ObserveWarmup(WarmupOutcomeName(WarmupOutcome::kPublished),
+                                Seconds(job->created, *job->finished));
       }
     } else if (failed_again && job != nullptr) {
-      const bool mismatch = fs.last_failure.find("Mismatch") != std::string::npos;
-      metrics_->ObserveWarmup(mismatch ? "Mismatch" : "Failed",
+      // The typed outcome Decide recorded, not the failure's text.
+      auto rec = plan.recorded.find(fs.id);
+      const WarmupOutcome outcome =
+          rec != plan.recorded.end() && rec->second == WarmupOutcome::kMismatch
+              ? WarmupOutcome::kMismatch
+              : WarmupOutcome::kFailed;
+      metrics_->ObserveWarmup(WarmupOutcomeName(outcome),
                               Seconds(job->created, job->finished.value_or(now)));
     }
   }

@@ -112,8 +112,8 @@ class Reconciler {
   void ReportUnexpected(const std::string& key, const std::string& message);
   Status Execute(const Action& a, const core::KernelCache& kc, std::string* resource_version,
                  std::vector<std::string>* finalizers, bool* stale, const Logger& log);
-  void RecordMetrics(const std::string& key, const core::KernelCache& kc,
-                     const core::KernelCacheStatus& status, const Observed& observed);
+  void RecordMetrics(const std::string& key, const core::KernelCache& kc, const Plan& plan,
+                     const Observed& observed);
 
   kube::Client& client_;
   Caches caches_;

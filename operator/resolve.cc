@@ -5,6 +5,7 @@
 #include "core/fingerprint.h"
 #include "core/gate_report.h"
 #include "core/resolve_answer.h"
+#include "operator/eligibility.h"
 #include "operator/unschedulable.h"
 
 namespace kc::op {
@@ -21,14 +22,6 @@ std::string SelectorText(const std::map<std::string, std::string>& sel) {
     s.append(k).append("=").append(v);
   }
   return s;
-}
-
-bool MatchesNodeSelector(const std::map<std::string, std::string>& sel,
-                         const std::map<std::string, std::string>& labels) {
-  return std::all_of(sel.begin(), sel.end(), [&](const auto& kv) {
-    auto it = labels.find(kv.first);
-    return it != labels.end() && it->second == kv.second;
-  });
 }
 
 std::string ListSome(const std::vector<std::string>& items, size_t max = 3) {
@@ -57,17 +50,19 @@ std::chrono::seconds Since(Time now, Time then) {
 
 // Why nothing warms `fp` now, from the nodes carrying it.
 std::string NoWarmupReason(const std::string& fp, const std::vector<NodeView>& nodes,
-                           const core::RuntimeFacts& runtime) {
+                           const core::KernelCacheSpec& spec) {
+  const core::RuntimeFacts runtime = core::RuntimeFactsFor(spec);
   std::vector<std::string> ineligible;
   bool any_eligible = false;
   for (const NodeView& n : nodes) {
     auto facts = core::NodeFactsFromLabels(n.labels);
     if (!facts.ok() || core::ComputeFingerprint(*facts, runtime).id != fp) continue;
-    const std::string why = IneligibleReason(n);
-    if (why.empty()) {
+    const NodeEligibility e = EligibilityOf(n, spec);
+    if (!e.selected) continue;
+    if (e.eligible()) {
       any_eligible = true;
     } else {
-      ineligible.push_back(n.name + " (" + why + ")");
+      ineligible.push_back(n.name + " (" + e.reason + ")");
     }
   }
   if (any_eligible) return "";
@@ -107,17 +102,6 @@ std::string HumanDuration(std::chrono::seconds d) {
   if (hours > 0) return std::to_string(hours) + "h" + std::to_string(mins) + "m";
   if (mins > 0) return std::to_string(mins) + "m" + std::to_string(secs) + "s";
   return std::to_string(secs) + "s";
-}
-
-std::string IneligibleReason(const NodeView& n) {
-  if (n.unschedulable) return "cordoned";
-  if (!n.ready) return "NotReady";
-  auto it = n.labels.find(std::string(core::labels::kDriverUpgradeState));
-  if (it != n.labels.end() && !it->second.empty() && it->second != "upgrade-done") {
-    return "GPU driver upgrade: " + it->second;
-  }
-  if (n.gpu_allocatable <= 0) return "no allocatable nvidia.com/gpu";
-  return "";
 }
 
 ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now) {
@@ -160,7 +144,7 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
         "KernelCache " + q.ns + "/" + q.kernelcache + " has an invalid spec: " +
             (!in.parse_errors.empty() ? in.parse_errors.front() : invalid->message));
   }
-  if (!MatchesNodeSelector(kc.spec.node_selector, in.node->labels)) {
+  if (!NodeSelectorMatches(kc.spec.node_selector, in.node->labels)) {
     return final_answer(core::gate_reason::kNodeNotSelected,
                         "node " + q.node + " does not match the KernelCache's nodeSelector (" +
                             SelectorText(kc.spec.node_selector) + "); no cache is kept for it");
@@ -170,7 +154,6 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
                         "node " + q.node + " has no GPU fingerprint: " + facts.status().message() +
                             "; is GPU Feature Discovery running on it?");
   }
-  const core::RuntimeFacts runtime = core::RuntimeFactsFor(kc.spec);
   const std::string fp = a.fingerprint;
 
   const core::FingerprintStatus* fs = nullptr;
@@ -179,7 +162,7 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
   }
   if (fs == nullptr) {
     a.state = std::string(core::fp_state::kPending);
-    const std::string why = NoWarmupReason(fp, in.nodes, runtime);
+    const std::string why = NoWarmupReason(fp, in.nodes, kc.spec);
     a.message = why.empty() ? "fingerprint " + fp + " not yet recorded by the operator"
                             : "no warmup scheduled for fingerprint " + fp + ": " + why;
     return answer();
@@ -219,7 +202,7 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
     if (fs->stale_since) msg += " since " + core::FormatTime(*fs->stale_since);
     msg += ": no eligible node carries it";
   } else {
-    const std::string why = NoWarmupReason(fp, in.nodes, runtime);
+    const std::string why = NoWarmupReason(fp, in.nodes, kc.spec);
     msg = why.empty() ? "warmup for fingerprint " + fp + " pending"
                       : "no warmup scheduled for fingerprint " + fp + ": " + why;
   }

@@ -63,8 +63,4 @@ ResolveResponse Resolve(const ResolveQuery& query, const ResolveInputs& in, Time
 // "2m10s", "45s", "1h3m", "2d4h". Negative durations print as "0s".
 std::string HumanDuration(std::chrono::seconds d);
 
-// Why a node may not run a warmup now ("cordoned", "NotReady", "GPU driver
-// upgrade: <state>", "no allocatable nvidia.com/gpu"); "" when it may.
-std::string IneligibleReason(const NodeView& node);
-
 }  // namespace kc::op

@@ -33,6 +33,26 @@ struct SealResult {
 // Parses and checks the shape. InvalidArgument naming the field otherwise.
 StatusOr<SealResult> ParseSealResult(std::string_view message);
 
+// What was wrong with a warmup's seal result; the name is the Event reason
+// Decide emits and the prefix of the message.
+enum class SealProblem {
+  kNone,
+  kBadTerminationMessage,  // not a seal result (InvalidArgument)
+  kSealFailed,             // seal reported a failure
+  kFingerprintMismatch,    // sealed another fingerprint than the Job's
+};
+// "BadTerminationMessage" | "SealFailed" | "FingerprintMismatch" ("" for kNone).
+const char* SealProblemName(SealProblem problem);
+
+struct SealVerdict {
+  SealProblem problem = SealProblem::kNone;
+  SealResult result;    // when problem == kNone
+  std::string message;  // otherwise: "<SealProblemName>: <what>"
+};
+
+// The typed form of CheckSealResult.
+SealVerdict JudgeSealResult(std::string_view message, std::string_view expected_fingerprint);
+
 // ParseSealResult, then requires result.fingerprint == expected_fingerprint.
 // A mismatch is FailedPrecondition with the message
 // "FingerprintMismatch: sealed <got>, expected <want>".

@@ -68,5 +68,32 @@ TEST(TerminationMessage, Malformed) {
   }
 }
 
+// The typed verdict: its problem names the Event reason, which is the
+// message's prefix.
+TEST(TerminationMessage, JudgeNamesTheProblem) {
+  struct Case {
+    std::string msg;
+    SealProblem problem;
+  } cases[] = {
+      {Msg("3f9a1c2b7d4e5f60"), SealProblem::kNone},
+      {"sealed ok", SealProblem::kBadTerminationMessage},
+      {Msg("3F9A1C2B7D4E5F60"), SealProblem::kBadTerminationMessage},
+      {R"({"fingerprint":"3f9a1c2b7d4e5f60","outcome":"Failed","reason":"Internal","message":"x"})",
+       SealProblem::kSealFailed},
+      {Msg("0000000000000000"), SealProblem::kFingerprintMismatch},
+  };
+  for (const auto& c : cases) {
+    const SealVerdict v = JudgeSealResult(c.msg, "3f9a1c2b7d4e5f60");
+    EXPECT_EQ(v.problem, c.problem) << c.msg;
+    if (c.problem == SealProblem::kNone) {
+      EXPECT_EQ(v.result.bytes, 1024);
+      EXPECT_TRUE(v.message.empty());
+    } else {
+      EXPECT_EQ(v.message.rfind(std::string(SealProblemName(c.problem)) + ": ", 0), 0u)
+          << v.message;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kc::op
