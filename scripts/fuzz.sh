@@ -54,13 +54,15 @@ fi
 list="$build_dir/fuzz_targets.txt"
 [ -s "$list" ] || { echo "fuzz: $list is empty (is $cxx clang?)" >&2; exit 1; }
 targets=()
-declare -A corpus
-while read -r name dir; do
+declare -A corpus binary
+while read -r path dir; do
+  name=$(basename "$path")
   if ((${#only[@]})) && [[ ! " ${only[*]} " =~ " $name " && ! " ${only[*]} " =~ " ${name#fuzz_} " ]]; then
     continue
   fi
   targets+=("$name")
   corpus[$name]=$dir
+  binary[$name]=$path
 done <"$list"
 ((${#targets[@]})) || { echo "fuzz: no such target: ${only[*]}" >&2; exit 1; }
 echo "fuzz: building ${#targets[@]} targets in $build_dir"
@@ -80,10 +82,9 @@ for name in "${targets[@]}"; do
   cp -r "${corpus[$name]}/." "$work/"
   seeds=$(find "${corpus[$name]}" -type f | wc -l)
   log="$build_dir/fuzz-work/$name.log"
-  nice -n 15 "$build_dir/fuzz/$name" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+  nice -n 15 "${binary[$name]}" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$crashes/" "$work" >"$log" 2>&1
   rc=$?
-  [ -x "$build_dir/fuzz/$name" ] || log=/dev/null
   runs=$(grep -oE '^Done [0-9]+ runs' "$log" | grep -oE '[0-9]+' | tail -1)
   [ -n "$runs" ] || runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
   eps=$(grep -oE 'exec/s: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
@@ -94,7 +95,7 @@ for name in "${targets[@]}"; do
     result="FAILED (rc $rc; $(grep -m1 -oE 'ERROR: [A-Za-z]+: [^ ]+( [^ ]+)?|runtime error: .{0,60}|deadly signal|timeout|out-of-memory' "$log" || echo see log); inputs in $crashes; log $log)"
   fi
   if ((rc == 0)) && [ "${KC_FUZZ_MERGE:-0}" = 1 ]; then
-    nice -n 15 "$build_dir/fuzz/$name" -merge=1 -max_len=4096 "${corpus[$name]}" "$work" \
+    nice -n 15 "${binary[$name]}" -merge=1 -max_len=4096 "${corpus[$name]}" "$work" \
       >"$log.merge" 2>&1 || echo "fuzz: merge for $name failed (see $log.merge)" >&2
   fi
   rows+=("$(printf '%-26s %10s %9s %8s  %s' "$name" "${runs:-?}" "${eps:-?}" "$seeds->$size" "$result")")
