@@ -10,9 +10,7 @@
 #include "fuzz/util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto a = kc::core::ParseResolveAnswer(kc::fuzz::AsText(data, size));
-  if (!a.ok()) return 0;
-  auto back = kc::core::ParseResolveAnswer(kc::core::ResolveAnswerToJson(*a));
-  kc::fuzz::Check(back.ok() && *back == *a);
+  kc::fuzz::CheckRoundTrip(kc::fuzz::AsText(data, size), kc::core::ParseResolveAnswer,
+                           kc::core::ResolveAnswerToJson);
   return 0;
 }

@@ -10,9 +10,7 @@
 #include "fuzz/util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto r = kc::core::ParseSealReport(kc::fuzz::AsText(data, size));
-  if (!r.ok()) return 0;
-  auto back = kc::core::ParseSealReport(kc::core::SealReportToJson(*r));
-  kc::fuzz::Check(back.ok() && *back == *r);
+  kc::fuzz::CheckRoundTrip(kc::fuzz::AsText(data, size), kc::core::ParseSealReport,
+                           kc::core::SealReportToJson);
   return 0;
 }

@@ -22,6 +22,16 @@ inline void Check(bool ok) {
   if (!ok) __builtin_trap();
 }
 
+// A codec's round trip: when `parse(text)` succeeds, parsing what `encode`
+// writes for the result gives it back.
+template <class Parse, class Encode>
+void CheckRoundTrip(std::string_view text, Parse parse, Encode encode) {
+  auto decoded = parse(text);
+  if (!decoded.ok()) return;
+  auto back = parse(encode(*decoded));
+  Check(back.ok() && *back == *decoded);
+}
+
 inline std::string_view AsText(const uint8_t* data, size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }

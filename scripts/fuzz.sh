@@ -32,21 +32,19 @@ if ! ls /usr/lib/llvm-14/lib/clang/*/lib/linux/ 2>/dev/null | grep -q 'libclang_
   fi
 fi
 
-gen=()
-command -v ninja >/dev/null && gen=(-G Ninja)
-launcher=()
-if command -v ccache >/dev/null; then
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
-fi
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link"
 flags+=" -fno-omit-frame-pointer -O1 -g"
+configure=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_FLAGS="$flags"
+  -DKC_BUILD_TESTS=OFF -DKC_BUILD_FUZZ=ON -DKC_WITH_LIBTORCH=OFF)
+command -v ninja >/dev/null && configure+=(-G Ninja)
+if command -v ccache >/dev/null; then  # shares entries across clones, like build.sh
+  configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+fi
 t0=$(date +%s)
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   mkdir -p "$build_dir"
-  cmake -S . -B "$build_dir" "${gen[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_FLAGS="$flags" \
-    -DKC_BUILD_TESTS=OFF -DKC_BUILD_FUZZ=ON -DKC_WITH_LIBTORCH=OFF >"$build_dir/configure.log" 2>&1 ||
+  cmake -S . -B "$build_dir" "${configure[@]}" >"$build_dir/configure.log" 2>&1 ||
     { cat "$build_dir/configure.log" >&2; echo "fuzz: configure failed" >&2; exit 1; }
 else
   cmake "$build_dir" >/dev/null || { echo "fuzz: configure failed" >&2; exit 1; }
