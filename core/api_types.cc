@@ -292,54 +292,6 @@ std::string FormatBytes(int64_t bytes) {
   return buf;
 }
 
-StatusOr<std::chrono::seconds> ParseDuration(std::string_view d) {
-  auto bad = [&] {
-    return InvalidArgumentError("malformed duration \"" + std::string(d.substr(0, 64)) +
-                                (d.size() > 64 ? "..." : "") +
-                                "\": want whole hours, minutes and seconds, e.g. 24h, 90m, 1h30m");
-  };
-  auto too_long = [&] {
-    return InvalidArgumentError("duration \"" + std::string(d.substr(0, 64)) +
-                                (d.size() > 64 ? "..." : "") + "\" is too long: at most " +
-                                std::to_string(kMaxDuration.count() / 3600) + "h (10 years)");
-  };
-  if (d.empty()) return bad();
-  int64_t total = 0;
-  size_t i = 0;
-  while (i < d.size()) {
-    const size_t start = i;
-    while (i < d.size() && std::isdigit(static_cast<unsigned char>(d[i]))) ++i;
-    if (i == start || i == d.size()) return bad();
-    int64_t unit = 0;
-    switch (d[i]) {
-      case 'h':
-        unit = 3600;
-        break;
-      case 'm':
-        unit = 60;
-        break;
-      case 's':
-        unit = 1;
-        break;
-      default:
-        return bad();
-    }
-    // Leading zeros aside, more than 12 digits is over the maximum in any unit.
-    std::string_view number = d.substr(start, i - start);
-    while (number.size() > 1 && number.front() == '0') number.remove_prefix(1);
-    if (number.size() > 12) return too_long();
-    auto n = ParseInt64(number, "duration");
-    if (!n.ok()) return bad();
-    int64_t part = 0;
-    if (!CheckedMul(*n, unit, &part) || !CheckedAdd(total, part, &total) ||
-        total > kMaxDuration.count()) {
-      return too_long();
-    }
-    ++i;
-  }
-  return std::chrono::seconds(total);
-}
-
 bool SelectorMatches(const LabelSelector& selector,
                      const std::map<std::string, std::string>& labels) {
   for (const auto& [k, v] : selector.match_labels) {

@@ -43,7 +43,8 @@ std::string FormatTime(Time t);
 // Accepts "...Z", fractional seconds and numeric offsets. InvalidArgument
 // when malformed, or outside the years kMinYear..kMaxYear (the clock's
 // nanosecond int64 spans 1678..2262; the margin keeps `time + duration`
-// from overflowing for any duration ParseDuration accepts).
+// from overflowing for any duration kc::ParseDuration accepts,
+// base/duration.h).
 inline constexpr int kMinYear = 1700;
 inline constexpr int kMaxYear = 2200;
 StatusOr<Time> ParseTime(std::string_view s);
@@ -54,11 +55,6 @@ StatusOr<Time> ParseTime(std::string_view s);
 StatusOr<int64_t> ParseQuantityBytes(std::string_view q);
 // Bytes as a short binary-unit string: "0", "512", "1.2Ki", "20Gi".
 std::string FormatBytes(int64_t bytes);
-
-// Go-style duration ("24h", "90m", "1h30m", "45s") to seconds.
-// InvalidArgument when malformed, negative, or longer than kMaxDuration.
-inline constexpr std::chrono::seconds kMaxDuration{87600LL * 3600};  // 10 years
-StatusOr<std::chrono::seconds> ParseDuration(std::string_view d);
 
 struct ObjectMeta {
   std::string name;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/duration.h"
 #include "core/cache_env.h"
 #include "core/validate.h"
 

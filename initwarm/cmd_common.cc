@@ -27,23 +27,26 @@ std::string AbsolutePath(const std::string& path) {
   return ec ? path : abs.string();
 }
 
-void AddRootFlag(Flags* f) {
-  f->String("root", std::string(core::kDefaultRoot), "the cache volume's mount path",
-            "KC_CACHE_ROOT");
+std::string CommandUsage(const std::string& command) {
+  return "usage: initwarm " + command + " [flags]";
 }
 
-void AddOwnerFlag(Flags* f) {
-  f->String("job-uid", "",
+void AddRootFlag(FlagSet* f, std::string* root) {
+  *root = std::string(core::kDefaultRoot);
+  f->String("root", root, "the cache volume's mount path").Env("KC_CACHE_ROOT");
+}
+
+void AddOwnerFlag(FlagSet* f, OwnerFlags* owner) {
+  f->String("job-uid", &owner->job_uid,
             "owner id of this warmup: the Job uid (names the staging directory and owns the "
-            "lock; falls back to $POD_UID)",
-            "KC_JOB_UID");
-  f->String("staging-id", "", "alias of --job-uid");
+            "lock; falls back to $POD_UID)")
+      .Env("KC_JOB_UID");
+  f->String("staging-id", &owner->staging_id, "alias of --job-uid");
 }
 
-std::string ResolveOwner(const Flags& f, bool allow_random) {
-  if (f.IsSet("staging-id") && !f.Get("staging-id").empty()) return f.Get("staging-id");
-  std::string v = f.Get("job-uid");
-  if (!v.empty()) return v;
+std::string ResolveOwner(const OwnerFlags& owner, bool allow_random) {
+  if (!owner.staging_id.empty()) return owner.staging_id;
+  if (!owner.job_uid.empty()) return owner.job_uid;
   if (const char* p = std::getenv("POD_UID"); p != nullptr && *p != '\0') return p;
   return allow_random ? "local-" + RandomHex() : "";
 }
@@ -64,15 +67,16 @@ StatusOr<std::optional<core::RuntimeFacts>> RuntimeFactsArg(const std::string& v
   return std::optional<core::RuntimeFacts>(*r);
 }
 
-void AddTerminationLogFlag(Flags* f) {
-  f->String("termination-log", kDefaultTerminationLog,
+void AddTerminationLogFlag(FlagSet* f, std::string* path) {
+  *path = kDefaultTerminationLog;
+  f->String("termination-log", path,
             "file that receives the one-line JSON result (the container termination message; "
-            "written when given, or when the default exists)",
-            "KC_TERMINATION_LOG");
+            "written when given, or when the default exists)")
+      .Env("KC_TERMINATION_LOG");
 }
 
-void WriteTerminationMessage(const Flags& f, const std::string& message) {
-  const std::string& path = f.Get("termination-log");
+void WriteTerminationMessage(const FlagSet& f, const std::string& path,
+                             const std::string& message) {
   if (path.empty()) return;
   const char* env = std::getenv("KC_TERMINATION_LOG");
   const bool explicit_path = f.IsSet("termination-log") || (env != nullptr && *env != '\0');
@@ -85,17 +89,28 @@ void PrintError(const std::string& cmd, const Status& s) {
   std::cerr << "initwarm " << cmd << ": " << s.ToString() << "\n";
 }
 
-int ParseOrExit(Flags* f, const std::vector<std::string>& args) {
-  Status s = f->Parse(args);
+int ParseOrExit(const std::string& cmd, FlagSet* f, const std::vector<std::string>& args,
+                const std::function<int(const Status&)>& bad_value) {
+  StatusOr<std::vector<FlagSet::Arg>> given = f->Split(args);
   if (f->help_requested()) {
     std::cout << f->Help();
     return kExitOk;
   }
-  if (!s.ok()) {
-    std::cerr << s.message() << "\n";
+  if (!given.ok()) {
+    std::cerr << "initwarm " << cmd << ": " << given.status().message() << "\n";
     return kExitUsage;
   }
+  Status values = f->ApplyEnvironment(*given);
+  if (values.ok()) values = f->Apply(*given);
+  if (!values.ok()) return bad_value(values);
   return -1;
+}
+
+int ParseOrExit(const std::string& cmd, FlagSet* f, const std::vector<std::string>& args) {
+  return ParseOrExit(cmd, f, args, [&cmd](const Status& s) {
+    std::cerr << "initwarm " << cmd << ": " << s.message() << "\n";
+    return kExitUsage;
+  });
 }
 
 }  // namespace kc::initwarm

@@ -7,39 +7,51 @@
 #include "initwarm/fsutil.h"
 #include "initwarm/gc.h"
 #include "initwarm/inspect.h"
+#include "initwarm/lock.h"
 
 namespace kc::initwarm {
 
 int RunGc(const std::vector<std::string>& args) {
-  Flags f("gc",
-          "Removes only what it is asked to remove (a volume may be shared by several "
-          "KernelCaches). --remove <fingerprint>:<manifest digest> removes that published "
-          "cache while its READY still holds that digest (never one sealed since), under the "
-          "fingerprint lock; with --remove, only the named fingerprints' staging (older than "
-          "--staging-max-age, no live writer), quarantine (older than --quarantine-max-age) "
-          "and dead locks go too. Without --remove, only such leftovers are removed, volume "
-          "wide, and no published cache. --keep protects fingerprints. --dry-run lists only.\n\n"
-          "exit codes: 0 done; 2 bad flags; 1 a removal failed or was skipped because a live "
-          "writer holds the fingerprint (the rest were still tried; retry later).");
-  AddRootFlag(&f);
-  f.Repeated("remove",
-             "<fingerprint>[:<manifest digest>] to remove; without the digest only its "
-             "leftovers (staging, quarantine, dead lock) go");
-  f.Repeated("keep", "fingerprint ids never to touch");
-  f.String("staging-max-age", "24h", "remove staging directories older than this");
-  f.String("quarantine-max-age", "0s", "remove quarantine directories older than this");
-  f.String("lock-stale-after", "2h", "a lock older than this is dead");
-  f.Bool("dry-run", "list what would be removed, remove nothing");
-  if (int rc = ParseOrExit(&f, args); rc >= 0) return rc;
-  GcPolicy p;
-  for (const auto& k : f.GetAll("keep")) {
+  FlagSet f(CommandUsage("gc"),
+            "Removes only what it is asked to remove (a volume may be shared by several "
+            "KernelCaches). --remove <fingerprint>:<manifest digest> removes that published "
+            "cache while its READY still holds that digest (never one sealed since), under the "
+            "fingerprint lock; with --remove, only the named fingerprints' staging (older than "
+            "--staging-max-age, no live writer), quarantine (older than --quarantine-max-age) "
+            "and dead locks go too. Without --remove, only such leftovers are removed, volume "
+            "wide, and no published cache. --keep protects fingerprints. --dry-run lists only.\n\n"
+            "exit codes: 0 done; 2 bad flags; 1 a removal failed or was skipped because a live "
+            "writer holds the fingerprint (the rest were still tried; retry later).");
+  std::string root;
+  std::vector<std::string> remove;
+  std::vector<std::string> keep;
+  GcPolicy p;  // its ages are the flags' defaults
+  std::chrono::seconds staging_max_age{p.staging_max_age_s};
+  std::chrono::seconds quarantine_max_age{p.quarantine_max_age_s};
+  std::chrono::seconds lock_stale_after{LockOptions().stale_after_s};
+  bool dry_run = false;
+  AddRootFlag(&f, &root);
+  f.List("remove", &remove,
+         "<fingerprint>[:<manifest digest>] to remove; without the digest only its "
+         "leftovers (staging, quarantine, dead lock) go")
+      .Repeatable();
+  f.List("keep", &keep, "fingerprint ids never to touch").Repeatable();
+  f.Duration("staging-max-age", &staging_max_age, kInitwarmDurations,
+             "remove staging directories older than this");
+  f.Duration("quarantine-max-age", &quarantine_max_age, kInitwarmDurations,
+             "remove quarantine directories older than this");
+  f.Duration("lock-stale-after", &lock_stale_after, kInitwarmDurations,
+             "a lock older than this is dead");
+  f.Bool("dry-run", &dry_run, "list what would be removed, remove nothing");
+  if (int rc = ParseOrExit("gc", &f, args); rc >= 0) return rc;
+  for (const auto& k : keep) {
     if (!core::IsFingerprintId(k)) {
       PrintError("gc", InvalidArgumentError("--keep \"" + k + "\" is not a fingerprint id"));
       return kExitUsage;
     }
     p.keep.insert(k);
   }
-  for (const auto& r : f.GetAll("remove")) {
+  for (const auto& r : remove) {
     if (Status s = ParseRemoveSpec(r, &p.remove); !s.ok()) {
       PrintError("gc", s);
       return kExitUsage;
@@ -51,23 +63,17 @@ int RunGc(const std::vector<std::string>& args) {
     }
   }
   p.scoped = f.IsSet("remove");
-  for (const char* n : {"staging-max-age", "quarantine-max-age", "lock-stale-after"}) {
-    if (auto v = f.GetSeconds(n); !v.ok()) {
-      PrintError("gc", v.status());
-      return kExitUsage;
-    }
-  }
-  p.staging_max_age_s = *f.GetSeconds("staging-max-age");
-  p.quarantine_max_age_s = *f.GetSeconds("quarantine-max-age");
+  p.staging_max_age_s = staging_max_age.count();
+  p.quarantine_max_age_s = quarantine_max_age.count();
   p.now = NowSeconds();
-  core::Layout layout(f.Get("root"));
-  auto entries = ScanVolume(layout, *f.GetSeconds("lock-stale-after"));
+  core::Layout layout(root);
+  auto entries = ScanVolume(layout, lock_stale_after.count());
   if (!entries.ok()) {
     PrintError("gc", entries.status());
     return kExitError;
   }
   auto plan = PlanGc(*entries, p);
-  const bool dry = f.GetBool("dry-run");
+  const bool dry = dry_run;
   int removed = 0;
   for (const auto& d : plan) {
     std::cout << (d.remove ? (dry ? "would remove " : "remove ") : "keep ") << d.entry.path.string()
@@ -77,7 +83,7 @@ int RunGc(const std::vector<std::string>& args) {
   std::cout << (dry ? "dry run: " : "") << removed << " of " << plan.size() << " entries "
             << (dry ? "would be " : "") << "removed\n";
   if (dry) return kExitOk;
-  Status s = ApplyGc(layout, plan, *f.GetSeconds("lock-stale-after"));
+  Status s = ApplyGc(layout, plan, lock_stale_after.count());
   if (!s.ok()) {
     PrintError("gc", s);
     return kExitError;
@@ -86,19 +92,21 @@ int RunGc(const std::vector<std::string>& args) {
 }
 
 int RunInspect(const std::vector<std::string>& args) {
-  Flags f("inspect",
-          "Summarises a cache volume: fingerprints (READY or not), files and bytes, counts by "
-          "framework directory, Triton kernels, versions, age; staging and quarantine.\n\n"
-          "exit codes: 0 done; 2 bad flags; 1 the volume cannot be read.");
-  AddRootFlag(&f);
-  f.Bool("json", "print a JSON array instead");
-  if (int rc = ParseOrExit(&f, args); rc >= 0) return rc;
-  auto s = InspectVolume(core::Layout(f.Get("root")), NowSeconds());
+  FlagSet f(CommandUsage("inspect"),
+            "Summarises a cache volume: fingerprints (READY or not), files and bytes, counts by "
+            "framework directory, Triton kernels, versions, age; staging and quarantine.\n\n"
+            "exit codes: 0 done; 2 bad flags; 1 the volume cannot be read.");
+  std::string root;
+  bool json = false;
+  AddRootFlag(&f, &root);
+  f.Bool("json", &json, "print a JSON array instead");
+  if (int rc = ParseOrExit("inspect", &f, args); rc >= 0) return rc;
+  auto s = InspectVolume(core::Layout(root), NowSeconds());
   if (!s.ok()) {
     PrintError("inspect", s.status());
     return kExitError;
   }
-  std::cout << (f.GetBool("json") ? SummariesJson(*s) + "\n" : FormatSummaries(*s));
+  std::cout << (json ? SummariesJson(*s) + "\n" : FormatSummaries(*s));
   return kExitOk;
 }
 

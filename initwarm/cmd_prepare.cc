@@ -12,35 +12,34 @@
 namespace kc::initwarm {
 
 int RunPrepare(const std::vector<std::string>& args) {
-  Flags f("prepare",
-          "Creates v1/.staging/<fingerprint>-<job-uid>/ on the cache volume, takes the "
-          "fingerprint's single-writer lock for the job uid, and points the cache view at the "
-          "staging directory. Runs as the warmup Job's first init container.\n\n"
-          "exit codes: 0 ready to warm; 2 bad flags; 5 another live writer holds the lock "
-          "(the message names it); 11 the cache volume is not writable by this uid/gid (the "
-          "message says how to fix the export; docs/permissions.md); 1 any other error.");
-  AddRootFlag(&f);
-  f.String("fingerprint", "", "fingerprint id (16 hex digits)", "KC_FINGERPRINT");
-  AddOwnerFlag(&f);
-  f.String("view", std::string(core::kDefaultView), "the cache view path", "KC_VIEW");
-  f.String("lock-stale-after", "2h", "a lock older than this is taken as dead and broken");
-  f.Repeated("break-lock-of",
-             "owner ids (Job uids) whose Jobs are finished or deleted: a lock they hold is "
-             "broken at once (the operator passes the dead warmups of this fingerprint)");
-  if (int rc = ParseOrExit(&f, args); rc >= 0) return rc;
-  auto stale = f.GetSeconds("lock-stale-after");
-  if (!stale.ok()) {
-    PrintError("prepare", stale.status());
-    return kExitUsage;
-  }
-  PrepareOptions o;
+  FlagSet f(CommandUsage("prepare"),
+            "Creates v1/.staging/<fingerprint>-<job-uid>/ on the cache volume, takes the "
+            "fingerprint's single-writer lock for the job uid, and points the cache view at the "
+            "staging directory. Runs as the warmup Job's first init container.\n\n"
+            "exit codes: 0 ready to warm; 2 bad flags; 5 another live writer holds the lock "
+            "(the message names it); 11 the cache volume is not writable by this uid/gid (the "
+            "message says how to fix the export; docs/permissions.md); 1 any other error.");
+  PrepareOptions o;  // its lock age is the flag's default
+  std::string root;
+  std::string view = std::string(core::kDefaultView);
+  OwnerFlags owner;
+  std::chrono::seconds stale{o.lock_stale_after_s};
+  AddRootFlag(&f, &root);
+  f.String("fingerprint", &o.fingerprint, "fingerprint id (16 hex digits)").Env("KC_FINGERPRINT");
+  AddOwnerFlag(&f, &owner);
+  f.String("view", &view, "the cache view path").Env("KC_VIEW");
+  f.Duration("lock-stale-after", &stale, kInitwarmDurations,
+             "a lock older than this is taken as dead and broken");
+  f.List("break-lock-of", &o.break_lock_of,
+         "owner ids (Job uids) whose Jobs are finished or deleted: a lock they hold is "
+         "broken at once (the operator passes the dead warmups of this fingerprint)")
+      .Repeatable();
+  if (int rc = ParseOrExit("prepare", &f, args); rc >= 0) return rc;
   // Absolute paths: the view becomes a symlink to a staging path under root.
-  o.root = AbsolutePath(f.Get("root"));
-  o.fingerprint = f.Get("fingerprint");
-  o.owner = ResolveOwner(f, /*allow_random=*/true);
-  o.view = AbsolutePath(f.Get("view"));
-  o.lock_stale_after_s = *stale;
-  o.break_lock_of = f.GetAll("break-lock-of");
+  o.root = AbsolutePath(root);
+  o.owner = ResolveOwner(owner, /*allow_random=*/true);
+  o.view = AbsolutePath(view);
+  o.lock_stale_after_s = stale.count();
   auto r = Prepare(o);
   if (!r.ok()) {
     PrintError("prepare", r.status());

@@ -8,8 +8,8 @@
 //    "fingerprint":{"id":...,"sha256":...}}   (fingerprint with --runtime-facts)
 // --runtime-facts FILE: {"image":"...","runtime":{"pytorch":"2.11.0"},"env":{...}}
 // --facts-file FILE:    node facts from a file instead of NVML (tests only).
-// Exit codes: 0 facts printed; 2 usage or bad input file; 3 no GPU visible;
-// 1 any other failure (e.g. GPUs of different kinds).
+// Exit codes (also in --help): 0 facts printed; 2 usage or bad input file;
+// 3 no GPU visible; 1 any other failure (e.g. GPUs of different kinds).
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -18,17 +18,14 @@
 #include <vector>
 
 #include "core/fingerprint.h"
+#include "initwarm/cmd_common.h"
+#include "initwarm/commands.h"
+#include "initwarm/exit_codes.h"
 #include "initwarm/probe.h"
 
 namespace kc::initwarm {
 
-int RunProbe(const std::vector<std::string>& args);
-
 namespace {
-
-constexpr char kUsage[] =
-    "usage: initwarm probe [--runtime-facts FILE] [--facts-file FILE]\n"
-    "  prints the node part of the fingerprint read from NVML and libcuda\n";
 
 StatusOr<core::RuntimeFacts> ReadRuntimeFacts(const std::string& path) {
   std::ifstream in(path);
@@ -60,31 +57,19 @@ StatusOr<core::RuntimeFacts> ReadRuntimeFacts(const std::string& path) {
 }  // namespace
 
 int RunProbe(const std::vector<std::string>& args) {
+  FlagSet f(CommandUsage("probe"),
+            "Prints the node part of the fingerprint, read from NVML and libcuda, as one JSON "
+            "object: source, node facts, the labels GFD would set, and with --runtime-facts "
+            "the fingerprint.\n\n"
+            "exit codes: 0 facts printed; 2 bad flags or a bad input file; 3 no GPU visible; "
+            "1 any other failure (e.g. GPUs of different kinds).");
   std::string runtime_path;
   std::string facts_path;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](std::string* out) {
-      if (i + 1 >= args.size()) return false;
-      *out = args[++i];
-      return true;
-    };
-    if (a == "--runtime-facts") {
-      if (!value(&runtime_path)) return std::cerr << kUsage, 2;
-    } else if (a.starts_with("--runtime-facts=")) {
-      runtime_path = a.substr(16);
-    } else if (a == "--facts-file") {
-      if (!value(&facts_path)) return std::cerr << kUsage, 2;
-    } else if (a.starts_with("--facts-file=")) {
-      facts_path = a.substr(13);
-    } else if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else {
-      std::cerr << "initwarm probe: unknown argument \"" << a << "\"\n" << kUsage;
-      return 2;
-    }
-  }
+  f.String("runtime-facts", &runtime_path,
+           "file with the runtime part: {\"image\",\"runtime\":{},\"env\":{}}; adds the "
+           "fingerprint");
+  f.String("facts-file", &facts_path, "read node facts from this file instead of NVML (tests)");
+  if (int rc = ParseOrExit("probe", &f, args); rc >= 0) return rc;
   auto prober = facts_path.empty() ? NewNvmlProber() : NewFileProber(facts_path);
   auto result = prober->Probe();
   if (!result.ok()) {

@@ -14,45 +14,52 @@
 namespace kc::initwarm {
 
 int RunVerify(const std::vector<std::string>& args) {
-  Flags f("verify",
-          "Runs the validation ladder on v1/<fingerprint> level by level: 1 Manifest (READY, "
-          "digest, schema), 2 Fingerprint, 3 Checksums (sizes, sha256, no leftovers, Triton "
-          "__grp__ children), 4 TargetArch (Triton target.arch vs the node), 5 LoadTest (every "
-          "cubin through cuModuleLoadData; skipped without a GPU). On failure the directory is "
-          "moved to v1/.quarantine/<fingerprint>-<time>/ with a REASON file.\n\n"
-          "exit codes: 0 valid; 9 invalid (the output names the first bad file and why); 2 bad "
-          "flags; 1 other error.");
-  AddRootFlag(&f);
-  f.String("fingerprint", "", "fingerprint id of the cache (and the one it must carry)",
-           "KC_FINGERPRINT");
-  f.String("dir", "", "verify this directory instead of v1/<fingerprint> (never quarantined)");
-  f.String("level", "LoadTest",
+  FlagSet f(CommandUsage("verify"),
+            "Runs the validation ladder on v1/<fingerprint> level by level: 1 Manifest (READY, "
+            "digest, schema), 2 Fingerprint, 3 Checksums (sizes, sha256, no leftovers, Triton "
+            "__grp__ children), 4 TargetArch (Triton target.arch vs the node), 5 LoadTest (every "
+            "cubin through cuModuleLoadData; skipped without a GPU). On failure the directory is "
+            "moved to v1/.quarantine/<fingerprint>-<time>/ with a REASON file.\n\n"
+            "exit codes: 0 valid; 9 invalid (the output names the first bad file and why); 2 bad "
+            "flags; 1 other error.");
+  VerifyOptions o;  // its threads are the flag's default
+  std::string root;
+  std::string fp;
+  std::string dir;
+  std::string level_name = "LoadTest";
+  std::string node_facts;
+  std::string view = std::string(core::kDefaultView);
+  bool no_quarantine = false;
+  bool json = false;
+  AddRootFlag(&f, &root);
+  f.String("fingerprint", &fp, "fingerprint id of the cache (and the one it must carry)")
+      .Env("KC_FINGERPRINT");
+  f.String("dir", &dir, "verify this directory instead of v1/<fingerprint> (never quarantined)");
+  f.String("level", &level_name,
            "highest level: Manifest|Fingerprint|Checksums|TargetArch|LoadTest");
-  f.String("node-facts", "", "this node's facts (inline JSON or file) for levels 2 and 4",
-           "KC_NODE_FACTS");
-  f.String("compute-capability", "", "this node's compute capability (e.g. 9.0) for level 4");
-  f.String("view", std::string(core::kDefaultView),
-           "the fixed cache view path Triton group files point under");
-  f.Bool("no-quarantine", "report only; leave a bad cache where it is");
-  f.Bool("json", "print the report as one JSON object");
-  f.String("threads", "0", "hashing threads (0: twice the cores)");
-  if (int rc = ParseOrExit(&f, args); rc >= 0) return rc;
+  f.String("node-facts", &node_facts, "this node's facts (inline JSON or file) for levels 2 and 4")
+      .Env("KC_NODE_FACTS");
+  f.String("compute-capability", &o.compute_capability,
+           "this node's compute capability (e.g. 9.0) for level 4");
+  f.String("view", &view, "the fixed cache view path Triton group files point under");
+  f.Bool("no-quarantine", &no_quarantine, "report only; leave a bad cache where it is");
+  f.Bool("json", &json, "print the report as one JSON object");
+  f.Int("threads", &o.threads, 0, 1024, "hashing threads (0: twice the cores)");
+  if (int rc = ParseOrExit("verify", &f, args); rc >= 0) return rc;
 
-  auto level = core::ParseLevel(f.Get("level"));
+  auto level = core::ParseLevel(level_name);
   if (!level.ok()) {
     PrintError("verify", level.status());
     return kExitUsage;
   }
-  auto node = NodeFactsArg(f.Get("node-facts"));
+  auto node = NodeFactsArg(node_facts);
   if (!node.ok()) {
     PrintError("verify", node.status());
     return kExitUsage;
   }
-  const std::string fp = f.Get("fingerprint");
-  core::Layout layout(f.Get("root"));
-  VerifyOptions o;
-  if (!f.Get("dir").empty()) {
-    o.dir = f.Get("dir");
+  core::Layout layout(root);
+  if (!dir.empty()) {
+    o.dir = dir;
   } else if (core::IsFingerprintId(fp)) {
     o.dir = layout.Published(fp);
   } else {
@@ -63,14 +70,7 @@ int RunVerify(const std::vector<std::string>& args) {
   o.level = *level;
   o.expected_fingerprint = fp;
   o.node = *node;
-  o.compute_capability = f.Get("compute-capability");
-  o.view_prefix = f.Get("view");
-  auto threads = f.GetInt("threads", 0, 1024);
-  if (!threads.ok()) {
-    PrintError("verify", threads.status());
-    return kExitUsage;
-  }
-  o.threads = static_cast<int>(*threads);
+  o.view_prefix = view;
   std::unique_ptr<ModuleLoader> loader;
   if (o.level == core::Level::kLoadTest) {
     auto l = NewCudaModuleLoader();
@@ -98,7 +98,7 @@ int RunVerify(const std::vector<std::string>& args) {
   std::string quarantined;
   // A directory without READY may still be publishing: never quarantine it.
   bool ready_missing = r.finding.file == core::kReadyFileName && !Exists(o.dir / "READY");
-  if (!r.ok && f.Get("dir").empty() && !f.GetBool("no-quarantine") && !ready_missing) {
+  if (!r.ok && dir.empty() && !no_quarantine && !ready_missing) {
     auto q = Quarantine(layout, fp, o.dir, r.finding);
     if (q.ok()) {
       quarantined = q->string();
@@ -106,7 +106,7 @@ int RunVerify(const std::vector<std::string>& args) {
       std::cerr << "initwarm verify: could not quarantine " << o.dir << ": " << q.status() << "\n";
     }
   }
-  if (f.GetBool("json")) {
+  if (json) {
     std::cout << VerifyReportJson(r) << "\n";
   } else {
     for (const auto& n : r.notes) std::cout << "note: " << n << "\n";

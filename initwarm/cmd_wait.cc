@@ -4,6 +4,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "core/gate_args.h"
 #include "core/gate_report.h"
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
@@ -14,105 +15,118 @@
 namespace kc::initwarm {
 
 int RunWait(const std::vector<std::string>& args) {
-  Flags f("wait",
-          "Resolves this pod's fingerprint through the operator (cross-checked with a local "
-          "GPU probe where a GPU is visible), waits for v1/<fingerprint>/READY with capped "
-          "exponential backoff, validates the cache up to --verify, and points the cache view "
-          "at it (Shared/SharedReadWrite: a symlink into the volume; Copy: a validated local "
-          "copy). Logs one line every --log-every saying why it waits.\n\n"
-          "A cache that fails validation (or whose manifest digest differs from the one the "
-          "operator recorded) is quarantined and the wait ends at once; so does a final answer "
-          "of the operator (invalid spec, node not selected or without GPU labels). The JSON "
-          "gate report (core/gate_report.h) goes to stdout and the termination log, where the "
-          "operator reads it.\n\n"
-          "exit codes: 0 the view is ready (warm, or empty under --on-timeout StartCold; the "
-          "last line says which); 3 timed out, or the warmup failed, with --on-timeout Fail; "
-          "4 the operator's fingerprint and the local GPU probe disagree; 9 the cache failed "
-          "validation (quarantined; the operator re-warms it) with --on-timeout Fail; 10 the "
-          "operator says this pod gets no cache, with --on-timeout Fail; 2 bad flags; 1 other "
-          "error (e.g. the view could not be built).");
-  AddRootFlag(&f);
-  f.String("view", std::string(core::kDefaultView), "the cache view path", "KC_VIEW");
-  f.String("view-prefix", "", "the view path caches were written under (default: --view)");
-  f.String("local-dir", "",
-           "local (emptyDir) directory for copies and the cold view "
-           "(default: <view's parent>/local)");
-  f.String("resolve-url", "", "the operator's resolve endpoint, http://host:port",
-           "KC_RESOLVE_URL");
-  f.String("resolve-file", "", "read the resolve answer from this JSON file (tests, offline)");
-  f.String("namespace", "", "this pod's namespace", "KC_NAMESPACE");
-  f.String("kernelcache", "", "the KernelCache gating this pod", "KC_KERNELCACHE");
-  f.String("node", "", "this pod's node name", "KC_NODE_NAME");
-  f.String("fingerprint", "", "use this fingerprint (skips resolving when no resolver given)",
-           "KC_FINGERPRINT");
-  f.String("mode", "Shared", "Shared|SharedReadWrite|Copy", "KC_CONSUME_MODE");
-  f.String("verify", "Manifest", "Manifest|Fingerprint|Checksums|TargetArch|LoadTest", "KC_VERIFY");
-  f.String("timeout", "900s", "how long to wait for READY", "KC_WAIT_TIMEOUT");
-  f.String("on-timeout", "Fail", "Fail|StartCold", "KC_ON_TIMEOUT");
-  f.String("poll-initial", "1s", "first poll interval");
-  f.String("poll-max", "15s", "poll interval cap");
-  f.String("log-every", "10s", "interval of the human status line");
-  f.String("digest-grace", "30s",
-           "how long a READY whose digest differs from the operator's is given before it is "
-           "refused (the operator records a fresh re-warm moments after it is sealed)");
-  f.Bool("no-probe", "do not cross-check with the local GPU probe");
-  f.String("probe-file", "", "read probed node facts from this JSON file (tests)");
-  f.Bool("no-quarantine", "never move a cache that fails validation");
-  AddTerminationLogFlag(&f);
-  if (int rc = ParseOrExit(&f, args); rc >= 0) return rc;
+  FlagSet f(CommandUsage("wait"),
+            "Resolves this pod's fingerprint through the operator (cross-checked with a local "
+            "GPU probe where a GPU is visible), waits for v1/<fingerprint>/READY with capped "
+            "exponential backoff, validates the cache up to --verify, and points the cache view "
+            "at it (Shared/SharedReadWrite: a symlink into the volume; Copy: a validated local "
+            "copy). Logs one line every --log-every saying why it waits.\n\n"
+            "A cache that fails validation (or whose manifest digest differs from the one the "
+            "operator recorded) is quarantined and the wait ends at once; so does a final answer "
+            "of the operator (invalid spec, node not selected or without GPU labels). The JSON "
+            "gate report (core/gate_report.h) goes to stdout and the termination log, where the "
+            "operator reads it.\n\n"
+            "exit codes: 0 the view is ready (warm, or empty under --on-timeout StartCold; the "
+            "last line says which); 3 timed out, or the warmup failed, with --on-timeout Fail; "
+            "4 the operator's fingerprint and the local GPU probe disagree; 9 the cache failed "
+            "validation (quarantined; the operator re-warms it) with --on-timeout Fail; 10 the "
+            "operator says this pod gets no cache, with --on-timeout Fail; 2 bad flags; 1 other "
+            "error (e.g. the view could not be built).");
+  WaitOptions o;  // its intervals are the flags' defaults
+  std::string root;
+  std::string view = std::string(core::kDefaultView);
+  std::string view_prefix;
+  std::string local_dir;
+  std::string resolve_url;
+  std::string resolve_file;
+  std::string mode = "Shared";
+  std::string verify = "Manifest";
+  std::chrono::seconds timeout{o.timeout_s};
+  std::string on_timeout = "Fail";
+  std::chrono::seconds poll_initial{o.poll_initial_ms / 1000};
+  std::chrono::seconds poll_max{o.poll_max_ms / 1000};
+  std::chrono::seconds log_every{o.log_every_s};
+  std::chrono::seconds digest_grace{o.digest_grace_s};
+  bool no_probe = false;
+  std::string probe_file;
+  bool no_quarantine = false;
+  std::string termination_log;
+  AddRootFlag(&f, &root);
+  f.String(core::gate_flag::kView, &view, "the cache view path").Env("KC_VIEW");
+  f.String("view-prefix", &view_prefix, "the view path caches were written under")
+      .DefaultText("--view");
+  f.String("local-dir", &local_dir, "local (emptyDir) directory for copies and the cold view")
+      .DefaultText("<view's parent>/local");
+  f.String(core::gate_flag::kResolveUrl, &resolve_url, "the operator's resolve endpoint, http://host:port")
+      .Env("KC_RESOLVE_URL");
+  f.String("resolve-file", &resolve_file,
+           "read the resolve answer from this JSON file (tests, offline)");
+  f.String(core::gate_flag::kNamespace, &o.ns, "this pod's namespace").Env(core::gate_env::kNamespace);
+  f.String(core::gate_flag::kKernelCache, &o.kernelcache, "the KernelCache gating this pod").Env("KC_KERNELCACHE");
+  f.String(core::gate_flag::kNode, &o.node, "this pod's node name").Env(core::gate_env::kNodeName);
+  f.String("fingerprint", &o.fingerprint,
+           "use this fingerprint (skips resolving when no resolver given)")
+      .Env("KC_FINGERPRINT");
+  f.String(core::gate_flag::kMode, &mode, "Shared|SharedReadWrite|Copy").Env("KC_CONSUME_MODE");
+  f.String(core::gate_flag::kVerify, &verify, "Manifest|Fingerprint|Checksums|TargetArch|LoadTest")
+      .Env("KC_VERIFY");
+  f.Duration(core::gate_flag::kTimeout, &timeout, kInitwarmDurations, "how long to wait for READY")
+      .Env("KC_WAIT_TIMEOUT");
+  f.String(core::gate_flag::kOnTimeout, &on_timeout, "Fail|StartCold").Env("KC_ON_TIMEOUT");
+  f.Duration("poll-initial", &poll_initial, kInitwarmDurations, "first poll interval");
+  f.Duration("poll-max", &poll_max, kInitwarmDurations, "poll interval cap");
+  f.Duration("log-every", &log_every, kInitwarmDurations, "interval of the human status line");
+  f.Duration("digest-grace", &digest_grace, kInitwarmDurations,
+             "how long a READY whose digest differs from the operator's is given before it is "
+             "refused (the operator records a fresh re-warm moments after it is sealed)");
+  f.Bool("no-probe", &no_probe, "do not cross-check with the local GPU probe");
+  f.String("probe-file", &probe_file, "read probed node facts from this JSON file (tests)");
+  f.Bool("no-quarantine", &no_quarantine, "never move a cache that fails validation");
+  AddTerminationLogFlag(&f, &termination_log);
+  if (int rc = ParseOrExit("wait", &f, args); rc >= 0) return rc;
 
   auto usage = [](const Status& s) {
     PrintError("wait", s);
     return kExitUsage;
   };
-  WaitOptions o;
   // Absolute paths: the view becomes a symlink to a directory under root.
-  o.root = AbsolutePath(f.Get("root"));
-  o.view = AbsolutePath(f.Get("view"));
-  o.view_prefix = AbsolutePath(f.Get("view-prefix").empty() ? f.Get("view") : f.Get("view-prefix"));
-  o.local_dir = f.Get("local-dir");
-  o.ns = f.Get("namespace");
-  o.kernelcache = f.Get("kernelcache");
-  o.node = f.Get("node");
-  o.fingerprint = f.Get("fingerprint");
-  o.quarantine = !f.GetBool("no-quarantine");
-  auto mode = ParseConsumeMode(f.Get("mode"));
-  if (!mode.ok()) return usage(mode.status());
-  o.mode = *mode;
-  auto level = core::ParseLevel(f.Get("verify"));
+  o.root = AbsolutePath(root);
+  o.view = AbsolutePath(view);
+  o.view_prefix = AbsolutePath(view_prefix.empty() ? view : view_prefix);
+  o.local_dir = local_dir;
+  o.quarantine = !no_quarantine;
+  auto consume_mode = ParseConsumeMode(mode);
+  if (!consume_mode.ok()) return usage(consume_mode.status());
+  o.mode = *consume_mode;
+  auto level = core::ParseLevel(verify);
   if (!level.ok()) return usage(level.status());
   o.verify = *level;
-  const std::string& on_timeout = f.Get("on-timeout");
   if (on_timeout != "Fail" && on_timeout != "StartCold") {
     return usage(InvalidArgumentError("--on-timeout \"" + on_timeout +
                                       "\" is unknown: want Fail or StartCold"));
   }
   o.start_cold_on_timeout = on_timeout == "StartCold";
-  for (const char* name : {"timeout", "poll-initial", "poll-max", "log-every", "digest-grace"}) {
-    auto v = f.GetSeconds(name);
-    if (!v.ok()) return usage(v.status());
-  }
-  o.timeout_s = *f.GetSeconds("timeout");
-  o.poll_initial_ms = std::max<std::int64_t>(1, *f.GetSeconds("poll-initial")) * 1000;
-  o.poll_max_ms = std::max<std::int64_t>(1, *f.GetSeconds("poll-max")) * 1000;
-  o.log_every_s = *f.GetSeconds("log-every");
-  o.digest_grace_s = *f.GetSeconds("digest-grace");
+  o.timeout_s = timeout.count();
+  o.poll_initial_ms = std::max<std::int64_t>(1, poll_initial.count()) * 1000;
+  o.poll_max_ms = std::max<std::int64_t>(1, poll_max.count()) * 1000;
+  o.log_every_s = log_every.count();
+  o.digest_grace_s = digest_grace.count();
 
   std::unique_ptr<Resolver> resolver;
-  if (!f.Get("resolve-file").empty()) {
-    resolver = NewFileResolver(f.Get("resolve-file"));
-  } else if (!f.Get("resolve-url").empty()) {
+  if (!resolve_file.empty()) {
+    resolver = NewFileResolver(resolve_file);
+  } else if (!resolve_url.empty()) {
     if (o.ns.empty() || o.kernelcache.empty() || o.node.empty()) {
       return usage(InvalidArgumentError(
           "--resolve-url needs --namespace, --kernelcache and --node (or KC_NAMESPACE, "
           "KC_KERNELCACHE, KC_NODE_NAME)"));
     }
-    resolver = NewHttpResolver(f.Get("resolve-url"));
+    resolver = NewHttpResolver(resolve_url);
   }
   std::unique_ptr<Prober> prober;
-  if (!f.Get("probe-file").empty()) {
-    prober = NewFileProber(f.Get("probe-file"));
-  } else if (!f.GetBool("no-probe")) {
+  if (!probe_file.empty()) {
+    prober = NewFileProber(probe_file);
+  } else if (!no_probe) {
     prober = NewNvmlProber();
   }
   std::unique_ptr<ModuleLoader> loader;
@@ -134,7 +148,7 @@ int RunWait(const std::vector<std::string>& args) {
   auto r = Wait(o, deps, &report);
   const std::string report_json = core::GateReportToJson(report);
   std::cout << report_json << "\n";
-  WriteTerminationMessage(f, report_json);
+  WriteTerminationMessage(f, termination_log, report_json);
   if (!r.ok()) {
     PrintError("wait", r.status());
     switch (r.status().code()) {

@@ -13,7 +13,7 @@ int RunPrepare(const std::vector<std::string>& args);
 int RunSeal(const std::vector<std::string>& args);
 int RunWait(const std::vector<std::string>& args);
 int RunVerify(const std::vector<std::string>& args);
-int RunProbe(const std::vector<std::string>& args);  // cmd_probe.cc (initwarm-gpu)
+int RunProbe(const std::vector<std::string>& args);
 int RunGc(const std::vector<std::string>& args);
 int RunInspect(const std::vector<std::string>& args);
 

@@ -1,24 +1,20 @@
 // ModuleLoader: does a compiled GPU image (cubin, fatbin, PTX) load on this
 // GPU? The highest rung of the validation ladder for Triton and CUDA caches.
 //
-// NewCudaModuleLoader() loads libcuda.so.1 with dlopen (no CUDA toolkit at
-// build time), initialises the driver, and makes device 0's primary context
-// current. It returns Unavailable ("no NVIDIA GPU visible: ...") when there
-// is no driver library or no device. LoadCubin() loads the image with
-// cuModuleLoadData and unloads it again; a failure is FailedPrecondition
-// whose message names `name`, the CUDA error name and its description, e.g.
+// LoadCubin() refuses an empty image, then an ELF image whose structure is
+// broken (cubin_elf.h; as "CUDA_ERROR_INVALID_IMAGE (checked before
+// loading)", before the driver reads past the buffer), then loads and
+// unloads it through the CUDA driver (cuda_driver.h). A failure is
+// FailedPrecondition whose message names `name`, the CUDA error name and
+// its description, e.g.
 //   "triton/ab/k.cubin: CUDA_ERROR_NO_BINARY_FOR_GPU: no kernel image is
 //    available for execution on the device"
-// so the caller can quarantine the cache and say why. Not thread-safe: use
-// one loader per thread.
+// so the caller can quarantine the cache and say why. Unavailable ("no
+// NVIDIA GPU visible: ...") from the constructors when there is no driver
+// library or no device. Not thread-safe: use one loader per thread.
 //
-// cuModuleLoadData is given a pointer and no length: it trusts the offsets
-// in an ELF image's headers, so a corrupt header makes the driver read past
-// the buffer and crash the process (seen on the H200 with one flipped byte
-// in e_shoff). LoadCubin therefore checks an ELF image's structure first
-// (CheckCudaElfImage) and refuses it, as CUDA_ERROR_INVALID_IMAGE, before
-// the driver sees it. Corruption inside a section's bytes is invisible to
-// both: that is what the manifest's sha256 is for.
+// This file composes the three: the driver ABI (cuda_driver.h), the ELF
+// check (cubin_elf.h) and process isolation (isolated_run.h).
 #pragma once
 
 #include <memory>
@@ -34,22 +30,17 @@ class ModuleLoader {
   virtual Status LoadCubin(std::string_view image, std::string_view name) = 0;
 };
 
-//
 // The production loader (NewCudaModuleLoader) does the driver work in a
-// forked child process, so that a driver crash on a bad image (a corrupt
-// section the structural check cannot see) fails that image, named, with
-// the signal, instead of killing initwarm before it can quarantine the
-// cache. Create it before starting other threads (fork copies only the
-// calling thread). The child runs with CUDA_CACHE_DISABLE=1 and no
-// CUDA_CACHE_PATH, so a load test never writes a ComputeCache (into the
-// cache view, say). NewInProcessCudaModuleLoader skips the child.
+// forked child process (isolated_run.h), so that a driver crash on a bad
+// image (a corrupt section the structural check cannot see) fails that
+// image, named, with the signal, instead of killing initwarm before it can
+// quarantine the cache. Create it before starting other threads (fork
+// copies only the calling thread). The child runs with CUDA_CACHE_DISABLE=1
+// and no CUDA_CACHE_PATH, so a load test never writes a ComputeCache (into
+// the cache view, say). NewInProcessCudaModuleLoader skips the child.
+// Test hook: KC_CRASH_AT=load:<n> (failpoint.h) kills the child with
+// SIGSEGV at its n-th load (0-based), standing in for a driver crash.
 StatusOr<std::unique_ptr<ModuleLoader>> NewCudaModuleLoader();
 StatusOr<std::unique_ptr<ModuleLoader>> NewInProcessCudaModuleLoader();
-
-// Structural check of a CUDA ELF image (cubin): 64-bit little-endian ELF for
-// EM_CUDA whose program and section header tables, every section's bytes
-// (but SHT_NOBITS) and every segment's file bytes lie inside the image.
-// Images that are not ELF (fatbin, PTX text) pass untouched. Pure.
-Status CheckCudaElfImage(std::string_view image);
 
 }  // namespace kc::initwarm

@@ -29,9 +29,9 @@ Point Load() {
 
 }  // namespace
 
-void MaybeCrash(std::string_view phase, std::uint64_t n) {
+void MaybeCrash(std::string_view phase, std::uint64_t n, int signal) {
   static const Point point = Load();
-  if (point.armed && phase == point.phase && n >= point.n) ::raise(SIGKILL);
+  if (point.armed && phase == point.phase && n >= point.n) ::raise(signal);
 }
 
 }  // namespace kc::initwarm

@@ -24,9 +24,7 @@ const Command kCommands[] = {
     {"wait", kc::initwarm::RunWait,
      "model pod init: resolve fingerprint, wait for READY, validate, build the view"},
     {"verify", kc::initwarm::RunVerify, "the validation ladder; quarantines a bad cache"},
-#ifdef KC_INITWARM_HAVE_PROBE
     {"probe", kc::initwarm::RunProbe, "this node's fingerprint facts from NVML and libcuda"},
-#endif
     {"gc", kc::initwarm::RunGc, "remove unkept fingerprints, old staging and quarantine"},
     {"inspect", kc::initwarm::RunInspect, "human summary of a cache volume"},
 };

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kube/fake_client.h"
+#include "kube/testing/fake_client.h"
 
 namespace kc::kube {
 namespace {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "kube/fake_client.h"
+#include "kube/testing/fake_client.h"
 #include "testing/eventually.h"
 
 namespace kc::kube {
@@ -175,6 +175,8 @@ TEST(InformerTest, DroppedConnectionResumesFromLastResourceVersionWithoutRelist)
   EXPECT_EQ(rvs[3], seen_rv);
   ASSERT_TRUE(client.Patch(kCm, "ns", "a", PatchType::kMerge, {{"data", {{"v", "3"}}}}).ok());
   ASSERT_TRUE(Eventually([&] { return Value(inf, "ns/a") == "3"; }));
+  // The store is written before the handlers run: wait for the handler too.
+  ASSERT_TRUE(Eventually([&] { return rec.events().size() >= 3; }));
   EXPECT_EQ(inf.ListCount(), 1);  // resumed, never relisted
   EXPECT_EQ(rec.events(),
             (std::vector<std::string>{"add ns/a", "update ns/a 1->2", "update ns/a 2->3"}));

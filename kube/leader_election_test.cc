@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "kube/fake_client.h"
+#include "kube/testing/fake_client.h"
 #include "testing/eventually.h"
 
 namespace kc::kube {

@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "kube/fake_transport.h"
+#include "kube/testing/fake_transport.h"
 
 namespace kc::kube {
 namespace {

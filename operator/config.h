@@ -6,6 +6,8 @@
 // ("--leader-elect") means true. YAML keys are the flag names without the
 // leading dashes ("leader-elect: false", "namespaces: [a, b]").
 //
+// The flags are declared once (config.cc) with the one flag layer of both
+// programs (base/flags.h), which parses them and generates Usage().
 // Every problem is an InvalidArgument naming the flag or key and the fix
 // ("--workers: 0 is out of range 1..64"); unknown flags and unknown keys are
 // errors, not ignored. The program prints the message and exits non-zero.
@@ -26,11 +28,19 @@
 #include <string>
 #include <vector>
 
+#include "base/flags.h"
 #include "base/status.h"
 
 namespace kc::op {
 
-// Defaults stated once: Config's fields and the --help text use these.
+// Each default is stated once: as the initial value of its Config field
+// below, which the flag declarations (config.cc) bind to and --help shows.
+// Those Decide's Settings (operator/decide.h) shares are named here.
+inline constexpr char kDefaultInitwarmImage[] = "ghcr.io/kernelcache/initwarm:latest";
+inline constexpr char kDefaultImagePullPolicy[] = "IfNotPresent";
+inline constexpr std::chrono::seconds kDefaultPvcBindingGrace{120};
+inline constexpr std::chrono::seconds kDefaultWarmupRetryBase{30};
+inline constexpr std::chrono::seconds kDefaultWarmupRetryCap{3600};
 // The PriorityClass the chart ships (charts/kernelcache/templates/
 // priorityclass.yaml): warmup pods may preempt model pods on a full pool.
 inline constexpr char kDefaultWarmupPriorityClass[] = "kernelcache-warmup";
@@ -64,12 +74,12 @@ struct Config {
   std::optional<int> health_port;        // --health-port: /healthz /readyz
   std::optional<int> resolve_port;       // --resolve-port: /v1/resolve
   // Warmup Jobs.
-  std::string initwarm_image = "ghcr.io/kernelcache/initwarm:latest";  // --initwarm-image
-  std::string image_pull_policy = "IfNotPresent";                      // --image-pull-policy
-  std::string warmup_service_account;                                  // --warmup-service-account
-  std::chrono::seconds retry_base{30};                                 // --warmup-retry-base
-  std::chrono::seconds retry_cap{3600};                                // --warmup-retry-cap
-  std::chrono::seconds pvc_binding_grace{120};                         // --pvc-binding-grace
+  std::string initwarm_image = kDefaultInitwarmImage;                // --initwarm-image
+  std::string image_pull_policy = kDefaultImagePullPolicy;           // --image-pull-policy
+  std::string warmup_service_account;                                // --warmup-service-account
+  std::chrono::seconds retry_base = kDefaultWarmupRetryBase;         // --warmup-retry-base
+  std::chrono::seconds retry_cap = kDefaultWarmupRetryCap;           // --warmup-retry-cap
+  std::chrono::seconds pvc_binding_grace = kDefaultPvcBindingGrace;  // --pvc-binding-grace
   // --warmup-priority-class: priorityClassName of warmup pods; "" = none.
   std::string warmup_priority_class = kDefaultWarmupPriorityClass;
   // --warmup-unschedulable-grace
@@ -108,7 +118,6 @@ struct Config {
 };
 
 using FileReader = std::function<StatusOr<std::string>(const std::string& path)>;
-using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
 
 // `args` excludes argv[0]. Returns the validated config, or InvalidArgument
 // naming the offending flag/key. "--help" (or "-h") anywhere returns a
@@ -116,9 +125,9 @@ using EnvLookup = std::function<std::optional<std::string>(const std::string& na
 StatusOr<Config> ParseConfig(const std::vector<std::string>& args, const FileReader& read_file,
                              const EnvLookup& getenv);
 
-// Production helpers for ParseConfig's arguments.
+// Production helper for ParseConfig's file reader (the environment's is
+// kc::ProcessEnv, base/flags.h).
 StatusOr<std::string> ReadWholeFile(const std::string& path);
-std::optional<std::string> ProcessEnv(const std::string& name);
 
 std::string Usage();
 

@@ -1,4 +1,4 @@
-// The controller's wiring on the in-memory FakeClient (kube/fake_client.h):
+// The controller's wiring on the in-memory FakeClient (kube/testing/fake_client.h):
 // informers -> handlers -> queue -> workers -> Reconciler -> Decide -> client.
 // No cluster; the integration suite under tests/operator/ covers the real one.
 #include "operator/controller.h"
@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "kube/fake_client.h"
+#include "kube/testing/fake_client.h"
 #include "testing/eventually.h"
 
 namespace kc::op {

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "base/duration.h"
 #include "base/strings.h"
 #include "base/utf8.h"
 #include "core/fingerprint.h"
@@ -248,10 +249,10 @@ class Decider {
     }
     SetCondition(cond::kInvalidSpec, false, "SpecValid", "the spec is valid");
     // ValidateSpec accepted these; no .value() that could throw regardless.
-    if (auto d = core::ParseDuration(kc_.spec.retention.stale_after); d.ok()) stale_after_ = *d;
-    if (auto d = core::ParseDuration(kc_.spec.retention.absent_after); d.ok()) absent_after_ = *d;
+    if (auto d = ParseDuration(kc_.spec.retention.stale_after); d.ok()) stale_after_ = *d;
+    if (auto d = ParseDuration(kc_.spec.retention.absent_after); d.ok()) absent_after_ = *d;
     if (!kc_.spec.retention.purge_schedule.empty()) {
-      if (auto d = core::ParseDuration(kc_.spec.retention.purge_schedule); d.ok()) purge_ = *d;
+      if (auto d = ParseDuration(kc_.spec.retention.purge_schedule); d.ok()) purge_ = *d;
     }
     if (!kc_.spec.retention.max_bytes.empty()) {
       if (auto b = core::ParseQuantityBytes(kc_.spec.retention.max_bytes); b.ok()) max_bytes_ = *b;

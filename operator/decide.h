@@ -48,6 +48,7 @@
 
 #include "core/api_types.h"
 #include "core/gate_report.h"
+#include "operator/config.h"
 
 namespace kc::op {
 
@@ -56,21 +57,21 @@ using Time = std::chrono::system_clock::time_point;
 
 // Operator-wide inputs that do not come from the KernelCache.
 struct Settings {
-  std::string initwarm_image = "ghcr.io/kernelcache/initwarm:latest";
-  std::string image_pull_policy = "IfNotPresent";
+  std::string initwarm_image = kDefaultInitwarmImage;
+  std::string image_pull_policy = kDefaultImagePullPolicy;
   std::string service_account;  // warmup pods' serviceAccountName; "" = default
   // A created PVC still Pending after this long gets StorageReady=False
   // WaitingForBinding (before that: reason Binding, not an error).
-  std::chrono::seconds pvc_binding_grace{120};
+  std::chrono::seconds pvc_binding_grace = kDefaultPvcBindingGrace;
   // Backoff after a failed warmup: base * 2^(failures-1), capped.
-  std::chrono::seconds retry_base{30};
-  std::chrono::seconds retry_cap{3600};
+  std::chrono::seconds retry_base = kDefaultWarmupRetryBase;
+  std::chrono::seconds retry_cap = kDefaultWarmupRetryCap;
   // priorityClassName of warmup pods ("" = none; the operator's flag
   // --warmup-priority-class, default the chart's kernelcache-warmup).
   std::string warmup_priority_class;
   // A warmup pod unschedulable this long is reported (condition
   // WarmupUnschedulable, Event) and resolve tells StartCold pods to go.
-  std::chrono::seconds unschedulable_grace{120};
+  std::chrono::seconds unschedulable_grace = kDefaultWarmupUnschedulableGrace;
 };
 
 // A Node matching spec.nodeSelector (the reconciler filters; Decide

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "base/duration.h"
 #include "core/api_types.h"
 #include "core/spec_validation.h"
 #include "kube/types/job.h"
@@ -520,9 +521,9 @@ TEST(FuzzTest, ScalarParsersAreTotal) {
       if (q.ok()) {
         EXPECT_GE(*q, 0) << s;
       }
-      auto d = core::ParseDuration(s);
+      auto d = ParseDuration(s);
       if (d.ok()) {
-        EXPECT_LE(*d, core::kMaxDuration) << s;
+        EXPECT_LE(*d, kMaxDuration) << s;
       }
       auto t = core::ParseTime(s);
       if (t.ok()) {

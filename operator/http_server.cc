@@ -1,8 +1,6 @@
 #include "operator/http_server.h"
 
 #include <openssl/ssl.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 
 #include <atomic>
 #include <boost/asio.hpp>
@@ -317,30 +315,5 @@ void HttpServer::Stop() {
 }
 
 int HttpServer::port() const { return impl_->port; }
-
-StatusOr<HttpGetResult> HttpGet(const std::string& host, int port, const std::string& target) {
-  try {
-    asio::io_context ioc;
-    tcp::resolver resolver(ioc);
-    beast::tcp_stream stream(ioc);
-    stream.expires_after(std::chrono::seconds(10));
-    stream.connect(resolver.resolve(host, std::to_string(port)));
-    timeval tv{10, 0};  // the sync read below has no other deadline
-    setsockopt(stream.socket().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    http::request<http::string_body> req{http::verb::get, target, 11};
-    req.set(http::field::host, host);
-    http::write(stream, req);
-    beast::flat_buffer buffer;
-    http::response<http::string_body> res;
-    http::read(stream, buffer, res);
-    beast::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    return HttpGetResult{static_cast<int>(res.result_int()), res.body(),
-                         std::string(res[http::field::content_type])};
-  } catch (const std::exception& e) {
-    return UnavailableError("GET http://" + host + ":" + std::to_string(port) + target + ": " +
-                            e.what());
-  }
-}
 
 }  // namespace kc::op

@@ -90,12 +90,4 @@ class HttpServer {
   std::unique_ptr<Impl> impl_;
 };
 
-// A blocking GET for tests and probes: returns status and body.
-struct HttpGetResult {
-  int status = 0;
-  std::string body;
-  std::string content_type;
-};
-StatusOr<HttpGetResult> HttpGet(const std::string& host, int port, const std::string& target);
-
 }  // namespace kc::op

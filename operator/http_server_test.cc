@@ -6,6 +6,8 @@
 #include <thread>
 #include <vector>
 
+#include "operator/testing/http_get.h"
+
 namespace kc::op {
 namespace {
 

@@ -1,5 +1,5 @@
 // HttpServer in HTTPS mode (ListenTls) and its limits, with a real TLS
-// client (operator/https_client.h) and raw sockets for misbehaving clients.
+// client (operator/testing/https_client.h) and raw sockets for misbehaving clients.
 #include <gtest/gtest.h>
 #include <openssl/ssl.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "operator/http_server.h"
-#include "operator/https_client.h"
+#include "operator/testing/https_client.h"
 #include "operator/webhook/certs.h"
 
 namespace kc::op {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "kube/fake_client.h"
+#include "kube/testing/fake_client.h"
 
 namespace kc::op {
 namespace {

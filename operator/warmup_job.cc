@@ -116,6 +116,17 @@ Json JobShell(const core::KernelCache& kc, const std::string& name, Json labels,
             {"template", {{"metadata", {{"labels", labels}}}, {"spec", std::move(pod_spec)}}}}}};
 }
 
+// Warmup and GC pods need no API access (the operator reads their results
+// from the pod status): the user's image gets no ServiceAccount token
+// unless --warmup-service-account names an account for it on purpose.
+void ServiceAccount(const Settings& settings, Json& pod) {
+  if (settings.service_account.empty()) {
+    pod["automountServiceAccountToken"] = false;
+  } else {
+    pod["serviceAccountName"] = settings.service_account;
+  }
+}
+
 }  // namespace
 
 Json OwnerReference(const core::KernelCache& kc) {
@@ -180,7 +191,7 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
               {"volumes", Volumes(kc)}};
   if (!spec.node_selector.empty()) pod["nodeSelector"] = spec.node_selector;
   if (!spec.tolerations.empty()) pod["tolerations"] = spec.tolerations;
-  if (!settings.service_account.empty()) pod["serviceAccountName"] = settings.service_account;
+  ServiceAccount(settings, pod);
   // The chart's PriorityClass: on a full pool the warmup may preempt a model
   // pod (which waits in its gate for this very cache) instead of staying
   // Pending.
@@ -212,7 +223,7 @@ Json BuildGcJob(const core::KernelCache& kc, const std::map<std::string, std::st
               {"containers", Json::array({std::move(gc)})},
               {"volumes", Json::array({Volumes(kc)[0]})}};
   if (!kc.spec.tolerations.empty()) pod["tolerations"] = kc.spec.tolerations;
-  if (!settings.service_account.empty()) pod["serviceAccountName"] = settings.service_account;
+  ServiceAccount(settings, pod);
   Secure(kc, pod);
   Json annotations = {{kAnnotationGcIds, StrJoin(ids, ",")}};
   return JobShell(kc, GcJobName(kc.metadata.name, ids), Labels(kc, "gc"), std::move(annotations),

@@ -208,6 +208,25 @@ TEST(WarmupJob, PriorityClassFromSettings) {
   EXPECT_FALSE(gc["spec"]["template"]["spec"].contains("priorityClassName"));
 }
 
+// The user's warmup image gets no API token unless an account is named.
+TEST(WarmupJob, NoServiceAccountTokenUnlessAnAccountIsNamed) {
+  std::vector<std::map<std::string, std::string>> sets = {{{"nvidia.com/gpu.product", "X"}}};
+  Settings settings;
+  for (const Json& job : {BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", H200(), 0, sets, settings),
+                          BuildGcJob(Kc(), {{"aaaa", ""}}, settings)}) {
+    const Json& pod = job["spec"]["template"]["spec"];
+    EXPECT_EQ(pod["automountServiceAccountToken"], false);
+    EXPECT_FALSE(pod.contains("serviceAccountName"));
+  }
+  settings.service_account = "warmup-reader";
+  for (const Json& job : {BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", H200(), 0, sets, settings),
+                          BuildGcJob(Kc(), {{"aaaa", ""}}, settings)}) {
+    const Json& pod = job["spec"]["template"]["spec"];
+    EXPECT_EQ(pod["serviceAccountName"], "warmup-reader");
+    EXPECT_FALSE(pod.contains("automountServiceAccountToken"));
+  }
+}
+
 TEST(WarmupJob, Pvc) {
   Json pvc = BuildPvc(Kc());
   EXPECT_EQ(pvc["metadata"]["name"], "llama-cache");

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "operator/http_server.h"
-#include "operator/https_client.h"
+#include "operator/testing/https_client.h"
 #include "operator/webhook/certs.h"
 #include "operator/webhook/handlers.h"
 

@@ -7,7 +7,7 @@
 
 #include "base/base64.h"
 #include "kube/config.h"
-#include "kube/fake_client.h"
+#include "kube/testing/fake_client.h"
 #include "testing/eventually.h"
 
 namespace kc::webhook {

@@ -7,6 +7,7 @@
 #include "base/json_get.h"
 #include "base/strings.h"
 #include "core/cache_env.h"
+#include "core/gate_args.h"
 #include "core/layout.h"
 #include "core/security_context.h"
 #include "core/validate.h"
@@ -182,18 +183,23 @@ std::string PodDisplayName(const Json& pod) {
 Json BuildGateContainer(const Json& pod, const core::KernelCache& kc, const std::string& ns,
                         const InjectSettings& settings) {
   const core::ConsumeSpec& c = kc.spec.consume;
-  Json args = Json::array({"wait", "--root=" + std::string(core::kDefaultRoot),
-                           "--view=" + std::string(core::kDefaultView), "--mode=" + c.mode,
-                           "--verify=" + c.verify,
-                           "--timeout=" + std::to_string(c.wait_timeout_seconds) + "s",
-                           "--on-timeout=" + c.on_timeout, "--kernelcache=" + kc.metadata.name,
-                           "--namespace=$(KC_NAMESPACE)", "--node=$(KC_NODE_NAME)"});
-  if (!settings.resolve_url.empty()) args.push_back("--resolve-url=" + settings.resolve_url);
-  Json env = Json::array(
-      {{{"name", "KC_NAMESPACE"},
-        {"valueFrom", {{"fieldRef", {{"apiVersion", "v1"}, {"fieldPath", "metadata.namespace"}}}}}},
-       {{"name", "KC_NODE_NAME"},
-        {"valueFrom", {{"fieldRef", {{"apiVersion", "v1"}, {"fieldPath", "spec.nodeName"}}}}}}});
+  core::GateArgs gate;
+  gate.root = std::string(core::kDefaultRoot);
+  gate.view = std::string(core::kDefaultView);
+  gate.mode = c.mode;
+  gate.verify = c.verify;
+  gate.timeout_seconds = c.wait_timeout_seconds;
+  gate.on_timeout = c.on_timeout;
+  gate.kernelcache = kc.metadata.name;
+  gate.ns = core::EnvRef(core::gate_env::kNamespace);
+  gate.node = core::EnvRef(core::gate_env::kNodeName);
+  gate.resolve_url = settings.resolve_url;
+  auto field_ref = [](const char* name, const char* path) {
+    return Json{{"name", name},
+                {"valueFrom", {{"fieldRef", {{"apiVersion", "v1"}, {"fieldPath", path}}}}}};
+  };
+  Json env = Json::array({field_ref(core::gate_env::kNamespace, "metadata.namespace"),
+                          field_ref(core::gate_env::kNodeName, "spec.nodeName")});
   Json resources = {{"requests", {{"cpu", "100m"}, {"memory", "128Mi"}}},
                     {"limits", {{"memory", "1Gi"}}}};
   if (c.verify == "LoadTest") {
@@ -218,7 +224,7 @@ Json BuildGateContainer(const Json& pod, const core::KernelCache& kc, const std:
           {"image", settings.initwarm_image},
           {"imagePullPolicy", settings.image_pull_policy},
           {"command", Json::array({"initwarm"})},
-          {"args", std::move(args)},
+          {"args", core::GateArgv(gate)},
           {"env", std::move(env)},
           {"resources", std::move(resources)},
           {"volumeMounts", Json::array({CacheMount(kc), RunMount()})},

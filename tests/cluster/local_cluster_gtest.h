@@ -4,9 +4,15 @@
 // kc_test_cluster itself does not depend on gtest.
 //
 // Register it at namespace scope in a test file (gtest_main is linked):
-//   kc::LocalClusterOptions KwokOptions() { kc::LocalClusterOptions o; o.with_kwok = true; return
-//   o; } static auto* const kEnv =
-//       ::testing::AddGlobalTestEnvironment(new kc::LocalClusterEnvironment(KwokOptions()));
+//
+//   kc::LocalClusterOptions KwokOptions() {
+//     kc::LocalClusterOptions o;
+//     o.with_kwok = true;
+//     return o;
+//   }
+//   static auto* const kEnv = ::testing::AddGlobalTestEnvironment(
+//       new kc::LocalClusterEnvironment(KwokOptions()));
+//
 // and use kc::LocalClusterEnvironment::cluster() in tests.
 #pragma once
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/gate_args.h"
 #include "core/layout.h"
 #include "initwarm/exit_codes.h"
 #include "initwarm/test_util.h"
@@ -266,6 +267,41 @@ TEST_F(Cli, WaitFinalAnswerAndGateReport) {
   args.insert(args.end(), {"--on-timeout", "StartCold"});
   EXPECT_EQ(RunProcess(args, {}, &out), 0) << out;
   EXPECT_NE(out.find("\"outcome\":\"Cold\""), std::string::npos) << out;
+}
+
+// The webhook's gate arguments (core/gate_args.h) are what `initwarm wait`
+// parses: GateArgs -> argv (as the webhook writes it, the $(VAR) references
+// expanded as the kubelet does) -> a wait that uses root, view, mode and
+// verify as given.
+TEST_F(Cli, WaitParsesTheWebhooksGateArgs) {
+  Publish();
+  const std::string view = (d_.path() / "gate" / "view").string();
+  core::GateArgs a;
+  a.root = root();
+  a.view = view;
+  a.mode = "Shared";
+  a.verify = "Checksums";
+  a.timeout_seconds = 5;
+  a.on_timeout = "Fail";
+  a.kernelcache = "llama";
+  a.ns = core::EnvRef(core::gate_env::kNamespace);
+  a.node = core::EnvRef(core::gate_env::kNodeName);
+  std::vector<std::string> argv = core::GateArgv(a);
+  for (std::string& arg : argv) {
+    for (const auto& [ref, value] :
+         {std::pair<std::string, std::string>{a.ns, "ml"}, {a.node, "gpu-1"}}) {
+      const size_t at = arg.find(ref);
+      if (at != std::string::npos) arg.replace(at, ref.size(), value);
+    }
+  }
+  argv.insert(argv.end(), {"--resolve-file", ResolveFile("Ready"), "--no-probe",
+                           "--termination-log", (d_.path() / "gate-term").string()});
+  ASSERT_EQ(Run(argv), 0) << last_;
+  const std::string report = ReadFile(d_.path() / "gate-term");
+  EXPECT_NE(report.find("\"outcome\":\"Warm\""), std::string::npos) << report;
+  ASSERT_TRUE(fs::is_symlink(view)) << "Shared: the view links into the volume";
+  EXPECT_EQ(fs::read_symlink(view).string().rfind(root(), 0), 0u) << fs::read_symlink(view);
+  EXPECT_TRUE(fs::exists(fs::path(view) / "manifest.json"));
 }
 
 TEST_F(Cli, GcAndInspect) {

@@ -1,5 +1,5 @@
 // Crash safety of `initwarm seal`: SIGKILL at many deterministic points
-// (KC_SEAL_CRASH_AT=<phase>:<n>, see initwarm/failpoint.h) while a new cache
+// (KC_CRASH_AT=<phase>:<n>, see initwarm/failpoint.h) while a new cache
 // replaces a published one. After every kill, READY shows the previous
 // cache, nothing, or the new complete cache, and `initwarm verify` passes on
 // whatever is READY; the dead sealer's lock does not block the next warmup.
@@ -43,7 +43,7 @@ void FillCache(const fs::path& dir, std::uint32_t seed) {
 
 int Seal(const fs::path& root, const std::string& uid, const std::string& crash, std::string* out) {
   std::vector<std::string> env;
-  if (!crash.empty()) env.push_back("KC_SEAL_CRASH_AT=" + crash);
+  if (!crash.empty()) env.push_back("KC_CRASH_AT=" + crash);
   return RunProcess(Cmd({"seal", "--root", root.string(), "--fingerprint", kFp, "--job-uid", uid,
                          "--replace", "--termination-log", ""}),
                     env, out);

@@ -25,7 +25,7 @@
 
 #include "kube/config.h"
 #include "kube/rest_client.h"
-#include "operator/http_server.h"
+#include "operator/testing/http_get.h"
 #include "testing/eventually.h"
 #include "tests/cluster/local_cluster.h"
 #include "tests/operator/operator_process.h"

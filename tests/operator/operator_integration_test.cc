@@ -1,4 +1,4 @@
-// Integration scenarios of issue 3 section 5, on the real local control plane
+// The operator's integration scenarios, on the real local control plane
 // (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) with
 // the real kernelcache-operator binary. kwok runs the warmup pods on fake GPU
 // nodes carrying GPU Feature Discovery labels; tests/operator/kwok/
@@ -25,7 +25,7 @@
 #include "core/api_types.h"
 #include "kube/config.h"
 #include "kube/rest_client.h"
-#include "operator/http_server.h"
+#include "operator/testing/http_get.h"
 #include "testing/eventually.h"
 #include "tests/cluster/local_cluster.h"
 #include "tests/operator/operator_process.h"

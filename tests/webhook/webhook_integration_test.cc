@@ -20,7 +20,7 @@
 #include "base/base64.h"
 #include "kube/config.h"
 #include "kube/rest_client.h"
-#include "operator/https_client.h"
+#include "operator/testing/https_client.h"
 #include "operator/webhook/certs.h"
 #include "testing/eventually.h"
 #include "tests/cluster/local_cluster.h"

@@ -1,4 +1,4 @@
-#include "kube/fake_transport.h"
+#include "kube/testing/fake_transport.h"
 
 #include <utility>
 

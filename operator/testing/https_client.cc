@@ -1,4 +1,4 @@
-#include "operator/https_client.h"
+#include "operator/testing/https_client.h"
 
 #include <openssl/bn.h>
 #include <openssl/ssl.h>

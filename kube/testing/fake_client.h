@@ -9,6 +9,22 @@
 //   (as does a merge patch carrying a stale resourceVersion, or a Delete with
 //   failed preconditions). Merge and strategic-merge patches are RFC 7386,
 //   JSON patch is RFC 6902, apply is a merge that creates when missing.
+// - Status subresource, as the API server: for a resource that has one
+//   (every resource but the built-ins without status: ConfigMaps, Secrets,
+//   Events, Leases, RBAC, webhook configurations...; SetStatusSubresource
+//   changes that), Update and Patch of the main resource ignore changes to
+//   `status`, and UpdateStatus and Patch with subresource "status" change
+//   nothing but `status`; on a resource without one they are NotFound.
+//   Create keeps the status it is given (so tests can seed state; the real
+//   server drops it for most types).
+// - metadata.generation starts at 1 and goes up when anything but metadata
+//   (and status, with a status subresource) changes, and when
+//   deletionTimestamp is set.
+// - Finalizers: Delete of an object with finalizers sets
+//   metadata.deletionTimestamp (watchers see MODIFIED) and the object stays;
+//   no finalizer can be added to it any more, and the update or patch that
+//   removes the last one deletes it (DELETED). Propagation policies add no
+//   finalizers and pods get no graceful deletion.
 // - List honours label selectors (=, ==, !=, exists, !exists, in, notin),
 //   metadata.name / metadata.namespace field selectors, and paging
 //   (limit/continue); a continue token from before Compact() is Gone.
@@ -79,6 +95,8 @@ class FakeClient final : public Client {
   // A non-OK status from the reactor fails the call (after it is recorded).
   // It runs with the fake's lock held: it must not call back into the fake.
   void SetReactor(Reactor reactor);
+  // Whether `r` has a status subresource (default: see above).
+  void SetStatusSubresource(const Resource& r, bool enabled);
   void DisconnectWatches(Status status = UnavailableError("fake: watch connection dropped"));
   void FailNextWatches(int n, Status status);
   // Forget history up to now: resuming from an older resourceVersion is Gone.
@@ -112,6 +130,15 @@ class FakeClient final : public Client {
   Status RecordLocked(const FakeAction& action);
   void AppendLocked(WatchEvent::Type type, const std::string& resource_id, const std::string& ns,
                     const Json& object, const Json& previous);
+  static Status NoStatusSubresource(const Resource& r);
+  bool HasStatusSubresourceLocked(const Resource& r) const;
+  // An update of `previous` to `object` through the main resource or (with
+  // to_status) the status subresource: keeps what that endpoint may not
+  // change, then PutLocked.
+  StatusOr<Json> WriteLocked(const Resource& r, const std::string& ns, Json object,
+                             const Json& previous, bool to_status);
+  // Stores `object` (or deletes it, when deleting without finalizers) and
+  // records the event.
   StatusOr<Json> PutLocked(const Resource& r, const std::string& ns, Json object,
                            const Json& previous);
 
@@ -124,6 +151,7 @@ class FakeClient final : public Client {
   int64_t compacted_rv_ = 0;
   int64_t next_uid_ = 1;
   Reactor reactor_;
+  std::map<std::string, bool> status_subresource_;  // resource id -> overrides
   std::vector<FakeAction> actions_;
   uint64_t disconnect_epoch_ = 0;
   Status disconnect_status_;

@@ -1,4 +1,4 @@
-#include "kube/fake_client.h"
+#include "kube/testing/fake_client.h"
 
 #include <algorithm>
 #include <set>
@@ -107,6 +107,63 @@ bool Matches(const std::string& label_selector, const std::string& field_selecto
   return f.ok() && *f;
 }
 
+// Built-in resources that have no status subresource (their status, if
+// any, is written with the object). Every other resource has one: pods,
+// nodes, claims, Jobs, namespaces, and custom resources such as KernelCache
+// (FakeClient::SetStatusSubresource changes that per resource).
+bool BuiltinWithoutStatus(const std::string& resource_id) {
+  static const std::set<std::string> kIds = {
+      "configmaps",
+      "secrets",
+      "events",
+      "events.events.k8s.io",
+      "serviceaccounts",
+      "endpoints",
+      "leases.coordination.k8s.io",
+      "mutatingwebhookconfigurations.admissionregistration.k8s.io",
+      "validatingwebhookconfigurations.admissionregistration.k8s.io",
+      "storageclasses.storage.k8s.io",
+      "priorityclasses.scheduling.k8s.io",
+      "roles.rbac.authorization.k8s.io",
+      "rolebindings.rbac.authorization.k8s.io",
+      "clusterroles.rbac.authorization.k8s.io",
+      "clusterrolebindings.rbac.authorization.k8s.io",
+  };
+  return kIds.count(resource_id) != 0;
+}
+
+// The raw metadata of `obj` (null when absent). Read straight from the JSON
+// so the fake does not depend on the typed ObjectMeta.
+const Json& RawMeta(const Json& obj) {
+  static const Json kNull;
+  if (!obj.is_object()) return kNull;
+  auto m = obj.find("metadata");
+  return m == obj.end() || !m->is_object() ? kNull : *m;
+}
+
+bool Deleting(const Json& obj) {
+  const Json& m = RawMeta(obj);
+  return m.is_object() && m.contains("deletionTimestamp") && !m["deletionTimestamp"].is_null();
+}
+
+Json Finalizers(const Json& obj) {
+  const Json& m = RawMeta(obj);
+  if (!m.is_object()) return Json::array();
+  auto f = m.find("finalizers");
+  return f != m.end() && f->is_array() ? *f : Json::array();
+}
+
+// What metadata.generation follows: everything but metadata (and status,
+// when the resource has a status subresource), as the API server counts it.
+Json GenerationTracked(Json obj, bool status_subresource) {
+  if (!obj.is_object()) return obj;
+  obj.erase("metadata");
+  obj.erase("apiVersion");
+  obj.erase("kind");
+  if (status_subresource) obj.erase("status");
+  return obj;
+}
+
 int64_t ParseRv(const std::string& s) {
   try {
     return std::stoll(s);
@@ -167,6 +224,11 @@ StatusOr<bool> MatchesLabelSelector(const std::string& selector, const Json& lab
     if (!present) return false;
   }
   return true;
+}
+
+Status FakeClient::NoStatusSubresource(const Resource& r) {
+  return NotFoundError("the server could not find the requested resource (" + r.resource +
+                       " has no status subresource)");
 }
 
 FakeClient::FakeClient(Clock* clock) : clock_(clock != nullptr ? *clock : RealClock()) {}
@@ -234,6 +296,56 @@ StatusOr<ListResult> FakeClient::List(const Resource& r, const std::string& ns,
   return result;
 }
 
+bool FakeClient::HasStatusSubresourceLocked(const Resource& r) const {
+  auto it = status_subresource_.find(ResourceId(r));
+  if (it != status_subresource_.end()) return it->second;
+  return !BuiltinWithoutStatus(ResourceId(r));
+}
+
+StatusOr<Json> FakeClient::WriteLocked(const Resource& r, const std::string& ns, Json object,
+                                       const Json& previous, bool to_status) {
+  const bool status_subresource = HasStatusSubresourceLocked(r);
+  if (to_status) {
+    // The status subresource changes status and nothing else.
+    Json next = previous;
+    if (object.contains("status")) {
+      next["status"] = object["status"];
+    } else {
+      next.erase("status");
+    }
+    object = std::move(next);
+  } else if (status_subresource) {
+    // The main resource ignores changes to status.
+    if (previous.contains("status")) {
+      object["status"] = previous["status"];
+    } else {
+      object.erase("status");
+    }
+  }
+  // Once deleting, deletionTimestamp stays and no finalizer may be added.
+  Json& meta = object["metadata"];
+  const Json& before = RawMeta(previous);
+  for (const char* f : {"deletionTimestamp", "deletionGracePeriodSeconds"}) {
+    if (before.is_object() && before.contains(f)) {
+      meta[f] = before[f];
+    } else {
+      meta.erase(f);
+    }
+  }
+  if (Deleting(previous)) {
+    const Json had = Finalizers(previous);
+    for (const Json& f : Finalizers(object)) {
+      if (std::find(had.begin(), had.end(), f) == had.end()) {
+        return InvalidArgumentError(
+            "metadata.finalizers: Forbidden: no new finalizers can be added if the object is "
+            "being deleted, found new finalizers [" +
+            f.dump() + "]");
+      }
+    }
+  }
+  return PutLocked(r, ns, std::move(object), previous);
+}
+
 StatusOr<Json> FakeClient::PutLocked(const Resource& r, const std::string& ns, Json object,
                                      const Json& previous) {
   ++rv_;
@@ -247,14 +359,28 @@ StatusOr<Json> FakeClient::PutLocked(const Resource& r, const std::string& ns, J
     meta["uid"] = "fake-uid-" + std::to_string(next_uid_++);
     meta["creationTimestamp"] = FormatRfc3339(clock_.WallNow());
     meta["generation"] = 1;
+    meta.erase("deletionTimestamp");
+    meta.erase("deletionGracePeriodSeconds");
   } else {
     meta["uid"] = previous["metadata"]["uid"];
     meta["creationTimestamp"] = previous["metadata"]["creationTimestamp"];
     int64_t generation = previous["metadata"].value("generation", int64_t{1});
-    if (object.value("spec", Json()) != previous.value("spec", Json())) ++generation;
+    const bool status_subresource = HasStatusSubresourceLocked(r);
+    if (GenerationTracked(object, status_subresource) !=
+            GenerationTracked(previous, status_subresource) ||
+        (Deleting(object) && !Deleting(previous))) {
+      ++generation;
+    }
     meta["generation"] = generation;
   }
-  objects_[{ResourceId(r), r.namespaced ? ns : "", name}] = object;
+  const Key key{ResourceId(r), r.namespaced ? ns : "", name};
+  if (Deleting(object) && Finalizers(object).empty()) {
+    // The last finalizer is gone: the object goes.
+    objects_.erase(key);
+    AppendLocked(WatchEvent::Type::kDeleted, ResourceId(r), r.namespaced ? ns : "", object, Json());
+    return object;
+  }
+  objects_[key] = object;
   AppendLocked(previous.is_null() ? WatchEvent::Type::kAdded : WatchEvent::Type::kModified,
                ResourceId(r), r.namespaced ? ns : "", object, previous);
   return object;
@@ -297,7 +423,7 @@ StatusOr<Json> FakeClient::Update(const Resource& r, const std::string& ns, cons
                          "latest version and try again");
   }
   const Json previous = it->second;
-  return PutLocked(r, ns, object, previous);
+  return WriteLocked(r, ns, object, previous, /*to_status=*/false);
 }
 
 StatusOr<Json> FakeClient::UpdateStatus(const Resource& r, const std::string& ns,
@@ -305,6 +431,7 @@ StatusOr<Json> FakeClient::UpdateStatus(const Resource& r, const std::string& ns
   std::lock_guard<std::mutex> l(mu_);
   const std::string name = Meta(object, "name");
   KC_RETURN_IF_ERROR(RecordLocked({"updatestatus", ResourceId(r), ns, name, object}));
+  if (!HasStatusSubresourceLocked(r)) return NoStatusSubresource(r);
   auto it = objects_.find({ResourceId(r), r.namespaced ? ns : "", name});
   if (it == objects_.end()) return NotFoundError(r.resource + " \"" + name + "\" not found");
   const std::string rv = Meta(object, "resourceVersion");
@@ -312,18 +439,20 @@ StatusOr<Json> FakeClient::UpdateStatus(const Resource& r, const std::string& ns
     return ConflictError("Operation cannot be fulfilled on " + r.resource + " \"" + name + "\"");
   }
   const Json previous = it->second;
-  Json updated = previous;
-  updated["status"] = object.value("status", Json::object());
-  return PutLocked(r, ns, std::move(updated), previous);
+  Json with_status = object;
+  if (!with_status.contains("status")) with_status["status"] = Json::object();
+  return WriteLocked(r, ns, std::move(with_status), previous, /*to_status=*/true);
 }
 
 StatusOr<Json> FakeClient::Patch(const Resource& r, const std::string& ns, const std::string& name,
                                  PatchType type, const Json& patch, const PatchOptions& options) {
   std::lock_guard<std::mutex> l(mu_);
   KC_RETURN_IF_ERROR(RecordLocked({"patch", ResourceId(r), ns, name, patch}));
+  const bool to_status = options.subresource == "status";
+  if (to_status && !HasStatusSubresourceLocked(r)) return NoStatusSubresource(r);
   auto it = objects_.find({ResourceId(r), r.namespaced ? ns : "", name});
   if (it == objects_.end()) {
-    if (type != PatchType::kApply) {
+    if (type != PatchType::kApply || to_status) {
       return NotFoundError(r.resource + " \"" + name + "\" not found");
     }
     Json obj = patch;
@@ -344,16 +473,10 @@ StatusOr<Json> FakeClient::Patch(const Resource& r, const std::string& ns, const
     if (!rv.empty() && rv != Meta(previous, "resourceVersion")) {
       return ConflictError("Operation cannot be fulfilled on " + r.resource + " \"" + name + "\"");
     }
-    if (options.subresource == "status") {
-      Json status_patch = Json::object();
-      if (patch.contains("status")) status_patch["status"] = patch["status"];
-      patched.merge_patch(status_patch);
-    } else {
-      patched.merge_patch(patch);
-    }
+    patched.merge_patch(patch);
   }
   patched["metadata"]["name"] = name;
-  return PutLocked(r, ns, std::move(patched), previous);
+  return WriteLocked(r, ns, std::move(patched), previous, to_status);
 }
 
 Status FakeClient::Delete(const Resource& r, const std::string& ns, const std::string& name,
@@ -369,6 +492,16 @@ Status FakeClient::Delete(const Resource& r, const std::string& ns, const std::s
       *options.precondition_resource_version != Meta(it->second, "resourceVersion")) {
     return ConflictError("Precondition failed: ResourceVersion in precondition: " +
                          *options.precondition_resource_version);
+  }
+  if (!Finalizers(it->second).empty()) {
+    // Finalizers hold the object: it is marked (watchers see MODIFIED) and
+    // goes when an update or patch removes the last of them.
+    if (Deleting(it->second)) return OkStatus();
+    const Json previous = it->second;
+    Json marked = previous;
+    marked["metadata"]["deletionTimestamp"] = FormatRfc3339(clock_.WallNow());
+    marked["metadata"]["deletionGracePeriodSeconds"] = 0;
+    return PutLocked(r, ns, std::move(marked), previous).status();
   }
   Json last = it->second;
   objects_.erase(it);
@@ -485,6 +618,11 @@ Status FakeClient::Watch(const Resource& r, const std::string& ns, const WatchOp
 void FakeClient::SetReactor(Reactor reactor) {
   std::lock_guard<std::mutex> l(mu_);
   reactor_ = std::move(reactor);
+}
+
+void FakeClient::SetStatusSubresource(const Resource& r, bool enabled) {
+  std::lock_guard<std::mutex> l(mu_);
+  status_subresource_[ResourceId(r)] = enabled;
 }
 
 void FakeClient::DisconnectWatches(Status status) {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "operator/http_server.h"
+#include "operator/testing/http_get.h"
 
 namespace kc::op {
 
