@@ -1,13 +1,14 @@
 // Fuzz target: the structural check of a CUDA ELF image
-// (initwarm/cuda_module_loader.h, CheckCudaElfImage), which must refuse a
+// (initwarm/cubin_elf.h, CheckCudaElfImage), which must refuse a
 // corrupt cubin before the driver reads it. Input: the image's bytes.
 // Property: no crash, no out-of-bounds read (AddressSanitizer), whatever
 // the header offsets and counts claim.
+#include "initwarm/cubin_elf.h"
+
 #include <cstddef>
 #include <cstdint>
 
 #include "fuzz/util.h"
-#include "initwarm/cuda_module_loader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // libFuzzer's buffer is exactly `size` bytes: a read past it trips ASan.

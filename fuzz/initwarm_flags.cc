@@ -1,16 +1,19 @@
-// Fuzz target: initwarm's flag parsing (initwarm/flags.h). Input: the
-// arguments after the subcommand, separated by NUL bytes or newlines, for a
-// flag set like `initwarm wait`'s (strings with defaults and environment
-// variables, booleans, a repeated flag). Properties: no crash, no
-// exception; after a successful parse every accessor answers, durations
-// stay within kMaxFlagSeconds and integers within their bounds.
+// Fuzz target: the flag parsing initwarm's subcommands use (base/flags.h,
+// base/duration.h). Input: the arguments after the subcommand, separated by
+// NUL bytes or newlines, for a flag set like `initwarm wait`'s (strings,
+// a boolean, an integer range, a duration, a repeatable list, environment
+// variables). Properties: no crash, no exception; after a successful parse
+// the integer and the duration stay within their bounds, and Help answers.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "base/duration.h"
+#include "base/flags.h"
 #include "fuzz/util.h"
-#include "initwarm/flags.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using kc::fuzz::Check;
@@ -21,29 +24,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> args;
   if (!text.empty()) args = kc::fuzz::Split(text, '\0', 256);
 
-  kc::initwarm::Flags f("wait", "fuzz");
-  f.String("root", "/var/cache/kernelcache", "the volume");
-  f.String("timeout", "900s", "how long to wait", "KC_FUZZ_UNSET_TIMEOUT");
-  f.String("mode", "Shared", "Shared|SharedReadWrite|Copy");
-  f.String("jobs", "4", "parallel hashers");
-  f.Bool("no-probe", "skip the probe");
-  f.Repeated("exclude", "paths to leave out");
-  if (!f.Parse(args).ok()) return 0;
+  std::string root = "/var/cache/kernelcache", mode = "Shared";
+  bool no_probe = false;
+  int jobs = 4;
+  std::chrono::seconds timeout{900};
+  std::vector<std::string> exclude;
+  kc::FlagSet f("usage: initwarm wait [flags]", "fuzz");
+  f.String("root", &root, "the volume");
+  f.String("mode", &mode, "Shared|SharedReadWrite|Copy").Env("KC_FUZZ_MODE");
+  f.Bool("no-probe", &no_probe, "skip the probe");
+  f.Int("jobs", &jobs, 1, 64, "parallel hashers");
+  f.Duration("timeout", &timeout, kc::kInitwarmDurations, "how long to wait")
+      .Env("KC_FUZZ_TIMEOUT");
+  f.List("exclude", &exclude, "paths to leave out").Repeatable();
+  const auto env = [&args](const std::string& name) -> std::optional<std::string> {
+    if (name == "KC_FUZZ_TIMEOUT" && !args.empty()) return args.back();
+    return std::nullopt;
+  };
+  const kc::Status parsed = f.Parse(args, env);
   (void)f.Help();
-  if (f.help_requested()) return 0;
-  for (const char* name : {"root", "timeout", "mode", "jobs"}) {
-    (void)f.Get(name);
-    (void)f.IsSet(name);
-    auto s = f.GetSeconds(name);
-    if (s.ok()) Check(*s >= 0 && *s <= kc::initwarm::kMaxFlagSeconds);
-    auto n = f.GetInt(name, 1, 64);
-    if (n.ok()) Check(*n >= 1 && *n <= 64);
-  }
-  (void)f.GetBool("no-probe");
-  (void)f.GetAll("exclude");
+  if (!parsed.ok() || f.help_requested()) return 0;
+  Check(jobs >= 1 && jobs <= 64);
+  Check(timeout.count() >= 0 && timeout <= kc::kInitwarmDurations.max);
   for (const std::string& a : args) {
-    auto s = kc::initwarm::ParseSeconds(a);
-    if (s.ok()) Check(*s >= 0 && *s <= kc::initwarm::kMaxFlagSeconds);
+    auto d = kc::ParseDuration(a, kc::kInitwarmDurations);
+    if (d.ok()) Check(d->count() >= 0 && *d <= kc::kInitwarmDurations.max);
   }
   return 0;
 }
