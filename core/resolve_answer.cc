@@ -31,7 +31,9 @@ std::string ResolveAnswerToJson(const ResolveAnswer& a) {
   }
   if (a.final) j["final"] = true;
   if (a.start_cold) j["startCold"] = true;
-  if (a.final || a.start_cold) j["reason"] = a.reason;
+  // A reason read without final/startCold is kept too (the decoder reads it
+  // whatever the flags; found by fuzz/resolve_answer.cc).
+  if (a.final || a.start_cold || !a.reason.empty()) j["reason"] = a.reason;
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 

@@ -45,6 +45,21 @@ TEST(ResolveAnswer, RoundTrip) {
   EXPECT_FALSE(ParseResolveAnswer(ResolveAnswerToJson(a))->start_cold);
 }
 
+// Fuzzer regression (fuzz/resolve_answer.cc): a "reason" on an answer that
+// is neither final nor startCold decodes, so it must survive re-encoding
+// (the encoder wrote it only with final or startCold, losing it).
+TEST(ResolveAnswer, ReasonWithoutFinalOrStartColdRoundTrips) {
+  auto a = ParseResolveAnswer(
+      R"({"fingerprint":"9c08515933aae947","state":"Warming","reason":"WarmupUnschedulable",)"
+      R"("node":{"arch":"amd64","computeCapability":"9.0","cudaDriver":"13.0",)"
+      R"("driver":"580.159.04","gpuProduct":"NVIDIA-H200"}})");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->reason, "WarmupUnschedulable");
+  auto back = ParseResolveAnswer(ResolveAnswerToJson(*a));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, *a);
+}
+
 TEST(ResolveAnswer, BadInputNamesTheField) {
   struct Case {
     std::string body, want;

@@ -46,9 +46,11 @@ class KubeconfigReader {
     return InvalidArgumentError(std::move(m));
   }
 
-  // A scalar string field; "" when absent; error when present but not a scalar.
+  // A scalar string field; "" when absent (or `node` is not a map: yaml-cpp
+  // throws on a scalar's operator[]); error when present but not a scalar.
   StatusOr<std::string> String(const YAML::Node& node, const std::string& key,
                                const std::string& field) const {
+    if (!node.IsMap()) return std::string();
     YAML::Node v = node[key];
     if (!v.IsDefined() || v.IsNull()) return std::string();
     if (!v.IsScalar()) return Error(field, "must be a string", "write it as `" + key + ": value`");
@@ -57,6 +59,7 @@ class KubeconfigReader {
 
   StatusOr<bool> Bool(const YAML::Node& node, const std::string& key,
                       const std::string& field) const {
+    if (!node.IsMap()) return false;
     YAML::Node v = node[key];
     if (!v.IsDefined() || v.IsNull()) return false;
     bool out = false;
@@ -85,6 +88,10 @@ class KubeconfigReader {
     std::vector<std::string> names;
     for (size_t i = 0; i < seq.size(); ++i) {
       const std::string field = list + "[" + std::to_string(i) + "]";
+      if (!seq[i].IsMap()) {
+        return Error(field, "must be a map",
+                     "write it as `- name: <name>` with its `" + inner + "`");
+      }
       KC_ASSIGN_OR_RETURN(std::string n, String(seq[i], "name", field + ".name"));
       if (n == name) {
         YAML::Node body = seq[i][inner];

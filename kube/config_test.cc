@@ -107,6 +107,25 @@ TEST_F(ConfigTest, NamedContextWithRelativeFiles) {
   EXPECT_EQ(config->default_namespace, "team-a");
 }
 
+// Fuzzer regression (fuzz/kubeconfig.cc): a list entry that is a scalar
+// ("- a.crt" under clusters) made yaml-cpp throw YAML::BadSubscript out of
+// ParseKubeconfig (operator[] on a scalar); now an error naming the entry.
+TEST_F(ConfigTest, ScalarListEntryIsAnErrorNotAThrow) {
+  for (const char* yaml : {
+           "current-context: x\nclusters:\n- a.crt\n- name: c\n  cluster: {server: 'https://h:1'}\n"
+           "users: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: "
+           "u}}]\n",
+           "current-context: x\ncontexts: [7]\n",
+           "current-context: x\nusers: [{name: u, user: {token: t}}]\n"
+           "contexts: [{name: x, context: {cluster: c, user: u}}]\nclusters: [[c]]\n",
+       }) {
+    auto config = ParseKubeconfig(yaml, (dir_ / "kubeconfig").string());
+    ASSERT_FALSE(config.ok()) << yaml;
+    EXPECT_NE(config.status().message().find("must be a map"), std::string::npos)
+        << config.status();
+  }
+}
+
 TEST_F(ConfigTest, TokenAndInsecure) {
   auto config = ParseKubeconfig(
       "current-context: x\nclusters: [{name: c, cluster: {server: 'https://h:1', "

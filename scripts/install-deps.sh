@@ -7,6 +7,8 @@ pkgs=(
   libcpprest-dev libboost-dev nlohmann-json3-dev libyaml-cpp-dev libssl-dev
   libgtest-dev libgmock-dev googletest
   clang-format clang-tidy
+  # scripts/fuzz.sh: clang and its libFuzzer/sanitizer runtimes
+  clang-14 libclang-rt-14-dev
   openssl curl procps psmisc ccache iproute2 util-linux
   # the real node (tests/cluster/node.sh) and the images (scripts/build-images.sh)
   containerd runc containernetworking-plugins iptables conntrack socat busybox-static python3

@@ -6,8 +6,8 @@
 //   - for a decodable pod review, Mutate's own patch applied to the pod
 //     gives the mutated pod, and mutating that again gives an empty patch
 //     (idempotence).
-// Built with clang as `webhook_fuzz_review` (-fsanitize=fuzzer,address,
-// undefined), and under any compiler as `webhook_fuzz_replay`, which runs
+// Built with clang as `fuzz_webhook_review` (-fsanitize=fuzzer,address,
+// undefined), and under any compiler as `fuzz_webhook_review_replay`, which runs
 // the committed corpus (operator/webhook/fuzz_corpus/) through the same
 // function in ctest.
 #include <cstddef>

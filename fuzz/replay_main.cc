@@ -1,6 +1,10 @@
 // Replays files (or every file of directories) through
-// LLVMFuzzerTestOneInput: the fuzz corpus as a plain test, under any
-// compiler. Exit 0 when every input ran (a property violation traps).
+// LLVMFuzzerTestOneInput: a fuzz target's committed corpus as a plain test,
+// under any compiler (kc_fuzz in fuzz/kc_fuzz.cmake links it to every
+// target). Inputs run in name order; each name is printed before it runs,
+// so a crash or trap (a violated property) names its input. Exit 0 when
+// every input ran.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -27,7 +31,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fuzz_replay: no inputs\n");
     return 2;
   }
+  std::sort(files.begin(), files.end());
   for (const auto& f : files) {
+    std::printf("fuzz_replay: %s\n", f.c_str());
+    std::fflush(stdout);
     std::ifstream in(f, std::ios::binary);
     const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(data.data()), data.size());
