@@ -1,6 +1,6 @@
 // Fuzz target: the decoders of the cluster objects the operator watches:
 // the views Decide reads (operator/views.h: Node, Job, Pod, PVC) and the
-// typed kube/types decoders (Node, Job, Pod, PVC, Lease). Input: a list
+// typed api/ decoders (Node, Job, Pod, PVC, Lease). Input: a list
 // response, {"items": [...]}; each item is decoded by its "kind" (every
 // decoder when the kind is unknown), then Decide runs on a fixed
 // KernelCache with the decoded nodes, Jobs, Pods and claim. Properties: no
@@ -9,13 +9,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "api/job.h"
+#include "api/lease.h"
+#include "api/node.h"
+#include "api/pod.h"
+#include "api/pvc.h"
 #include "core/api_types.h"
 #include "fuzz/util.h"
-#include "kube/types/job.h"
-#include "kube/types/lease.h"
-#include "kube/types/node.h"
-#include "kube/types/pod.h"
-#include "kube/types/pvc.h"
 #include "operator/decide.h"
 #include "operator/views.h"
 
@@ -48,22 +48,22 @@ void Decode(const Json& item, const std::string& kind, kc::op::Observed* o) {
                    kind != "PersistentVolumeClaim" && kind != "Lease";
   if (any || kind == "Node") {
     o->nodes.push_back(kc::op::NodeViewFromJson(item));
-    (void)item.get<kc::kube::Node>();
+    (void)item.get<kc::api::Node>();
   }
   if (any || kind == "Job") {
     o->jobs.push_back(kc::op::JobViewFromJson(item));
-    (void)item.get<kc::kube::Job>();
+    (void)item.get<kc::api::Job>();
   }
   if (any || kind == "Pod") {
     o->pods.push_back(kc::op::PodViewFromJson(item));
-    (void)item.get<kc::kube::Pod>();
+    (void)item.get<kc::api::Pod>();
   }
   if (any || kind == "PersistentVolumeClaim") {
     o->pvc = kc::op::PvcViewFromJson(item, o->kc.metadata.uid);
-    (void)item.get<kc::kube::PersistentVolumeClaim>();
+    (void)item.get<kc::api::PersistentVolumeClaim>();
   }
   if (any || kind == "Lease") {
-    const auto lease = item.get<kc::kube::Lease>();
+    const auto lease = item.get<kc::api::Lease>();
     (void)Json(lease).dump();
   }
 }
