@@ -90,6 +90,12 @@ std::vector<Condition> ConditionsFromJson(const Json& j, std::string_view key,
 
 ObjectMeta MetaOf(const Json& object) { return MetadataFromJson(Object(object, "metadata")); }
 
+std::string MetaString(const Json& object, std::string_view field) {
+  std::string out;
+  Read(Object(object, "metadata"), field, &out);
+  return out;
+}
+
 Json OwnerReferenceToJson(const OwnerReference& r) {
   Json j = {{"apiVersion", r.api_version}, {"kind", r.kind}, {"name", r.name}, {"uid", r.uid}};
   if (r.controller) j["controller"] = true;

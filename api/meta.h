@@ -84,6 +84,10 @@ std::vector<Condition> ConditionsFromJson(const Json& j, std::string_view key,
                                           FieldErrors* errors = nullptr);
 // Reads object.metadata (silent).
 ObjectMeta MetaOf(const Json& object);
+// One string field of object.metadata ("name", "namespace",
+// "resourceVersion"), "" when absent or not a string: the cheap read for
+// stores, indexes and clients that hold raw objects.
+std::string MetaString(const Json& object, std::string_view field);
 
 // Encoders. A condition is written whole (metav1.Condition requires type,
 // status, reason, message and lastTransitionTime).

@@ -21,8 +21,8 @@ using api::ReadStringMap;
 using api::ReadTime;
 using Errors = api::FieldErrors;
 
-void PutTime(Json& j, const char* key, const std::optional<Time>& t) {
-  if (t) j[key] = FormatTime(*t);
+void PutTime(Json& j, const char* key, const std::optional<api::Time>& t) {
+  if (t) j[key] = api::FormatTime(*t);
 }
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -233,7 +233,7 @@ KernelCache KernelCacheFromJson(const Json& j, std::vector<std::string>* errors)
     AddFieldError(errors, "(object)", "expected a JSON object");
     return kc;
   }
-  if (auto it = j.find("metadata"); it != j.end()) kc.metadata = MetadataFromJson(*it, errors);
+  if (auto it = j.find("metadata"); it != j.end()) kc.metadata = api::MetadataFromJson(*it, errors);
   if (auto it = j.find("spec"); it != j.end() && !it->is_null()) {
     kc.spec = SpecFromJson(*it, errors);
   } else {
@@ -247,7 +247,7 @@ KernelCache KernelCacheFromJson(const Json& j, std::vector<std::string>* errors)
 Json KernelCacheToJson(const KernelCache& kc) {
   return {{"apiVersion", kApiVersion},
           {"kind", kKind},
-          {"metadata", MetadataToJson(kc.metadata)},
+          {"metadata", api::MetadataToJson(kc.metadata)},
           {"spec", SpecToJson(kc.spec)},
           {"status", StatusToJson(kc.status)}};
 }

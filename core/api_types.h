@@ -33,22 +33,6 @@ namespace kc::core {
 
 using Json = nlohmann::json;
 
-// The Kubernetes object model lives in api/ (kc_api); these names are kept
-// in core for its many users (operator, webhook, tests).
-using api::Condition;
-using api::FindCondition;
-using api::FormatBytes;
-using api::FormatTime;
-using api::LabelSelector;
-using api::LabelSelectorRequirement;
-using api::MetadataFromJson;
-using api::MetadataToJson;
-using api::ObjectMeta;
-using api::ParseQuantityBytes;
-using api::ParseTime;
-using api::SelectorMatches;
-using api::Time;
-
 inline constexpr std::string_view kGroup = "kernelcache.io";
 inline constexpr std::string_view kVersion = "v1alpha1";
 inline constexpr std::string_view kApiVersion = "kernelcache.io/v1alpha1";
@@ -121,7 +105,7 @@ inline constexpr int64_t kMinSecurityId = 1;
 inline constexpr int64_t kMaxSecurityId = 2147483647;
 
 struct KernelCacheSpec {
-  LabelSelector pod_selector;                        // "podSelector"
+  api::LabelSelector pod_selector;                   // "podSelector"
   std::map<std::string, std::string> node_selector;  // "nodeSelector"
   std::vector<Json> tolerations;                     // "tolerations": core/v1 Toleration
   std::string image;                                 // "image"
@@ -176,26 +160,26 @@ struct FingerprintStatus {
   std::string job;    // "job": current or last warmup Job
   int64_t bytes = 0;  // "bytes"
   int64_t files = 0;  // "files"
-  std::string manifest_digest;       // "manifestDigest": sha256 of manifest.json
-  std::optional<Time> ready_at;      // "readyAt"
-  std::optional<Time> stale_since;   // "staleSince"
-  std::optional<Time> absent_since;  // "absentSince"
+  std::string manifest_digest;            // "manifestDigest": sha256 of manifest.json
+  std::optional<api::Time> ready_at;      // "readyAt"
+  std::optional<api::Time> stale_since;   // "staleSince"
+  std::optional<api::Time> absent_since;  // "absentSince"
   // "lastNodes": names of the matching nodes that carried it when last seen
   // (sorted, at most kMaxLastNodes); tells Stale (one of them now carries
   // another fingerprint) from Absent (they went away).
   std::vector<std::string> last_nodes;
-  int32_t failures = 0;                   // "failures": consecutive failed warmups
-  std::string last_failure;               // "lastFailure": reason of the last failure
-  std::optional<Time> last_failure_time;  // "lastFailureTime": backoff starts here
-  int32_t warm_generation = 0;            // "warmGeneration": bumped by each purge re-warm
-  std::string job_uid;                    // "jobUid": uid of the Job whose outcome is recorded here
-  std::optional<Time> last_transition_time;  // "lastTransitionTime": of `state`
+  int32_t failures = 0;                        // "failures": consecutive failed warmups
+  std::string last_failure;                    // "lastFailure": reason of the last failure
+  std::optional<api::Time> last_failure_time;  // "lastFailureTime": backoff starts here
+  int32_t warm_generation = 0;                 // "warmGeneration": bumped by each purge re-warm
+  std::string job_uid;  // "jobUid": uid of the Job whose outcome is recorded here
+  std::optional<api::Time> last_transition_time;  // "lastTransitionTime": of `state`
   friend bool operator==(const FingerprintStatus&, const FingerprintStatus&) = default;
 };
 
 struct KernelCacheStatus {
   int64_t observed_generation = 0;  // "observedGeneration"
-  std::vector<Condition> conditions;
+  std::vector<api::Condition> conditions;
   std::string phase;  // "phase": Pending | Warming | Ready | Degraded | Invalid | Terminating
   int32_t ready_fingerprints = 0;  // "readyFingerprints"
   int32_t total_fingerprints = 0;  // "totalFingerprints"
@@ -208,7 +192,7 @@ struct KernelCacheStatus {
 };
 
 struct KernelCache {
-  ObjectMeta metadata;
+  api::ObjectMeta metadata;
   KernelCacheSpec spec;
   KernelCacheStatus status;
 };

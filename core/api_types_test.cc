@@ -85,14 +85,14 @@ TEST(ApiTypes, ParsesEveryField) {
   const auto& absent = kc.status.fingerprints[1];
   EXPECT_EQ(absent.state, "Absent");
   ASSERT_TRUE(absent.absent_since.has_value());
-  EXPECT_EQ(FormatTime(*absent.absent_since), "2026-12-01T20:00:00Z");
+  EXPECT_EQ(api::FormatTime(*absent.absent_since), "2026-12-01T20:00:00Z");
   EXPECT_EQ(absent.last_nodes, (std::vector<std::string>{"gpu-1", "gpu-2"}));
   const auto& f = kc.status.fingerprints[0];
   EXPECT_EQ(f.state, "Ready");
   EXPECT_EQ(f.warm_generation, 2);
   EXPECT_EQ(f.job_uid, "ju");
   ASSERT_TRUE(f.ready_at.has_value());
-  EXPECT_EQ(FormatTime(*f.ready_at), "2026-12-01T11:00:00Z");
+  EXPECT_EQ(api::FormatTime(*f.ready_at), "2026-12-01T11:00:00Z");
   EXPECT_EQ(kc.status.conditions[0].observed_generation, 3);
 }
 

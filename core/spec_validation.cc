@@ -76,7 +76,7 @@ std::string StrField(const Json& j, const char* key, const std::string& def,
   return it->get<std::string>();
 }
 
-void CheckSelector(const LabelSelector& s, std::vector<std::string>* errors) {
+void CheckSelector(const api::LabelSelector& s, std::vector<std::string>* errors) {
   if (s.empty()) {
     errors->emplace_back(
         "spec.podSelector: empty; it would gate every pod in the namespace. Set matchLabels, "
@@ -284,7 +284,7 @@ SpecReport ValidateSpec(const KernelCacheSpec& spec) {
         "existingClaim (a ReadWriteMany claim you made)");
   }
   if (!st.size.empty()) {
-    auto bytes = ParseQuantityBytes(st.size);
+    auto bytes = api::ParseQuantityBytes(st.size);
     if (!bytes.ok()) {
       errors.emplace_back("spec.storage.size: " + bytes.status().message());
     } else if (*bytes < 1048576) {
@@ -331,7 +331,7 @@ SpecReport ValidateSpec(const KernelCacheSpec& spec) {
     errors.emplace_back("spec.retention.absentAfter: " + d.status().message());
   }
   if (!ret.max_bytes.empty()) {
-    if (auto b = ParseQuantityBytes(ret.max_bytes); !b.ok()) {
+    if (auto b = api::ParseQuantityBytes(ret.max_bytes); !b.ok()) {
       errors.emplace_back("spec.retention.maxBytes: " + b.status().message());
     }
   }

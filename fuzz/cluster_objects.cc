@@ -23,7 +23,7 @@ namespace {
 
 using kc::op::Json;
 
-const kc::op::Time kNow = kc::core::ParseTime("2026-12-02T10:00:00Z").value();
+const kc::op::Time kNow = kc::api::ParseTime("2026-12-02T10:00:00Z").value();
 
 const kc::core::KernelCache& BaseKernelCache() {
   static const kc::core::KernelCache kc = kc::core::KernelCacheFromJson(Json::parse(R"({

@@ -19,7 +19,7 @@ namespace {
 
 using kc::op::Action;
 
-const kc::op::Time kNow = kc::core::ParseTime("2026-12-02T10:00:00Z").value();
+const kc::op::Time kNow = kc::api::ParseTime("2026-12-02T10:00:00Z").value();
 
 void Serialise(const kc::op::Plan& p) {
   (void)kc::core::StatusToJson(p.status).dump();

@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "api/meta.h"
 #include "kube/api_error.h"
 #include "kube/url.h"
 #include "kube/watch_decoder.h"
@@ -64,22 +65,7 @@ void FillTypeMeta(const Resource& r, Json& object) {
   if (!object.contains("kind")) object["kind"] = r.kind;
 }
 
-std::string NameOf(const Json& object) {
-  if (!object.is_object()) return {};
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->is_object()) return {};
-  auto name = meta->find("name");
-  if (name == meta->end() || !name->is_string()) return {};
-  return name->get<std::string>();
-}
-
-std::string StringAt(const Json& j, const char* a, const char* b) {
-  auto ia = j.find(a);
-  if (ia == j.end() || !ia->is_object()) return {};
-  auto ib = ia->find(b);
-  if (ib == ia->end() || !ib->is_string()) return {};
-  return ib->get<std::string>();
-}
+std::string NameOf(const Json& object) { return api::MetaString(object, "name"); }
 
 }  // namespace
 
@@ -120,8 +106,8 @@ StatusOr<ListResult> RestClient::List(const Resource& r, const std::string& ns,
   const std::string context = Describe("list", r, ns, "");
   KC_ASSIGN_OR_RETURN(Json body, RoundTrip(std::move(request), context));
   ListResult result;
-  result.resource_version = StringAt(body, "metadata", "resourceVersion");
-  result.continue_token = StringAt(body, "metadata", "continue");
+  result.resource_version = api::MetaString(body, "resourceVersion");
+  result.continue_token = api::MetaString(body, "continue");
   auto items = body.find("items");
   if (items != body.end() && items->is_array()) {
     result.items.reserve(items->size());

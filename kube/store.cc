@@ -1,25 +1,14 @@
 #include "kube/store.h"
 
 #include <mutex>
+#include <string>
 #include <utility>
 
+#include "api/json_read.h"
+#include "api/meta.h"
+
 namespace kc::kube {
-namespace {
-
-const Json* Metadata(const Json& object) {
-  if (!object.is_object()) return nullptr;
-  auto it = object.find("metadata");
-  return it != object.end() && it->is_object() ? &*it : nullptr;
-}
-
-std::string MetaString(const Json& object, const char* field) {
-  const Json* meta = Metadata(object);
-  if (meta == nullptr) return "";
-  auto it = meta->find(field);
-  return it != meta->end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-}  // namespace
+using api::MetaString;
 
 std::string ObjectKey(const Json& object) {
   const std::string ns = MetaString(object, "namespace");
@@ -37,10 +26,8 @@ std::vector<std::string> NamespaceIndexFunc(const Json& object) {
 
 std::vector<std::string> LabelIndexFunc(const Json& object) {
   std::vector<std::string> out;
-  const Json* meta = Metadata(object);
-  if (meta == nullptr) return out;
-  auto labels = meta->find("labels");
-  if (labels == meta->end() || !labels->is_object()) return out;
+  const Json* labels = api::Field(api::Object(object, "metadata"), "labels");
+  if (labels == nullptr || !labels->is_object()) return out;
   for (const auto& [k, v] : labels->items()) {
     if (v.is_string()) out.push_back(k + "=" + v.get<std::string>());
   }
@@ -49,15 +36,9 @@ std::vector<std::string> LabelIndexFunc(const Json& object) {
 
 std::vector<std::string> OwnerUidIndexFunc(const Json& object) {
   std::vector<std::string> out;
-  const Json* meta = Metadata(object);
-  if (meta == nullptr) return out;
-  auto owners = meta->find("ownerReferences");
-  if (owners == meta->end() || !owners->is_array()) return out;
-  for (const Json& ref : *owners) {
-    if (ref.is_object() && ref.contains("uid") && ref["uid"].is_string()) {
-      out.push_back(ref["uid"].get<std::string>());
-    }
-  }
+  api::ReadList(api::Object(object, "metadata"), "ownerReferences", &out,
+                [](const Json& ref, std::string* uid) { api::Read(ref, "uid", uid); });
+  std::erase(out, std::string());
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "operator/caches.h"
 
+#include "api/meta.h"
+
 namespace kc::op {
 
 std::optional<kube::Json> Caches::Get(const std::vector<const kube::Store*>& stores,
@@ -27,7 +29,7 @@ std::vector<kube::Json> Caches::ByLabel(const std::vector<const kube::Store*>& s
   const std::string index_value = key + "=" + value;
   for (const kube::Store* s : stores) {
     for (auto& obj : s->ByIndex(kube::kLabelIndex, index_value)) {
-      if (obj["metadata"].value("namespace", "") == ns) out.push_back(std::move(obj));
+      if (api::MetaString(obj, "namespace") == ns) out.push_back(std::move(obj));
     }
   }
   return out;

@@ -315,7 +315,7 @@ ResolveResponse Controller::Resolve(const ResolveQuery& q) const {
 std::vector<core::KernelCache> Controller::KernelCachesIn(const std::string& ns) const {
   std::vector<core::KernelCache> out;
   for (const Json& kc : Caches::All(caches_.kernelcaches)) {
-    if (kc.contains("metadata") && kc["metadata"].value("namespace", "") == ns) {
+    if (api::MetaString(kc, "namespace") == ns) {
       out.push_back(core::KernelCacheFromJson(kc));
     }
   }

@@ -140,7 +140,7 @@ TEST(Crd, EveryFieldWeWriteIsDeclared) {
   kc.spec.retention = {"24h", "168h", "10Gi", "168h"};
   kc.spec.security_context.fs_group = 2000;
   kc.spec.security_context.run_as_user = 1000;
-  core::Condition c{"Ready", "True", "R", "m", 1, {}};
+  api::Condition c{"Ready", "True", "R", "m", 1, {}};
   kc.status.conditions = {c};
   kc.status.phase = "Ready";
   kc.status.ready = "1/1";

@@ -20,7 +20,7 @@
 namespace kc::op {
 namespace {
 
-using core::Condition;
+using api::Condition;
 using core::FingerprintStatus;
 using namespace decide;  // NOLINT(google-build-using-namespace): the steps
 namespace cond = core::condition;
@@ -40,7 +40,7 @@ class Conditions {
   Conditions(const std::vector<Condition>& prev, int64_t generation, Time now)
       : prev_(prev), generation_(generation), now_(now) {}
 
-  const Condition* Prev(std::string_view type) const { return core::FindCondition(prev_, type); }
+  const Condition* Prev(std::string_view type) const { return api::FindCondition(prev_, type); }
 
   // lastTransitionTime moves only when status changes.
   void Set(std::string_view type, const ConditionVerdict& v) {
@@ -149,8 +149,8 @@ Plan DecideDeletion(const Observed& obs) {
 
 std::string Phase(const core::KernelCacheStatus& status, bool invalid, bool running) {
   if (invalid) return "Invalid";
-  const Condition* ready = core::FindCondition(status.conditions, cond::kReady);
-  const Condition* degraded = core::FindCondition(status.conditions, cond::kDegraded);
+  const Condition* ready = api::FindCondition(status.conditions, cond::kReady);
+  const Condition* degraded = api::FindCondition(status.conditions, cond::kDegraded);
   if (degraded != nullptr && degraded->status == "True") return "Degraded";
   if (ready != nullptr && ready->status == "True") return "Ready";
   if (running) return "Warming";
@@ -166,7 +166,7 @@ Plan Finish(core::KernelCacheStatus status, const Summary& summary, const Condit
   status.ready_fingerprints = summary.ready;
   status.ready = ReadyText(summary);
   status.total_bytes = summary.bytes;
-  status.size = core::FormatBytes(summary.bytes);
+  status.size = api::FormatBytes(summary.bytes);
   status.conditions = conds.Ordered();
   status.phase = Phase(status, invalid, running);
   plan.status = std::move(status);

@@ -62,7 +62,7 @@ void RecordFailure(Recorded& out, const JobView& j, const std::string& reason,
           std::to_string(f.failures) + " in a row): " + f.last_failure + "; retry in " +
           Human(Backoff(settings, f.failures)) +
           (kept ? "; the Ready cache sealed at " +
-                      (f.ready_at ? core::FormatTime(*f.ready_at) : std::string()) + " stays in use"
+                      (f.ready_at ? api::FormatTime(*f.ready_at) : std::string()) + " stays in use"
                 : ""));
 }
 
@@ -82,7 +82,7 @@ void RecordSuccess(Recorded& out, const JobView& j, const SealResult& r, const P
   SetState(f, st::kReady, now);
   f.last_transition_time = f.ready_at;  // a re-warm is a transition to a new cache
   out.effects.Event("Normal", was_ready ? "CacheRewarmed" : "CacheReady",
-                    "fingerprint " + f.id + " ready: " + core::FormatBytes(r.bytes) + " in " +
+                    "fingerprint " + f.id + " ready: " + api::FormatBytes(r.bytes) + " in " +
                         std::to_string(r.files) + " files, sealed by Job " + j.name +
                         (pod.node_name.empty() ? "" : " on node " + pod.node_name));
 }
@@ -139,7 +139,7 @@ void Unschedulable(FingerprintStep& out, const JobView& job, const FingerprintIn
     if (p.name == u->pod) pod = &p;
   }
   const std::string since =
-      pod != nullptr && pod->unschedulable_since ? core::FormatTime(*pod->unschedulable_since) : "";
+      pod != nullptr && pod->unschedulable_since ? api::FormatTime(*pod->unschedulable_since) : "";
   out.unschedulable = "fingerprint " + Describe(out.status) + ": warmup pod " + u->pod +
                       " of Job " + job.name + " unschedulable since " + since +
                       (u->message.empty() ? "" : ": " + u->message);
@@ -363,7 +363,7 @@ FingerprintStep StepFingerprint(FingerprintStatus f, const Group& g, const Finge
       want = WarmupJobName(kc_name, s.id, s.warm_generation);
       out.effects.Event("Normal", "PurgeRewarm",
                         "cache of fingerprint " + s.id + " sealed at " +
-                            core::FormatTime(s.ready_at.value_or(Time{})) +
+                            api::FormatTime(s.ready_at.value_or(Time{})) +
                             " is older than spec.retention.purgeSchedule " +
                             in.kc.spec.retention.purge_schedule +
                             "; re-warming from scratch (it serves until "

@@ -15,7 +15,7 @@ using std::chrono::hours;
 using std::chrono::seconds;
 namespace st = core::fp_state;
 
-const Time kT0 = core::ParseTime("2026-12-02T10:00:00Z").value();
+const Time kT0 = api::ParseTime("2026-12-02T10:00:00Z").value();
 const std::string kFp = "3f9a1c2b7d4e5f60";
 const std::string kDigest(64, 'b');
 

@@ -33,7 +33,7 @@ void CollectAbsentForBudget(Retirement& r, std::vector<const FingerprintStatus*>
     if (bytes <= max_bytes) break;
     if (f->manifest_digest.empty() || f->bytes <= 0) continue;
     r.collectable.push_back(f->id);
-    r.why[f->id] = "absent, its " + core::FormatBytes(f->bytes) +
+    r.why[f->id] = "absent, its " + api::FormatBytes(f->bytes) +
                    " needed under spec.retention.maxBytes " + kc.spec.retention.max_bytes;
     bytes -= f->bytes;
   }

@@ -13,7 +13,7 @@ using std::chrono::hours;
 using std::chrono::seconds;
 namespace st = core::fp_state;
 
-const Time kT0 = core::ParseTime("2026-12-02T10:00:00Z").value();
+const Time kT0 = api::ParseTime("2026-12-02T10:00:00Z").value();
 const std::string kA = "aaaaaaaaaaaaaaaa", kB = "bbbbbbbbbbbbbbbb", kC = "cccccccccccccccc";
 
 core::KernelCache Kc() {

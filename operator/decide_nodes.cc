@@ -7,7 +7,7 @@
 namespace kc::op::decide {
 
 NodeGroups GroupNodes(const core::KernelCacheSpec& spec, const std::vector<NodeView>& nodes,
-                      const core::Condition* prev_missing) {
+                      const api::Condition* prev_missing) {
   NodeGroups out;
   const core::RuntimeFacts runtime = core::RuntimeFactsFor(spec);
   std::vector<std::string> missing;  // "gpu-07 (missing label ...)"

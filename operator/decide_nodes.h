@@ -35,6 +35,6 @@ struct NodeGroups {
 // `prev_missing`: the previous NodesMissingLabels (a node it named already
 // gets no second Event).
 NodeGroups GroupNodes(const core::KernelCacheSpec& spec, const std::vector<NodeView>& nodes,
-                      const core::Condition* prev_missing);
+                      const api::Condition* prev_missing);
 
 }  // namespace kc::op::decide

@@ -8,14 +8,14 @@ namespace kc::op::decide {
 
 SpecVerdict CheckSpec(const core::KernelCacheSpec& spec,
                       const std::vector<std::string>& parse_errors,
-                      const core::Condition* prev_invalid, const core::Condition* prev_image) {
+                      const api::Condition* prev_invalid, const api::Condition* prev_image) {
   SpecVerdict v;
   std::vector<std::string> errors = parse_errors;
   const core::SpecReport report = core::ValidateSpec(spec);
   errors.insert(errors.end(), report.errors.begin(), report.errors.end());
   if (!errors.empty()) {
     const std::string msg = StrJoin(errors, "; ");
-    const core::Condition* p = prev_invalid;
+    const api::Condition* p = prev_invalid;
     if (p == nullptr || p->status != "True" || p->message != msg) {
       v.effects.Event("Warning", "InvalidSpec", msg);
     }
@@ -33,7 +33,7 @@ SpecVerdict CheckSpec(const core::KernelCacheSpec& spec,
     if (auto d = ParseDuration(spec.retention.purge_schedule); d.ok()) r.purge = *d;
   }
   if (!spec.retention.max_bytes.empty()) {
-    if (auto b = core::ParseQuantityBytes(spec.retention.max_bytes); b.ok()) r.max_bytes = *b;
+    if (auto b = api::ParseQuantityBytes(spec.retention.max_bytes); b.ok()) r.max_bytes = *b;
   }
   if (!report.image_not_pinned.empty()) {
     if (Changed(prev_image, true, "TagNotDigest")) {

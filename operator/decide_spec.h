@@ -24,6 +24,6 @@ struct SpecVerdict {
 // last InvalidSpec and ImageNotPinned (an Event only when they change).
 SpecVerdict CheckSpec(const core::KernelCacheSpec& spec,
                       const std::vector<std::string>& parse_errors,
-                      const core::Condition* prev_invalid, const core::Condition* prev_image);
+                      const api::Condition* prev_invalid, const api::Condition* prev_image);
 
 }  // namespace kc::op::decide

@@ -19,8 +19,8 @@ core::KernelCacheSpec Good() {
   return s;
 }
 
-core::Condition Cond(bool value, const std::string& reason, const std::string& message = "") {
-  core::Condition c;
+api::Condition Cond(bool value, const std::string& reason, const std::string& message = "") {
+  api::Condition c;
   c.status = value ? "True" : "False";
   c.reason = reason;
   c.message = message;
@@ -37,7 +37,7 @@ TEST(CheckSpecTest, Table) {
     const char* name;
     core::KernelCacheSpec spec;
     std::vector<std::string> parse_errors;
-    std::optional<core::Condition> prev_invalid, prev_image;
+    std::optional<api::Condition> prev_invalid, prev_image;
     bool valid;
     std::string invalid_reason;
     std::string image_reason;  // "" when not decided

@@ -38,7 +38,7 @@ void Effects::Append(Effects other) {
   if (other.wake && (!wake || *other.wake < *wake)) wake = other.wake;
 }
 
-bool Changed(const core::Condition* p, bool value, const std::string& reason) {
+bool Changed(const api::Condition* p, bool value, const std::string& reason) {
   return p == nullptr || p->status != (value ? "True" : "False") || p->reason != reason;
 }
 

@@ -56,7 +56,7 @@ struct ConditionVerdict {
 };
 
 // True when `prev` does not already say (value, reason).
-bool Changed(const core::Condition* prev, bool value, const std::string& reason);
+bool Changed(const api::Condition* prev, bool value, const std::string& reason);
 
 // "a, b, c, d, e and 4 more"
 std::string ListSome(const std::vector<std::string>& v);

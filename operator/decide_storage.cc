@@ -8,7 +8,7 @@
 namespace kc::op::decide {
 
 StorageVerdict DecideStorage(const core::KernelCache& kc, const std::optional<PvcView>& pvc,
-                             const Settings& settings, const core::Condition* prev, Time now) {
+                             const Settings& settings, const api::Condition* prev, Time now) {
   StorageVerdict v;
   const std::string claim = core::ClaimName(kc);
   const bool existing = !kc.spec.storage.existing_claim.empty();

@@ -29,7 +29,7 @@ struct StorageVerdict {
 };
 
 StorageVerdict DecideStorage(const core::KernelCache& kc, const std::optional<PvcView>& pvc,
-                             const Settings& settings, const core::Condition* prev_storage_ready,
+                             const Settings& settings, const api::Condition* prev_storage_ready,
                              Time now);
 
 }  // namespace kc::op::decide

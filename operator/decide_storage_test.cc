@@ -8,7 +8,7 @@ namespace {
 
 using std::chrono::seconds;
 
-const Time kT0 = core::ParseTime("2026-12-02T10:00:00Z").value();
+const Time kT0 = api::ParseTime("2026-12-02T10:00:00Z").value();
 
 core::KernelCache Kc(const std::string& existing = "") {
   core::KernelCache kc;
@@ -34,8 +34,8 @@ PvcView Pvc(const std::string& phase, std::vector<std::string> modes = {"ReadWri
   return p;
 }
 
-core::Condition Prev(bool value, const std::string& reason) {
-  core::Condition c;
+api::Condition Prev(bool value, const std::string& reason) {
+  api::Condition c;
   c.type = "StorageReady";
   c.status = value ? "True" : "False";
   c.reason = reason;
@@ -53,7 +53,7 @@ TEST(DecideStorageTest, Table) {
     const char* name;
     core::KernelCache kc;
     std::optional<PvcView> pvc;
-    std::optional<core::Condition> prev;
+    std::optional<api::Condition> prev;
     Time now;
     bool usable;
     bool ready;

@@ -7,7 +7,7 @@ namespace {
 
 namespace st = core::fp_state;
 
-std::optional<ConditionVerdict> Unschedulable(const Findings& f, const core::Condition* prev,
+std::optional<ConditionVerdict> Unschedulable(const Findings& f, const api::Condition* prev,
                                               Effects& effects) {
   if (f.unschedulable.empty()) {
     if (prev == nullptr) return std::nullopt;
@@ -41,8 +41,8 @@ std::string ReadyText(const Summary& s) {
 
 Summary Summarize(const core::KernelCache& kc,
                   const std::vector<core::FingerprintStatus>& fingerprints,
-                  const Findings* findings, const core::Condition* prev_degraded,
-                  const core::Condition* prev_unschedulable) {
+                  const Findings* findings, const api::Condition* prev_degraded,
+                  const api::Condition* prev_unschedulable) {
   Summary s;
   std::vector<std::string> waiting, failed, quarantined;
   for (const auto& f : fingerprints) {
@@ -91,7 +91,7 @@ Summary Summarize(const core::KernelCache& kc,
     s.warming = {false, "Idle", "no warmup running"};
   }
   if (findings->max_bytes && s.bytes > *findings->max_bytes) {
-    const std::string msg = "caches total " + core::FormatBytes(s.bytes) +
+    const std::string msg = "caches total " + api::FormatBytes(s.bytes) +
                             ", over spec.retention.maxBytes " + kc.spec.retention.max_bytes +
                             "; too many shapes? Reduce spec.warmup.shapes or raise the limit";
     if (Changed(prev_degraded, true, "ShapeExplosion")) {

@@ -37,8 +37,8 @@ struct Summary {
 // `prev_unschedulable`: the last Degraded and WarmupUnschedulable.
 Summary Summarize(const core::KernelCache& kc,
                   const std::vector<core::FingerprintStatus>& fingerprints,
-                  const Findings* findings, const core::Condition* prev_degraded,
-                  const core::Condition* prev_unschedulable);
+                  const Findings* findings, const api::Condition* prev_degraded,
+                  const api::Condition* prev_unschedulable);
 
 // "<ready>/<total>"
 std::string ReadyText(const Summary& s);

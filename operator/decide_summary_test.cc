@@ -137,7 +137,7 @@ TEST(SummarizeTest, UnschedulableWarmupsAreSaidOnce) {
   ASSERT_TRUE(first.unschedulable);
   EXPECT_EQ(first.unschedulable->reason, "Unschedulable");
   ASSERT_EQ(first.effects.events.size(), 1u);
-  core::Condition prev;
+  api::Condition prev;
   prev.status = "True";
   prev.message = first.unschedulable->message;
   EXPECT_TRUE(Summarize(core::KernelCache{}, {}, &f, nullptr, &prev).effects.events.empty());

@@ -22,7 +22,7 @@ using std::chrono::seconds;
 using Labels = std::map<std::string, std::string>;
 using Kind = Action::Kind;
 
-const Time kT0 = core::ParseTime("2026-12-02T10:00:00Z").value();
+const Time kT0 = api::ParseTime("2026-12-02T10:00:00Z").value();
 const std::string kDigest(64, 'b');
 const std::string kPinned = "registry.example/llama@sha256:" + std::string(64, 'a');
 
@@ -89,9 +89,9 @@ const Action* FindEvent(const Plan& p, const std::string& reason) {
 
 size_t Mutations(const Plan& p) { return p.actions.size() - CountKind(p, Kind::kEmitEvent); }
 
-const core::Condition& Cond(const core::KernelCacheStatus& s, std::string_view type) {
-  static const core::Condition kNone;
-  const core::Condition* c = core::FindCondition(s.conditions, type);
+const api::Condition& Cond(const core::KernelCacheStatus& s, std::string_view type) {
+  static const api::Condition kNone;
+  const api::Condition* c = api::FindCondition(s.conditions, type);
   return c != nullptr ? *c : kNone;
 }
 
@@ -279,7 +279,7 @@ TEST(Decide, TwoFingerprintsTwoJobs) {
   EXPECT_EQ(w.Status(h200)->bytes, 1 << 30);
   EXPECT_EQ(w.Status(h200)->files, 10);
   EXPECT_EQ(w.Status(h200)->manifest_digest, kDigest);
-  EXPECT_EQ(core::FormatTime(*w.Status(h200)->ready_at), "2026-12-02T10:05:00Z");
+  EXPECT_EQ(api::FormatTime(*w.Status(h200)->ready_at), "2026-12-02T10:05:00Z");
   EXPECT_EQ(p.status.ready, "2/2");
   EXPECT_EQ(p.status.ready_fingerprints, 2);
   EXPECT_EQ(p.status.total_fingerprints, 2);
@@ -728,7 +728,7 @@ TEST(Decide, PurgeRewarmsAndKeepsServingTheOldCache) {
   p = w.Step(due + minutes(21));
   EXPECT_EQ(w.Status(fp)->state, "Ready");
   EXPECT_EQ(w.Status(fp)->bytes, 2 << 20);
-  EXPECT_EQ(core::FormatTime(*w.Status(fp)->ready_at), core::FormatTime(due + minutes(20)));
+  EXPECT_EQ(api::FormatTime(*w.Status(fp)->ready_at), api::FormatTime(due + minutes(20)));
   EXPECT_NE(FindEvent(p, "CacheRewarmed"), nullptr);
   // The first generation's Job is cleaned up once the new cache is recorded.
   w.Step(due + minutes(22));
@@ -764,7 +764,7 @@ TEST(Decide, DriverUpgradeWarmsNewFingerprintAndCollectsOldAfterGrace) {
   p = w.Step(t_stale);
   EXPECT_EQ(w.Status(old_fp)->state, "Stale");
   EXPECT_EQ(w.Status(old_fp)->nodes, 0);
-  EXPECT_EQ(core::FormatTime(*w.Status(old_fp)->stale_since), core::FormatTime(t_stale));
+  EXPECT_EQ(api::FormatTime(*w.Status(old_fp)->stale_since), api::FormatTime(t_stale));
   EXPECT_NE(FindEvent(p, "FingerprintStale"), nullptr);
   EXPECT_EQ(p.status.ready, "1/1");
   EXPECT_EQ(p.status.phase, "Ready");
@@ -860,7 +860,7 @@ TEST(Decide, UnschedulableWarmupIsReportedAndClearsWhenItSchedules) {
 
   // Inside the grace (2m): nothing said yet; woken when it ends.
   Plan p = w.Step(kT0 + minutes(1));
-  EXPECT_EQ(core::FindCondition(p.status.conditions, "WarmupUnschedulable"), nullptr);
+  EXPECT_EQ(api::FindCondition(p.status.conditions, "WarmupUnschedulable"), nullptr);
   EXPECT_EQ(FindEvent(p, "WarmupUnschedulable"), nullptr);
   ASSERT_TRUE(p.requeue_after.has_value());
   EXPECT_EQ(*p.requeue_after, seconds(62));
@@ -868,7 +868,7 @@ TEST(Decide, UnschedulableWarmupIsReportedAndClearsWhenItSchedules) {
   // Past it: a condition and a Warning Event naming the fingerprint, its
   // node class and the scheduler's message.
   p = w.Step(kT0 + minutes(3));
-  const core::Condition& c = Cond(p.status, "WarmupUnschedulable");
+  const api::Condition& c = Cond(p.status, "WarmupUnschedulable");
   EXPECT_EQ(c.status, "True");
   EXPECT_EQ(c.reason, "Unschedulable");
   for (const std::string& want : {fp, std::string("NVIDIA-H200"), std::string("driver 580.159.04"),
@@ -920,7 +920,7 @@ TEST(Decide, ScaledToZeroPoolKeepsItsCacheUntilAbsentAfter) {
   EXPECT_EQ(f->state, "Absent");
   EXPECT_EQ(f->nodes, 0);
   ASSERT_TRUE(f->absent_since.has_value());
-  EXPECT_EQ(core::FormatTime(*f->absent_since), core::FormatTime(night));
+  EXPECT_EQ(api::FormatTime(*f->absent_since), api::FormatTime(night));
   EXPECT_FALSE(f->stale_since.has_value());
   EXPECT_EQ(f->manifest_digest, kDigest);  // the cache is still recorded
   EXPECT_EQ(f->last_nodes, (std::vector<std::string>{"gpu-1", "gpu-2"}));
@@ -932,7 +932,7 @@ TEST(Decide, ScaledToZeroPoolKeepsItsCacheUntilAbsentAfter) {
   // The status a user reads says Absent, since when, and on which nodes.
   const Json st = core::StatusToJson(p.status);
   EXPECT_EQ(st["fingerprints"][0]["state"], "Absent");
-  EXPECT_EQ(st["fingerprints"][0]["absentSince"], core::FormatTime(night));
+  EXPECT_EQ(st["fingerprints"][0]["absentSince"], api::FormatTime(night));
   EXPECT_EQ(st["fingerprints"][0]["lastNodes"], Json::array({"gpu-1", "gpu-2"}));
 
   // Past staleAfter (1h) and for days: no GC Job.
@@ -1036,7 +1036,7 @@ TEST(Decide, AbsentTurnsStaleWhenOneOfItsNodesReturnsWithAnotherFingerprint) {
   w.obs.nodes = {Node("gpu-1", Gpu("NVIDIA-H200", "590.10.01"))};
   Plan p = w.Step(kT0 + hours(5));
   EXPECT_EQ(w.Status(fp)->state, "Stale");
-  EXPECT_EQ(core::FormatTime(*w.Status(fp)->stale_since), core::FormatTime(kT0 + hours(5)));
+  EXPECT_EQ(api::FormatTime(*w.Status(fp)->stale_since), api::FormatTime(kT0 + hours(5)));
   EXPECT_FALSE(w.Status(fp)->absent_since.has_value());
   EXPECT_NE(FindEvent(p, "FingerprintStale"), nullptr);
   p = w.Step(kT0 + hours(6));
@@ -1435,15 +1435,15 @@ TEST(Decide, ConditionsKeepTransitionTimeWhileUnchanged) {
   w.obs.nodes = {Node("gpu-1", Gpu())};
   w.Step(kT0);
   const Time first = Cond(w.obs.kc.status, "Ready").last_transition_time;
-  EXPECT_EQ(core::FormatTime(first), core::FormatTime(kT0));
+  EXPECT_EQ(api::FormatTime(first), api::FormatTime(kT0));
   w.Step(kT0 + minutes(1));
   EXPECT_EQ(Cond(w.obs.kc.status, "Ready").last_transition_time, first);
   const std::string fp = w.Fp(Gpu());
   w.Succeed(WarmupJobName("llama", fp), SealMsg(fp), kT0 + minutes(2));
   w.Step(kT0 + minutes(3));
   EXPECT_EQ(Cond(w.obs.kc.status, "Ready").status, "True");
-  EXPECT_EQ(core::FormatTime(Cond(w.obs.kc.status, "Ready").last_transition_time),
-            core::FormatTime(kT0 + minutes(3)));
+  EXPECT_EQ(api::FormatTime(Cond(w.obs.kc.status, "Ready").last_transition_time),
+            api::FormatTime(kT0 + minutes(3)));
   for (const auto& c : w.obs.kc.status.conditions) EXPECT_EQ(c.observed_generation, 1);
 }
 
@@ -1494,7 +1494,7 @@ TEST(GroupNodesTest, GroupsByFingerprintAndSplitsEligibility) {
   EXPECT_EQ(g.effects.events[0].event_reason, "NodeMissingLabels");
 
   // Named by the last condition already: no second Event.
-  core::Condition prev;
+  api::Condition prev;
   prev.status = "True";
   prev.message = g.missing_labels.message;
   const decide::NodeGroups again = decide::GroupNodes(spec, {Node("bare", unlabelled)}, &prev);

@@ -31,7 +31,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-const Time kNow = core::ParseTime("2026-12-02T10:00:00Z").value();
+const Time kNow = api::ParseTime("2026-12-02T10:00:00Z").value();
 
 class Gen {
  public:
@@ -517,7 +517,7 @@ TEST(FuzzTest, ScalarParsersAreTotal) {
     std::string s = g.String();
     if (g.OneIn(2)) s = s.substr(0, g.Below(s.size() + 1)) + (g.OneIn(2) ? "Gi" : "h");
     EXPECT_NO_THROW({
-      auto q = core::ParseQuantityBytes(s);
+      auto q = api::ParseQuantityBytes(s);
       if (q.ok()) {
         EXPECT_GE(*q, 0) << s;
       }
@@ -525,9 +525,9 @@ TEST(FuzzTest, ScalarParsersAreTotal) {
       if (d.ok()) {
         EXPECT_LE(*d, kMaxDuration) << s;
       }
-      auto t = core::ParseTime(s);
+      auto t = api::ParseTime(s);
       if (t.ok()) {
-        EXPECT_TRUE(core::ParseTime(core::FormatTime(*t)).ok()) << s;
+        EXPECT_TRUE(api::ParseTime(api::FormatTime(*t)).ok()) << s;
       }
     }) << s.substr(0, 100);
   }

@@ -22,7 +22,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-const Time kNow = core::ParseTime("2026-12-02T10:00:00Z").value();
+const Time kNow = api::ParseTime("2026-12-02T10:00:00Z").value();
 
 Json KernelCacheJson() {
   return Json::parse(R"({
@@ -77,8 +77,7 @@ void Serialise(const Plan& p) {
 }
 
 std::string InvalidSpecMessage(const Plan& p) {
-  const core::Condition* c =
-      core::FindCondition(p.status.conditions, core::condition::kInvalidSpec);
+  const api::Condition* c = api::FindCondition(p.status.conditions, core::condition::kInvalidSpec);
   return c != nullptr && c->status == "True" ? c->message : "";
 }
 

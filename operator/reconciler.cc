@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "api/meta.h"
 #include "base/utf8.h"
 #include "core/api_types.h"
 #include "operator/eligibility.h"
@@ -106,7 +107,9 @@ Status Reconciler::Execute(const Action& a, const core::KernelCache& kc,
         return r.status();
       }
       *finalizers = next;
-      *resource_version = (*r)["metadata"].value("resourceVersion", *resource_version);
+      if (std::string rv = api::MetaString(*r, "resourceVersion"); !rv.empty()) {
+        *resource_version = rv;
+      }
       log.Info(a.kind == Action::Kind::kAddFinalizer ? "finalizer added" : "finalizer removed",
                {{"finalizer", a.name}});
       return OkStatus();
@@ -119,7 +122,8 @@ Status Reconciler::Execute(const Action& a, const core::KernelCache& kc,
       auto created = client_.Create(r, ns, a.object);
       if (!created.ok() && !IsAlreadyExists(created.status())) return created.status();
       if (!created.ok()) *stale = true;
-      Json fields = {{"object", r.resource + "/" + a.object["metadata"].value("name", a.name)}};
+      const std::string name = api::MetaString(a.object, "name");
+      Json fields = {{"object", r.resource + "/" + (name.empty() ? a.name : name)}};
       if (auto fp = a.object["metadata"]["labels"].find(kLabelFingerprint);
           fp != a.object["metadata"]["labels"].end()) {
         fields["fingerprint"] = *fp;
@@ -179,7 +183,7 @@ void Reconciler::ReportUnexpected(const std::string& key, const std::string& wha
     // of what the server has now (this path is rare; one GET is cheap).
     {
       std::vector<std::string> ignored;
-      const core::ObjectMeta meta = core::MetadataFromJson(
+      const api::ObjectMeta meta = api::MetadataFromJson(
           kc_json->contains("metadata") ? (*kc_json)["metadata"] : Json::object(), &ignored);
       auto fresh = client_.Get(resources::KernelCaches(), meta.namespace_, meta.name);
       if (fresh.ok()) kc_json = *fresh;
@@ -190,7 +194,7 @@ void Reconciler::ReportUnexpected(const std::string& key, const std::string& wha
         "the operator failed unexpectedly while reconciling this KernelCache (" + what +
             "); it retries with backoff. Please report this with the operator's log",
         1000);
-    core::Condition c;
+    api::Condition c;
     c.type = std::string(core::condition::kDegraded);
     c.status = "True";
     c.reason = "ReconcileError";
@@ -200,7 +204,7 @@ void Reconciler::ReportUnexpected(const std::string& key, const std::string& wha
         std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
     auto& conds = kc.status.conditions;
     auto it = std::find_if(conds.begin(), conds.end(),
-                           [&](const core::Condition& x) { return x.type == c.type; });
+                           [&](const api::Condition& x) { return x.type == c.type; });
     if (it != conds.end()) {
       if (it->status == c.status) c.last_transition_time = it->last_transition_time;
       *it = c;

@@ -128,8 +128,8 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
     a.message = std::move(message);
     return answer();
   };
-  const core::Condition* invalid =
-      core::FindCondition(kc.status.conditions, core::condition::kInvalidSpec);
+  const api::Condition* invalid =
+      api::FindCondition(kc.status.conditions, core::condition::kInvalidSpec);
   const bool spec_invalid =
       !in.parse_errors.empty() || (invalid != nullptr && invalid->status == "True");
   auto facts = core::NodeFactsFromLabels(in.node->labels);
@@ -179,13 +179,13 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
     const bool sealed = !fs->manifest_digest.empty();
     a.state = std::string(sealed ? core::fp_state::kReady : core::fp_state::kPending);
     msg = "fingerprint " + fp + " was absent";
-    if (fs->absent_since) msg += " since " + core::FormatTime(*fs->absent_since);
+    if (fs->absent_since) msg += " since " + api::FormatTime(*fs->absent_since);
     msg += sealed ? " (its nodes went away); its kept cache is ready"
                   : " (its nodes went away) and has no cache yet; the operator warms it";
   } else if (fs->state == core::fp_state::kReady) {
     msg = "cache ready";
-    if (fs->ready_at) msg += " since " + core::FormatTime(*fs->ready_at);
-    msg += " (" + std::to_string(fs->files) + " files, " + core::FormatBytes(fs->bytes) + ")";
+    if (fs->ready_at) msg += " since " + api::FormatTime(*fs->ready_at);
+    msg += " (" + std::to_string(fs->files) + " files, " + api::FormatBytes(fs->bytes) + ")";
   } else if (fs->state == core::fp_state::kWarming) {
     msg = WarmingMessage(*fs, in, now);
   } else if (fs->state == core::fp_state::kDegraded) {
@@ -199,7 +199,7 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
     msg += "; the operator retries with backoff";
   } else if (fs->state == core::fp_state::kStale) {
     msg = "fingerprint " + fp + " is stale";
-    if (fs->stale_since) msg += " since " + core::FormatTime(*fs->stale_since);
+    if (fs->stale_since) msg += " since " + api::FormatTime(*fs->stale_since);
     msg += ": no eligible node carries it";
   } else {
     const std::string why = NoWarmupReason(fp, in.nodes, kc.spec);

@@ -159,7 +159,7 @@ TEST(ResolveTest, Table) {
        200, "Pending", "has no cache yet"},
       {"invalid spec",
        [&](ResolveQuery&, ResolveInputs& in) {
-         core::Condition c;
+         api::Condition c;
          c.type = "InvalidSpec";
          c.status = "True";
          c.message = "spec.storage: set exactly one of size and existingClaim";
@@ -210,7 +210,7 @@ TEST(ResolveTest, FinalAnswers) {
       {"valid, selected, labelled", [](ResolveInputs&) {}, "", "not yet recorded"},
       {"invalid spec (condition)",
        [](ResolveInputs& in) {
-         core::Condition c;
+         api::Condition c;
          c.type = "InvalidSpec";
          c.status = "True";
          c.message = "spec.storage: set exactly one of size and existingClaim";

@@ -10,7 +10,7 @@ namespace {
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-const Time kT0 = core::ParseTime("2026-12-02T10:00:00Z").value();
+const Time kT0 = api::ParseTime("2026-12-02T10:00:00Z").value();
 const std::string kMsg = "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.";
 
 PodView Pending(const std::string& name, Time created, std::optional<Time> unschedulable) {

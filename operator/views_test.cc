@@ -35,8 +35,8 @@ TEST(Views, FailedJob) {
   EXPECT_EQ(v.failed, 3);
   EXPECT_EQ(v.failure_reason, "BackoffLimitExceeded");
   ASSERT_TRUE(v.finished.has_value());
-  EXPECT_EQ(core::FormatTime(*v.finished), "2026-12-02T09:10:00Z");
-  EXPECT_EQ(core::FormatTime(v.created), "2026-12-02T09:00:00Z");
+  EXPECT_EQ(api::FormatTime(*v.finished), "2026-12-02T09:10:00Z");
+  EXPECT_EQ(api::FormatTime(v.created), "2026-12-02T09:00:00Z");
 }
 
 TEST(Views, CompleteJob) {
@@ -46,7 +46,7 @@ TEST(Views, CompleteJob) {
                "conditions": [{"type": "Complete", "status": "True"}]}})"));
   EXPECT_TRUE(v.complete);
   EXPECT_TRUE(v.deleting);
-  EXPECT_EQ(core::FormatTime(*v.finished), "2026-12-02T09:10:00Z");
+  EXPECT_EQ(api::FormatTime(*v.finished), "2026-12-02T09:10:00Z");
 }
 
 TEST(Views, PodSealMessageAndFailure) {
@@ -77,7 +77,7 @@ TEST(Views, PodUnschedulable) {
        "lastTransitionTime": "2026-12-02T10:00:05Z",
        "message": "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."}]}})"));
   ASSERT_TRUE(v.unschedulable_since.has_value());
-  EXPECT_EQ(core::FormatTime(*v.unschedulable_since), "2026-12-02T10:00:05Z");
+  EXPECT_EQ(api::FormatTime(*v.unschedulable_since), "2026-12-02T10:00:05Z");
   EXPECT_EQ(v.unschedulable_message, "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.");
   // Scheduled, or not yet looked at: not unschedulable.
   for (const char* status :
@@ -95,7 +95,7 @@ TEST(Views, PodUnschedulable) {
     "status": {"conditions": [{"type": "PodScheduled", "status": "False",
                                "reason": "Unschedulable"}]}})"));
   ASSERT_TRUE(n.unschedulable_since.has_value());
-  EXPECT_EQ(core::FormatTime(*n.unschedulable_since), "2026-12-02T10:00:00Z");
+  EXPECT_EQ(api::FormatTime(*n.unschedulable_since), "2026-12-02T10:00:00Z");
 }
 
 TEST(Views, Pvc) {

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <utility>
 
+#include "api/meta.h"
 #include "api/time.h"
 
 namespace kc::kube {
@@ -67,12 +68,7 @@ const Json& Labels(const Json& obj) {
   return l == m->end() ? kNull : *l;
 }
 
-std::string Meta(const Json& obj, const char* field) {
-  auto m = obj.find("metadata");
-  if (m == obj.end() || !m->is_object()) return "";
-  auto f = m->find(field);
-  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
-}
+std::string Meta(const Json& obj, const char* field) { return api::MetaString(obj, field); }
 
 StatusOr<bool> MatchesFieldSelector(const std::string& selector, const Json& obj) {
   for (const std::string& req : SplitRequirements(selector)) {

@@ -2,6 +2,7 @@
 
 #include <condition_variable>
 
+#include "api/meta.h"
 #include "base/base64.h"
 #include "kube/config.h"
 
@@ -98,7 +99,7 @@ StatusOr<CertAction> CertController::Reconcile(TimePoint now) {
       // resourceVersion in a merge patch makes it conditional (409 on a race).
       written = client_.Patch(
           secrets, options_.ns, options_.secret_name, kube::PatchType::kMerge,
-          {{"metadata", {{"resourceVersion", secret["metadata"].value("resourceVersion", "")}}},
+          {{"metadata", {{"resourceVersion", api::MetaString(secret, "resourceVersion")}}},
            {"data", data}});
     }
     if (!written.ok()) return written.status().WithContext("write Secret " + options_.secret_name);
@@ -166,7 +167,7 @@ Status CertController::WriteCaBundle(const kube::Resource& r, const std::string&
   if (ops.empty()) return OkStatus();
   ops.insert(ops.begin(), Json{{"op", "test"},
                                {"path", "/metadata/resourceVersion"},
-                               {"value", (*config)["metadata"].value("resourceVersion", "")}});
+                               {"value", api::MetaString(*config, "resourceVersion")}});
   auto patched = client_.Patch(r, "", name, kube::PatchType::kJsonPatch, ops);
   if (!patched.ok()) return patched.status().WithContext("caBundle of " + r.kind + " " + name);
   logger_.Info("webhook caBundle written",

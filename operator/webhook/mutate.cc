@@ -149,7 +149,7 @@ std::pair<int64_t, Json> GpuCount(const Json& container) {
       return {static_cast<int64_t>(v->get<uint64_t>()), *v};
     }
     if (v->is_string()) {
-      auto n = core::ParseQuantityBytes(v->get<std::string>());
+      auto n = api::ParseQuantityBytes(v->get<std::string>());
       if (n.ok() && *n > 0) return {*n, *v};
     }
   }
@@ -248,7 +248,7 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
     if (kc.metadata.deletion_timestamp) continue;
     if (!kc.metadata.namespace_.empty() && kc.metadata.namespace_ != ns) continue;
     if (kc.spec.pod_selector.empty()) continue;
-    if (core::SelectorMatches(kc.spec.pod_selector, labels)) matches.push_back(&kc);
+    if (api::SelectorMatches(kc.spec.pod_selector, labels)) matches.push_back(&kc);
   }
   const std::string pod_name = PodDisplayName(pod);
   if (matches.empty()) return Unchanged(pod, "no KernelCache selects this pod");

@@ -24,13 +24,13 @@ struct KeyRule {
   }
 };
 
-bool KnownOperators(const core::LabelSelector& s) {
+bool KnownOperators(const api::LabelSelector& s) {
   return std::all_of(s.match_expressions.begin(), s.match_expressions.end(), [](const auto& r) {
     return r.op == "In" || r.op == "NotIn" || r.op == "Exists" || r.op == "DoesNotExist";
   });
 }
 
-void Pool(const core::LabelSelector& s, std::map<std::string, KeyRule>* rules) {
+void Pool(const api::LabelSelector& s, std::map<std::string, KeyRule>* rules) {
   for (const auto& [k, v] : s.match_labels) {
     KeyRule& r = (*rules)[k];
     r.must_exist = true;
@@ -64,8 +64,8 @@ std::string Describe(const std::map<std::string, std::string>& labels) {
 
 }  // namespace
 
-std::optional<std::map<std::string, std::string>> SelectorOverlap(const core::LabelSelector& a,
-                                                                  const core::LabelSelector& b) {
+std::optional<std::map<std::string, std::string>> SelectorOverlap(const api::LabelSelector& a,
+                                                                  const api::LabelSelector& b) {
   if (a.empty() || b.empty() || !KnownOperators(a) || !KnownOperators(b)) return std::nullopt;
   std::map<std::string, KeyRule> rules;
   Pool(a, &rules);
@@ -88,7 +88,7 @@ std::optional<std::map<std::string, std::string>> SelectorOverlap(const core::La
     // Only NotIn: the label is absent.
   }
   // The witness satisfies both by construction; checked all the same.
-  if (!core::SelectorMatches(a, witness) || !core::SelectorMatches(b, witness)) {
+  if (!api::SelectorMatches(a, witness) || !api::SelectorMatches(b, witness)) {
     return std::nullopt;
   }
   return witness;

@@ -19,7 +19,7 @@
 // or the values it may take (matchLabels and each In, intersected) are
 // empty once NotIn's values are removed. A key constrained only by NotIn
 // (or Exists with NotIn) can always take a fresh value. A selector with an
-// unknown operator matches no pod (core::SelectorMatches) and overlaps
+// unknown operator matches no pod (api::SelectorMatches) and overlaps
 // nothing; neither does an empty selector (the CRD forbids it).
 // Pure.
 #pragma once
@@ -35,8 +35,8 @@
 namespace kc::webhook {
 
 // A label set both selectors match, or nullopt when they are disjoint.
-std::optional<std::map<std::string, std::string>> SelectorOverlap(const core::LabelSelector& a,
-                                                                  const core::LabelSelector& b);
+std::optional<std::map<std::string, std::string>> SelectorOverlap(const api::LabelSelector& a,
+                                                                  const api::LabelSelector& b);
 
 struct KernelCacheVerdict {
   bool allowed = true;

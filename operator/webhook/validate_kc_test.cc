@@ -7,14 +7,14 @@ namespace {
 
 using Labels = std::map<std::string, std::string>;
 
-core::LabelSelector Sel(Labels match, std::vector<core::LabelSelectorRequirement> exprs = {}) {
-  core::LabelSelector s;
+api::LabelSelector Sel(Labels match, std::vector<api::LabelSelectorRequirement> exprs = {}) {
+  api::LabelSelector s;
   s.match_labels = std::move(match);
   s.match_expressions = std::move(exprs);
   return s;
 }
 
-core::KernelCache Kc(const std::string& name, core::LabelSelector sel) {
+core::KernelCache Kc(const std::string& name, api::LabelSelector sel) {
   core::KernelCache kc;
   kc.metadata.name = name;
   kc.metadata.namespace_ = "ml";
@@ -24,10 +24,10 @@ core::KernelCache Kc(const std::string& name, core::LabelSelector sel) {
 }
 
 TEST(ValidateKernelCacheTest, SelectorOverlapTable) {
-  using R = core::LabelSelectorRequirement;
+  using R = api::LabelSelectorRequirement;
   struct Case {
     std::string name;
-    core::LabelSelector a, b;
+    api::LabelSelector a, b;
     bool overlap;
   } cases[] = {
       {"same labels", Sel({{"app", "llama"}}), Sel({{"app", "llama"}}), true},
@@ -70,8 +70,8 @@ TEST(ValidateKernelCacheTest, SelectorOverlapTable) {
     EXPECT_EQ(ab.has_value(), c.overlap) << c.name;
     EXPECT_EQ(ba.has_value(), c.overlap) << c.name << " (reversed)";
     if (ab) {  // the witness is a pod both select
-      EXPECT_TRUE(core::SelectorMatches(c.a, *ab)) << c.name;
-      EXPECT_TRUE(core::SelectorMatches(c.b, *ab)) << c.name;
+      EXPECT_TRUE(api::SelectorMatches(c.a, *ab)) << c.name;
+      EXPECT_TRUE(api::SelectorMatches(c.b, *ab)) << c.name;
     }
   }
 }

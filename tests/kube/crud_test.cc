@@ -20,13 +20,8 @@ static auto* const kEnv = ::testing::AddGlobalTestEnvironment(new LocalClusterEn
 
 constexpr char kNs[] = "kube-crud-test";
 
-class CrudTest : public ::testing::Test {
+class CrudTest : public testing::ClusterTest<kNs> {
  protected:
-  void SetUp() override {
-    client_ = ClusterClient();
-    ASSERT_NE(client_, nullptr);
-    ASSERT_TRUE(testing::EnsureNamespace(*client_, kNs).ok());
-  }
   std::unique_ptr<Client> client_;
 };
 

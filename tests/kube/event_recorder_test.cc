@@ -20,13 +20,8 @@ static auto* const kEnv = ::testing::AddGlobalTestEnvironment(new LocalClusterEn
 
 constexpr char kNs[] = "kube-events-test";
 
-class EventRecorderIntegrationTest : public ::testing::Test {
+class EventRecorderIntegrationTest : public testing::ClusterTest<kNs> {
  protected:
-  void SetUp() override {
-    client_ = ClusterClient();
-    ASSERT_NE(client_, nullptr);
-    ASSERT_TRUE(testing::EnsureNamespace(*client_, kNs).ok());
-  }
   std::vector<Json> EventsAbout(const std::string& ns, const std::string& name) {
     ListOptions o;
     o.field_selector = "involvedObject.name=" + name;

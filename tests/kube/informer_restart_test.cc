@@ -131,12 +131,10 @@ class Recorder {
   std::vector<std::string> events_;
 };
 
-class InformerRestartTest : public ::testing::Test {
+class InformerRestartTest : public testing::ClusterTest<kNs> {
  protected:
   void SetUp() override {
-    client_ = ClusterClient();
-    ASSERT_NE(client_, nullptr);
-    ASSERT_TRUE(testing::EnsureNamespace(*client_, kNs).ok());
+    ClusterTest::SetUp();
     run_ = UniqueName("inf");
     selector_.label_selector = "run=" + run_;
   }
@@ -197,7 +195,6 @@ class InformerRestartTest : public ::testing::Test {
     return o;
   }
 
-  std::unique_ptr<Client> client_;
   std::string run_;
   ListOptions selector_;
 };

@@ -53,4 +53,19 @@ inline std::string UniqueName(const std::string& prefix) {
 
 using kc::testutil::Eventually;
 
+// The fixture of a kube/ integration suite: client_ talks to the shared
+// cluster, and the namespace kNamespace exists. Use as
+//   constexpr char kNs[] = "kube-x-test";
+//   class XTest : public testing::ClusterTest<kNs> {};
+template <const char* kNamespace>
+class ClusterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    client_ = ClusterClient();
+    ASSERT_NE(client_, nullptr);
+    ASSERT_TRUE(EnsureNamespace(*client_, kNamespace).ok());
+  }
+  std::unique_ptr<Client> client_;
+};
+
 }  // namespace kc::kube::testing

@@ -91,13 +91,8 @@ class Candidate {
   std::chrono::steady_clock::time_point started_at_;
 };
 
-class LeaderElectionTest : public ::testing::Test {
+class LeaderElectionTest : public testing::ClusterTest<kNs> {
  protected:
-  void SetUp() override {
-    client_ = ClusterClient();
-    ASSERT_NE(client_, nullptr);
-    ASSERT_TRUE(testing::EnsureNamespace(*client_, kNs).ok());
-  }
   LeaseRecord Lease(const std::string& name) {
     auto l = client_->Get(resources::kLeases, kNs, name);
     EXPECT_TRUE(l.ok()) << l.status();

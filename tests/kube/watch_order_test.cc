@@ -19,13 +19,8 @@ static auto* const kEnv = ::testing::AddGlobalTestEnvironment(new LocalClusterEn
 
 constexpr char kNs[] = "kube-watch-test";
 
-class WatchOrderTest : public ::testing::Test {
+class WatchOrderTest : public testing::ClusterTest<kNs> {
  protected:
-  void SetUp() override {
-    client_ = ClusterClient();
-    ASSERT_NE(client_, nullptr);
-    ASSERT_TRUE(testing::EnsureNamespace(*client_, kNs).ok());
-  }
   std::unique_ptr<Client> client_;
 };
 

@@ -692,7 +692,7 @@ TEST_F(OperatorIntegrationTest, GateQuarantineIsSeenAndRewarmed) {
                                      {"reason", "sha256 mismatch"},
                                      {"movedTo", "/var/cache/kernelcache/v1/.quarantine/x"}}}}}
                                  .dump();
-  const std::string now = core::FormatTime(std::chrono::system_clock::now());
+  const std::string now = api::FormatTime(std::chrono::system_clock::now());
   Json status = {{"status",
                   {{"phase", "Pending"},
                    {"initContainerStatuses",
