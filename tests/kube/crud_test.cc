@@ -20,10 +20,7 @@ static auto* const kEnv = ::testing::AddGlobalTestEnvironment(new LocalClusterEn
 
 constexpr char kNs[] = "kube-crud-test";
 
-class CrudTest : public testing::ClusterTest<kNs> {
- protected:
-  std::unique_ptr<Client> client_;
-};
+class CrudTest : public testing::ClusterTest<kNs> {};
 
 Json ConfigMap(const std::string& name, Json data, Json labels = Json::object()) {
   return Json{{"metadata", {{"name", name}, {"labels", std::move(labels)}}},

@@ -29,7 +29,6 @@ class EventRecorderIntegrationTest : public testing::ClusterTest<kNs> {
     EXPECT_TRUE(list.ok()) << list.status();
     return list.ok() ? list->items : std::vector<Json>{};
   }
-  std::unique_ptr<Client> client_;
 };
 
 TEST_F(EventRecorderIntegrationTest, CreatesAndAggregatesEvents) {

@@ -98,7 +98,6 @@ class LeaderElectionTest : public testing::ClusterTest<kNs> {
     EXPECT_TRUE(l.ok()) << l.status();
     return l.ok() ? LeaseRecordFromJson(*l) : LeaseRecord{};
   }
-  std::unique_ptr<Client> client_;
 };
 
 TEST_F(LeaderElectionTest, ExactlyOneLeadsAndTheOtherTakesOverWhenTheLeaderDies) {

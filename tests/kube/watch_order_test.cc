@@ -19,10 +19,7 @@ static auto* const kEnv = ::testing::AddGlobalTestEnvironment(new LocalClusterEn
 
 constexpr char kNs[] = "kube-watch-test";
 
-class WatchOrderTest : public testing::ClusterTest<kNs> {
- protected:
-  std::unique_ptr<Client> client_;
-};
+class WatchOrderTest : public testing::ClusterTest<kNs> {};
 
 struct Seen {
   WatchEvent::Type type;
