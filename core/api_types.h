@@ -13,6 +13,7 @@
 // Pure: no I/O.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -142,6 +143,9 @@ inline constexpr std::string_view kStale = "Stale";
 inline constexpr std::string_view kAbsent = "Absent";
 // A model pod's gate quarantined the Ready cache; a re-warm is under way.
 inline constexpr std::string_view kDegraded = "Degraded";
+// Every state, in the order of a fingerprint's life (metrics export each).
+inline constexpr std::array<std::string_view, 7> kAll = {kPending, kWarming, kReady, kDegraded,
+                                                         kFailed,  kStale,   kAbsent};
 }  // namespace fp_state
 
 inline constexpr size_t kMaxLastNodes = 32;  // the CRD's maxItems of lastNodes

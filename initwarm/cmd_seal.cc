@@ -15,8 +15,10 @@ int RunSeal(const std::vector<std::string>& args) {
             "last. Prints one JSON result line and writes it to the termination log.\n\n"
             "exit codes: 0 published; 2 bad flags; 5 another live writer holds the lock; 6 the "
             "fingerprint is already READY (pass --replace); 7 the staging directory is empty "
-            "(pass --allow-empty); 8 the volume is full (nothing published, staging kept); 1 any "
-            "other error (nothing published).");
+            "(pass --allow-empty); 8 the volume is full (nothing published, staging kept); 12 the "
+            "staging tree was refused: a symlink leaving the cache, a FIFO, socket or device, or "
+            "a name a cache may not hold (nothing published); 1 any other error (nothing "
+            "published).");
   SealOptions o;  // its threads and lock age are the flags' defaults
   std::string root;
   std::string staging;
@@ -69,12 +71,13 @@ int RunSeal(const std::vector<std::string>& args) {
   if (!runtime.ok()) return fail(runtime.status(), kExitUsage);
   o.node = *node;
   o.runtime = *runtime;
+  if (auto fp = SealFingerprint(o); !fp.ok()) return fail(fp.status(), kExitUsage);
 
   auto r = Seal(o);
   if (!r.ok()) {
     switch (r.status().code()) {
-      case StatusCode::kInvalidArgument:
-        return fail(r.status(), kExitUsage);
+      case StatusCode::kInvalidArgument:  // the options passed: the tree was refused
+        return fail(r.status(), kExitRefused);
       case StatusCode::kConflict:
         return fail(r.status(), kExitLockHeld);
       case StatusCode::kAlreadyExists:

@@ -20,5 +20,9 @@ inline constexpr int kExitNoCache = 10;
 // prepare: the cache volume is not writable by this uid/gid (a root-owned
 // export); the message says how to fix it (core::ExportFix)
 inline constexpr int kExitPermissionDenied = 11;
+// seal: the staging tree holds what a cache may not (a symlink leaving the
+// cache, a FIFO, socket or device, a name a cache may not hold); nothing
+// published. The same warmup output is refused again: fix the warmup.
+inline constexpr int kExitRefused = 12;
 
 }  // namespace kc::initwarm

@@ -112,6 +112,12 @@ namespace {
 StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked);
 }  // namespace
 
+StatusOr<std::string> SealFingerprint(const SealOptions& o) {
+  std::string fp;
+  KC_RETURN_IF_ERROR(Prepared(o, &fp));
+  return fp;
+}
+
 StatusOr<SealResult> Seal(const SealOptions& o) {
   fs::path locked;
   auto r = SealImpl(o, &locked);

@@ -59,6 +59,15 @@ struct SealResult {
   std::int64_t total_ms = 0;
 };
 
+// The fingerprint id Seal publishes under: --fingerprint, or computed from
+// the node and runtime facts. InvalidArgument naming the option when the
+// options are inconsistent (facts without each other, an id that is not 16
+// hex digits or not the facts', an unsafe --job-uid). Seal checks the same
+// first, so any other InvalidArgument from Seal is a refusal of the staging
+// tree (a symlink leaving the cache, a special file, a name a cache may not
+// hold): exit kExitRefused, not kExitUsage.
+StatusOr<std::string> SealFingerprint(const SealOptions& opts);
+
 StatusOr<SealResult> Seal(const SealOptions& opts);
 
 // {"fingerprint","manifestDigest","bytes","files","durations":{walkMs,hashMs,

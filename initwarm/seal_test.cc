@@ -179,6 +179,27 @@ TEST_F(SealTest, SpecialFileIsRefused) {
   EXPECT_NE(r.status().message().find("special file"), std::string::npos) << r.status();
 }
 
+// `initwarm seal` tells a refused tree (exit kExitRefused) from bad options
+// (kExitUsage) by SealFingerprint: options it accepts make any
+// InvalidArgument of Seal a refusal of the tree.
+TEST_F(SealTest, SealFingerprintChecksTheOptionsOnly) {
+  fs::path staging = PrepareStaging("job-1");
+  testing::WriteTritonCache(staging, 1);
+  ASSERT_EQ(::mkfifo((staging / "nv" / "fifo").c_str(), 0644), 0);
+  auto o = Opts("job-1");
+  auto fp = SealFingerprint(o);
+  ASSERT_TRUE(fp.ok()) << fp.status();
+  EXPECT_EQ(*fp, fp_);
+  auto r = Seal(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status();
+  auto bad = Opts("job-1");
+  bad.fingerprint = "not-an-id";
+  EXPECT_EQ(SealFingerprint(bad).status().code(), StatusCode::kInvalidArgument);
+  bad = Opts("../escape");
+  EXPECT_NE(SealFingerprint(bad).status().message().find("--job-uid"), std::string::npos);
+}
+
 TEST_F(SealTest, AlreadyPublishedIsNotReplacedByDefault) {
   PrepareStaging("job-1");
   testing::WriteTritonCache(view_, 2);

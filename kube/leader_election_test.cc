@@ -21,15 +21,24 @@ constexpr char kNs[] = "kube-system";
 constexpr char kName[] = "kernelcache-operator";
 
 // Advances the fake clock in `step`s until `pred` holds (bounded by 10 s of
-// real time); returns the fake time it took, or nullopt.
+// real time); returns the fake time it took, or nullopt. With `waiters`,
+// each step waits until that many threads are blocked on the clock at the
+// current fake time, so no step passes a candidate that is still busy;
+// without, steps are paced by 1 ms of real time.
 std::optional<Clock::Duration> AdvanceUntil(FakeClock& clock, Clock::Duration step,
-                                            const std::function<bool()>& pred) {
+                                            const std::function<bool()>& pred,
+                                            std::optional<int> waiters = std::nullopt) {
   const auto real_deadline = std::chrono::steady_clock::now() + seconds(10);
   const Clock::TimePoint start = clock.Now();
   while (!pred()) {
     if (std::chrono::steady_clock::now() > real_deadline) return std::nullopt;
+    if (waiters) {
+      if (!clock.WaitForWaiters(*waiters)) return std::nullopt;
+      if (pred()) break;  // it got there before blocking again
+    } else {
+      std::this_thread::sleep_for(milliseconds(1));
+    }
     clock.Advance(step);
-    std::this_thread::sleep_for(milliseconds(1));
   }
   return clock.Now() - start;
 }
@@ -198,7 +207,9 @@ TEST(LeaderElectorTest, ExactlyOneOfTwoLeadsAndTheOtherTakesOverAfterExpiry) {
   // a dies without releasing: b takes over once the lease expires.
   a.Stop();
   EXPECT_EQ(Lease(client).holder, "a");
-  auto took = AdvanceUntil(clock, milliseconds(250), [&] { return b.elector->IsLeader(); });
+  // Only b's retry sleep waits on the clock now.
+  auto took = AdvanceUntil(
+      clock, milliseconds(250), [&] { return b.elector->IsLeader(); }, /*waiters=*/1);
   ASSERT_TRUE(took);
   EXPECT_LE(*took, seconds(15) + seconds(2) + seconds(1));  // lease + retry period (+ step)
   LeaseRecord l = Lease(client);
@@ -222,7 +233,9 @@ TEST(LeaderElectorTest, GracefulReleaseHandsOverAtTheNextRetry) {
   LeaseRecord released = Lease(client);
   EXPECT_EQ(released.holder, "");
   EXPECT_EQ(released.lease_duration_seconds, 1);
-  auto took = AdvanceUntil(clock, milliseconds(250), [&] { return b.elector->IsLeader(); });
+  // Only b's retry sleep waits on the clock now.
+  auto took = AdvanceUntil(
+      clock, milliseconds(250), [&] { return b.elector->IsLeader(); }, /*waiters=*/1);
   ASSERT_TRUE(took);
   EXPECT_LE(*took, seconds(2) + seconds(1));  // one retry period, not a lease duration
   EXPECT_EQ(Lease(client).holder, "b");

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/api_types.h"
+
 namespace kc::op {
 namespace {
 
@@ -253,7 +255,8 @@ void OperatorMetrics::SetKernelCache(const std::string& ns, const std::string& n
                                      double files) {
   const MetricLabels id = {{"namespace", ns}, {"kernelcache", name}};
   registry_.Remove(kFingerprints, id);
-  for (const char* state : {"Pending", "Warming", "Ready", "Failed", "Stale", "Absent"}) {
+  for (const std::string_view sv : core::fp_state::kAll) {
+    const std::string state(sv);
     auto it = by_state.find(state);
     MetricLabels l = id;
     l.emplace_back("state", state);

@@ -76,5 +76,30 @@ TEST(OperatorMetricsTest, KernelCacheGaugesReplacedAndForgotten) {
   EXPECT_EQ(r.Count("kernelcache_time_to_ready_seconds", {}), 1u);
 }
 
+// Every fingerprint state is exported, Degraded (a quarantined cache being
+// re-warmed) included, so the per-state series add up to the fingerprints.
+TEST(OperatorMetricsTest, EveryFingerprintStateIsCountedDegradedIncluded) {
+  OperatorMetrics m;
+  const std::map<std::string, int> by_state = {{"Pending", 1},  {"Warming", 2}, {"Ready", 3},
+                                               {"Degraded", 4}, {"Failed", 5},  {"Stale", 6},
+                                               {"Absent", 7}};
+  m.SetKernelCache("ml", "llama", by_state, 0, 0);
+  auto& r = m.registry();
+  for (const auto& [state, n] : by_state) {
+    EXPECT_EQ(r.Value("kernelcache_fingerprints",
+                      {{"namespace", "ml"}, {"kernelcache", "llama"}, {"state", state}}),
+              n)
+        << state;
+  }
+  EXPECT_TRUE(Contains(m.Render(),
+                       "kernelcache_fingerprints{kernelcache=\"llama\",namespace="
+                       "\"ml\",state=\"Degraded\"} 4"))
+      << m.Render();
+  m.SetKernelCache("ml", "llama", {{"Ready", 1}}, 0, 0);
+  EXPECT_EQ(r.Value("kernelcache_fingerprints",
+                    {{"namespace", "ml"}, {"kernelcache", "llama"}, {"state", "Degraded"}}),
+            0);
+}
+
 }  // namespace
 }  // namespace kc::op

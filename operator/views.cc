@@ -6,6 +6,8 @@
 #include "api/pvc.h"
 #include "base/numbers.h"
 #include "base/utf8.h"
+#include "core/seal_report.h"
+#include "initwarm/exit_codes.h"
 
 namespace kc::op {
 namespace {
@@ -94,8 +96,20 @@ PodView PodViewFromJson(const Json& json) {
         v.seal_message = term.message;
       }
       if (term.exit_code != 0 && v.failure_summary.empty()) {
+        std::string text = term.message;
+        if (cs.name == kSealContainer) {
+          // seal's failure report: its reason and message, not the JSON.
+          auto report = core::ParseSealReport(term.message);
+          if (report.ok() && report->outcome == "Failed") {
+            text = report->reason + ": " + report->message;
+          }
+          if (term.exit_code == initwarm::kExitRefused) {
+            text = "the warmup's output was refused (fix the warmup: a retry writes the same): " +
+                   text;
+          }
+        }
         // Never cut a character: the status must stay UTF-8.
-        const std::string msg = TruncateUtf8(term.message, 303);
+        const std::string msg = TruncateUtf8(text, 303);
         v.failure_summary = cs.name + ": " + term.reason + " (exit " +
                             std::to_string(term.exit_code) + ")" + (msg.empty() ? "" : ": " + msg);
       }

@@ -68,6 +68,27 @@ TEST(Views, PodSealMessageAndFailure) {
   EXPECT_EQ(v.failure_summary, "warmup: Error (exit 1): CUDA out of memory");
 }
 
+// seal's refusal of the warmup's tree (exit 12, initwarm/exit_codes.h) is
+// named as such, with seal's own reason and message rather than its JSON.
+TEST(Views, SealRefusalIsNamedInTheFailureSummary) {
+  auto pod = [](int code) {
+    Json p = Json::parse(R"({
+      "metadata": {"name": "p", "labels": {"job-name": "j"}},
+      "status": {"phase": "Failed", "containerStatuses": [
+        {"name": "seal", "state": {"terminated": {"reason": "Error", "message":
+         "{\"fingerprint\":\"0123456789abcdef\",\"outcome\":\"Failed\",\"reason\":\"InvalidArgument\",\"message\":\"\\\"nv/fifo\\\" is a special file\"}"}}}]}})");
+    p["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"] = code;
+    return PodViewFromJson(p);
+  };
+  PodView refused = pod(12);
+  EXPECT_EQ(refused.seal_exit_code, 12);
+  EXPECT_EQ(refused.failure_summary,
+            "seal: Error (exit 12): the warmup's output was refused (fix the warmup: a retry "
+            "writes the same): InvalidArgument: \"nv/fifo\" is a special file");
+  EXPECT_EQ(pod(1).failure_summary,
+            "seal: Error (exit 1): InvalidArgument: \"nv/fifo\" is a special file");
+}
+
 TEST(Views, PodUnschedulable) {
   PodView v = PodViewFromJson(Json::parse(R"({
     "metadata": {"name": "p", "labels": {"job-name": "j"},

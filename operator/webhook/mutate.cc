@@ -9,6 +9,7 @@
 #include "base/strings.h"
 #include "core/cache_env.h"
 #include "core/gate_args.h"
+#include "core/gate_report.h"
 #include "core/layout.h"
 #include "core/security_context.h"
 #include "core/validate.h"
@@ -74,6 +75,8 @@ std::string ShapeProblem(const Json& pod) {
     if (!m->is_object()) return "metadata is not an object";
     if (const Json* a = Field(*m, "annotations"); a != nullptr && !a->is_null() && !a->is_object())
       return "metadata.annotations is not an object";
+    if (const Json* l = Field(*m, "labels"); l != nullptr && !l->is_null() && !l->is_object())
+      return "metadata.labels is not an object";
   }
   const Json* spec = Field(pod, "spec");
   if (spec == nullptr || !spec->is_object()) return "the pod has no spec";
@@ -363,9 +366,20 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
     inits.insert(inits.begin(), gate);
   }
 
-  // Annotations.
+  // The consumer label: the operator's gate reports select pods by it.
+  // A different value the pod already has is kept, as a conflict.
   if (!out.contains("metadata") || out["metadata"].is_null()) out["metadata"] = Json::object();
   Json& m = out["metadata"];
+  if (!m.contains("labels") || m["labels"].is_null()) m["labels"] = Json::object();
+  Json& l = m["labels"];
+  if (const Json* v = Field(l, core::kConsumerLabel); v == nullptr) {
+    l[core::kConsumerLabel] = kc.metadata.name;
+  } else if (!v->is_string() || v->get<std::string>() != kc.metadata.name) {
+    conflicts.push_back(std::string("label ") + core::kConsumerLabel +
+                        " differs from the KernelCache's name (kept the pod's)");
+  }
+
+  // Annotations.
   if (!m.contains("annotations") || m["annotations"].is_null()) m["annotations"] = Json::object();
   Json& a = m["annotations"];
   a[kAnnotationInjected] = kc.metadata.name;

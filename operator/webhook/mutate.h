@@ -20,11 +20,14 @@
 //     container (the kubelet hands init-container devices on);
 //   - the cache-view environment (core::CacheViewEnv) in every app
 //     container;
+//   - label kernelcache.io/consumer (core::kConsumerLabel) = the
+//     KernelCache name, which the operator's gate reports select by;
 //   - annotations kernelcache.io/injected (KernelCache name),
 //     kernelcache.io/consume-mode and kernelcache.io/injector-version.
 // Nothing the pod already has is overwritten: an env variable, volume,
 // mount path or init container of the same name that differs from ours is
-// kept, and each such conflict is listed in the annotation
+// kept (so is a kernelcache.io/consumer label of another value), and each
+// such conflict is listed in the annotation
 // kernelcache.io/injection-conflicts and in a Warning Event on the
 // KernelCache. An item equal to ours is no conflict, so mutating a mutated
 // pod changes nothing (empty patch).

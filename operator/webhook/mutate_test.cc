@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/cache_env.h"
+#include "core/gate_report.h"
 #include "core/security_context.h"
 #include "operator/webhook/json_patch.h"
 
@@ -538,6 +539,77 @@ TEST(MutateTest, GateFollowsTheAppAndThePodJoinsTheCacheGroup) {
     auto again = Mutate(r.pod, "ml", {Kc("llama", {{"app", "llama"}})}, kSettings);
     EXPECT_EQ(again.pod, r.pod) << c.name;
   }
+}
+
+// The operator's gate reports select pods by kernelcache.io/consumer.
+TEST(MutateTest, GatedPodGetsTheConsumerLabelAsOnePatchOp) {
+  const Json in = Pod();
+  auto r = Mutate(in, "ml", {Kc("llama", {{"app", "llama"}})}, kSettings);
+  ASSERT_EQ(r.kernelcache, "llama") << r.skipped;
+  ExpectPatchGivesPod(in, r);
+  EXPECT_EQ(r.pod["metadata"]["labels"][core::kConsumerLabel], "llama");
+  EXPECT_EQ(r.pod["metadata"]["labels"]["app"], "llama");
+  int label_ops = 0;
+  for (const Json& op : r.patch) {
+    const std::string path = op["path"].get<std::string>();
+    if (path.rfind("/metadata/labels", 0) != 0) continue;
+    ++label_ops;
+    EXPECT_EQ(op["op"], "add");
+    EXPECT_EQ(path, "/metadata/labels/kernelcache.io~1consumer");  // RFC 6901: "/" is "~1"
+    EXPECT_EQ(op["value"], "llama");
+  }
+  EXPECT_EQ(label_ops, 1) << r.patch.dump();
+  // Re-admission: the label is there, nothing changes.
+  EXPECT_TRUE(Mutate(r.pod, "ml", {Kc("llama", {{"app", "llama"}})}, kSettings).patch.empty());
+}
+
+TEST(MutateTest, PodWithoutALabelsMapGetsOne) {
+  core::KernelCache kc = Kc("all", {});
+  kc.spec.pod_selector.match_expressions = {{"tier", "DoesNotExist", {}}};
+  for (const bool null_labels : {false, true}) {
+    Json in = Pod();
+    in["metadata"].erase("labels");
+    if (null_labels) in["metadata"]["labels"] = nullptr;
+    auto r = Mutate(in, "ml", {kc}, kSettings);
+    ASSERT_EQ(r.kernelcache, "all") << r.skipped;
+    ExpectPatchGivesPod(in, r);
+    EXPECT_EQ(r.pod["metadata"]["labels"], Json({{core::kConsumerLabel, "all"}}));
+    EXPECT_TRUE(Mutate(r.pod, "ml", {kc}, kSettings).patch.empty());
+  }
+  Json no_metadata = Pod();
+  no_metadata.erase("metadata");
+  auto r = Mutate(no_metadata, "ml", {kc}, kSettings);
+  ASSERT_EQ(r.kernelcache, "all") << r.skipped;
+  ExpectPatchGivesPod(no_metadata, r);
+  EXPECT_EQ(r.pod["metadata"]["labels"][core::kConsumerLabel], "all");
+}
+
+// Like every other item the pod already has: a different value is kept and
+// recorded as a conflict.
+TEST(MutateTest, ADifferentConsumerLabelIsKeptAsAConflict) {
+  const Json in = Pod({{"app", "llama"}, {core::kConsumerLabel, "other"}});
+  auto r = Mutate(in, "ml", {Kc("llama", {{"app", "llama"}})}, kSettings);
+  ASSERT_EQ(r.kernelcache, "llama") << r.skipped;
+  ExpectPatchGivesPod(in, r);
+  EXPECT_EQ(r.pod["metadata"]["labels"][core::kConsumerLabel], "other");
+  ASSERT_EQ(r.conflicts.size(), 1u);
+  EXPECT_NE(r.conflicts[0].find("kernelcache.io/consumer"), std::string::npos);
+  EXPECT_NE(r.pod["metadata"]["annotations"][kAnnotationConflicts].get<std::string>().find(
+                "kernelcache.io/consumer"),
+            std::string::npos);
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].reason, kReasonConflict);
+}
+
+TEST(MutateTest, LabelsThatAreNotAMapAreLeftAlone) {
+  core::KernelCache kc = Kc("all", {});
+  kc.spec.pod_selector.match_expressions = {{"tier", "DoesNotExist", {}}};
+  Json in = Pod();
+  in["metadata"]["labels"] = "app=llama";
+  auto r = Mutate(in, "ml", {kc}, kSettings);
+  EXPECT_TRUE(r.kernelcache.empty());
+  EXPECT_TRUE(r.patch.empty());
+  EXPECT_NE(r.skipped.find("metadata.labels"), std::string::npos) << r.skipped;
 }
 
 std::string ReadFile(const std::string& path) {

@@ -7,6 +7,7 @@ Set names (chart_test.sh renders each with its --set flags):
   registry-as-written, replicas1
 Prints nothing and exits 0 when every check holds; else the failed check.
 """
+import os
 import sys
 
 import yaml
@@ -185,6 +186,21 @@ if SET == "default":
                      .replace("@kernelcache-webhook", f"@{FULL}"): s for k, s in v.items()}
         check(rename(pcr) == crv, f"deploy/rbac.yaml ClusterRole {pcr} != chart {crv}")
         check(rename(pl) == lv, f"deploy/rbac.yaml leader Role {pl} != chart {lv}")
+        # deploy/priorityclass.yaml is the chart's class with default values.
+        pc = one(docs, "PriorityClass", "kernelcache-warmup")
+        ppc = one([d for d in yaml.safe_load_all(open(root + "/deploy/priorityclass.yaml")) if d],
+                  "PriorityClass", "kernelcache-warmup")
+        for k in ("value", "preemptionPolicy", "globalDefault", "description"):
+            check(ppc.get(k) == pc.get(k),
+                  f"deploy/priorityclass.yaml {k} {ppc.get(k)!r} != chart {pc.get(k)!r}")
+        # kubectl apply -f deploy/ goes in name order: the Namespace first.
+        files = sorted(f for f in os.listdir(root + "/deploy") if f.endswith(".yaml"))
+        first = [d for d in yaml.safe_load_all(open(root + "/deploy/" + files[0])) if d]
+        check([d["kind"] for d in first] == ["Namespace"],
+              f"deploy/{files[0]} sorts first but is not only the Namespace")
+        for f in files[1:]:
+            for d in yaml.safe_load_all(open(root + "/deploy/" + f)):
+                check(not d or d["kind"] != "Namespace", f"deploy/{f}: a Namespace after {files[0]}")
 
 if SET == "watchns":
     check("--namespaces=team-a,team-b" in args, f"--namespaces in {args}")

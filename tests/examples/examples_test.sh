@@ -8,8 +8,9 @@
 #     installed (a real apply, not a dry run: the API server must know the
 #     kind), every file in examples/ passes `kubectl apply --dry-run=server`,
 #     so the CRD's schema and CEL rules accept every KernelCache;
-#  3. deploy/rbac.yaml applies (it creates the namespace), then
-#     deploy/operator.yaml and deploy/webhook.yaml pass a server-side dry run.
+#  3. `kubectl apply --server-side -f deploy/` (for real, name order) works on
+#     the fresh cluster: the Namespace file sorts first; it creates the
+#     warmup PriorityClass; a second apply changes nothing that fails.
 # Usage: examples_test.sh <repo root>
 set -euo pipefail
 root=$1
@@ -99,11 +100,21 @@ for f in "${files[@]}"; do
 done
 echo "ok: $n example files pass kubectl apply --dry-run=server"
 
-# The guide's install order for the plain manifests: rbac.yaml creates the
-# namespace the others live in.
-"$kubectl" apply -f "$root/deploy/rbac.yaml" >/dev/null || fail "deploy/rbac.yaml"
-for f in operator.yaml webhook.yaml; do
-  out=$("$kubectl" apply --dry-run=server -f "$root/deploy/$f" 2>&1) ||
-    fail "deploy/$f after deploy/rbac.yaml: $out"
+# The plain manifests as the guide installs them, for real on this fresh
+# cluster: `kubectl apply -f deploy/` goes in file-name order, so
+# 00-namespace.yaml must create kernelcache-system before the namespaced
+# objects of the other files; the warmup PriorityClass must be among them
+# (the API server refuses warmup pods that name a missing class).
+"$kubectl" get namespace kernelcache-system >/dev/null 2>&1 && fail "kernelcache-system exists before the apply"
+out=$("$kubectl" apply --server-side -f "$root/deploy/" 2>&1) || fail "kubectl apply --server-side -f deploy/: $out"
+for obj in namespace/kernelcache-system priorityclass/kernelcache-warmup \
+  mutatingwebhookconfiguration/kernelcache-webhook validatingwebhookconfiguration/kernelcache-webhook; do
+  "$kubectl" get "$obj" >/dev/null || fail "kubectl apply -f deploy/ did not create $obj"
 done
-echo "ok: deploy/rbac.yaml, then deploy/operator.yaml and deploy/webhook.yaml (server dry run) on $("$kubectl" version -o json | python3 -c 'import json,sys;print(json.load(sys.stdin)["serverVersion"]["gitVersion"])')"
+for obj in deployment/kernelcache-operator serviceaccount/kernelcache-operator service/kernelcache-webhook; do
+  "$kubectl" -n kernelcache-system get "$obj" >/dev/null || fail "kubectl apply -f deploy/ did not create $obj"
+done
+[ "$("$kubectl" get priorityclass kernelcache-warmup -o jsonpath='{.value}')" = 1000000000 ] ||
+  fail "PriorityClass kernelcache-warmup value"
+out=$("$kubectl" apply --server-side -f "$root/deploy/" 2>&1) || fail "re-applying deploy/: $out"
+echo "ok: kubectl apply --server-side -f deploy/ on a fresh cluster ($(ls "$root/deploy" | tr '\n' ' ')) and again, on $("$kubectl" version -o json | python3 -c 'import json,sys;print(json.load(sys.stdin)["serverVersion"]["gitVersion"])')"

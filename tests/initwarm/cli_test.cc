@@ -1,5 +1,6 @@
 // The initwarm binary end to end: subcommands, their exit codes and output.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -190,6 +191,42 @@ TEST_F(Cli, EmptySealRefused) {
   EXPECT_EQ(
       Run({"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1", "--allow-empty"}), 0)
       << last_;
+}
+
+// A tree seal refuses (a symlink leaving the cache, a FIFO) is exit 12,
+// not the bad-flags code 2, with the refusal in the termination message.
+TEST_F(Cli, RefusedTreeHasItsOwnExitCode) {
+  core::Layout l(root());
+  const fs::path term = d_.path() / "term";
+  auto seal = [&] {
+    return Run({"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1",
+                "--termination-log", term.string()});
+  };
+  ASSERT_EQ(Run({"prepare", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1", "--view",
+                 (d_.path() / "view").string()}),
+            0)
+      << last_;
+  const fs::path staging = l.Staging(kFp, "j1");
+  testing::WriteTritonCache(staging, 1);
+  fs::create_symlink("/etc/passwd", staging / "evil");
+  EXPECT_EQ(seal(), kExitRefused) << last_;
+  EXPECT_NE(ReadFile(term).find("evil"), std::string::npos) << ReadFile(term);
+  EXPECT_FALSE(fs::exists(l.Ready(kFp)));
+  fs::remove(staging / "evil");
+  ASSERT_EQ(::mkfifo((staging / "fifo").c_str(), 0644), 0);
+  EXPECT_EQ(seal(), kExitRefused) << last_;
+  EXPECT_NE(last_.find("special file"), std::string::npos) << last_;
+  // Bad options stay the usage code.
+  EXPECT_EQ(Run({"seal", "--root", root(), "--fingerprint", "nothex", "--job-uid", "j1"}),
+            kExitUsage)
+      << last_;
+  EXPECT_EQ(Run({"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "../x"}), kExitUsage)
+      << last_;
+  fs::remove(staging / "fifo");
+  EXPECT_EQ(seal(), 0) << last_;
+  std::string help;
+  Run({"seal", "--help"}, &help);
+  EXPECT_NE(help.find("12 the staging tree was refused"), std::string::npos) << help;
 }
 
 TEST_F(Cli, VerifyFailsQuarantinesAndNamesTheFile) {
