@@ -51,6 +51,13 @@ out=$("$helm" install kc "$root/charts/kernelcache" -n kernelcache-system --crea
   --set image.repository=kernelcache.local/operator --set image.tag=dev --set image.pullPolicy=Never \
   --set initwarmImage.repository=kernelcache.local/initwarm --set initwarmImage.tag=dev \
   --set logFormat=text --wait --timeout 180s 2>&1) || fail "helm install: $out"
+# The real node runs no cluster DNS (docs/real-node.md) and the chart has
+# no value for the operator's --resolve-url: point the gate the webhook
+# injects at the operator Service's ClusterIP.
+ip=$(k -n kernelcache-system get service kc-operator -o jsonpath='{.spec.clusterIP}')
+k -n kernelcache-system patch deployment kc-operator --type=json -p \
+  "[{\"op\":\"add\",\"path\":\"/spec/template/spec/containers/0/args/-\",\"value\":\"--resolve-url=http://$ip:80\"}]" >/dev/null
+k -n kernelcache-system rollout status deployment/kc-operator --timeout=180s >/dev/null || fail "operator rollout with --resolve-url"
 k create namespace "$ns" >/dev/null
 
 # The cache volume: a hostPath PV the cache group may write (docs/permissions.md).
