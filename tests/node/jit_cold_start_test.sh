@@ -16,15 +16,7 @@
 # Usage: jit_cold_start_test.sh <repo root>   (KC_IMAGES_DIR: the archives)
 set -euo pipefail
 root=$1
-source "$root/tests/cluster/versions.sh"
-helm="$KC_HELM_DIR/helm"
-kubectl="$KC_K8S_DIR/kubectl"
-[ -x "$helm" ] && [ -x "$kubectl" ] || { echo "FAIL: run tests/cluster/build.sh first"; exit 1; }
-export KC_IMAGES_DIR="${KC_IMAGES_DIR:-$root/build/images}"
-for n in operator initwarm pause jit-workload; do
-  [ -f "$KC_IMAGES_DIR/$n.tar" ] || { echo "FAIL: $KC_IMAGES_DIR/$n.tar missing: run scripts/build-images.sh"; exit 1; }
-done
-[ "$(id -u)" = 0 ] || { echo "FAIL: the real node needs root"; exit 1; }
+source "$root/tests/cluster/node_test_prelude.sh" operator initwarm pause jit-workload
 replicas=${KC_JIT_REPLICAS:-2}
 ns=jit
 dir=$(mktemp -d /tmp/kc-jit-node.XXXXXX)
