@@ -6,8 +6,9 @@ The Dockerfile is the single source of truth: the final stage's COPY
 config. A source under /build/ is taken from the CMake build directory
 (--build-dir, the same layout the Dockerfile's build stage produces); any
 other source path is the file of the same Debian package installed on this
-machine (scripts/install-deps.sh installs them). Dynamically linked binaries
-get exactly the shared objects `ldd` names. A base other than `scratch`
+machine (scripts/install-deps.sh installs them). A source that is a
+directory is copied as a tree (files, symlinks followed). Dynamically linked
+binaries and shared objects get exactly the shared objects `ldd` names. A base other than `scratch`
 (distroless, debian-slim) also gets /etc/passwd and /etc/group with the
 distroless users (root 0, nonroot 65532), /tmp (1777), a PATH, and, when the
 Dockerfile installs ca-certificates, /etc/ssl/certs/ca-certificates.crt.
@@ -111,6 +112,23 @@ def ldd_deps(path):
     return deps
 
 
+def is_elf(path):
+    with open(path, "rb") as f:
+        return f.read(4) == b"\x7fELF"
+
+
+def tree_files(src, dst):
+    """(destination, source) for every file under directory src, sorted."""
+    pairs = []
+    for d, dirs, files in os.walk(src, followlinks=True):
+        dirs.sort()
+        for f in sorted(files):
+            path = os.path.join(d, f)
+            if os.path.isfile(path):
+                pairs.append((os.path.join(dst, os.path.relpath(path, src)), path))
+    return pairs
+
+
 class Layer:
     """A deterministic tar of regular files, directories and symlinks."""
 
@@ -174,11 +192,17 @@ def rootfs(spec, build_dir, strip):
         src = c["src"]
         if src.startswith("/build/"):
             src = os.path.join(build_dir, src[len("/build/"):])
-        if not os.path.isfile(src):
+        if os.path.isdir(src):
+            pairs = tree_files(src, c["dst"])
+        elif os.path.isfile(src):
+            pairs = [(c["dst"], src)]
+        else:
             raise Error(f"COPY source {c['src']} not found at {src} (build it first)")
-        layer.add_host_file(c["dst"], src, strip)
-        for dep in ldd_deps(src):
-            layer.add_host_file(dep, dep)
+        for dst, path in pairs:
+            layer.add_host_file(dst, path, strip)
+            if is_elf(path):
+                for dep in ldd_deps(path):
+                    layer.add_host_file(dep, dep)
     if spec["base"] != "scratch":
         layer.add_file("etc/passwd", PASSWD.encode(), 0o644)
         layer.add_file("etc/group", GROUP.encode(), 0o644)

@@ -13,15 +13,7 @@
 # Usage: chart_node_test.sh <repo root>   (KC_IMAGES_DIR: the image archives)
 set -euo pipefail
 root=$1
-source "$root/tests/cluster/versions.sh"
-helm="$KC_HELM_DIR/helm"
-kubectl="$KC_K8S_DIR/kubectl"
-[ -x "$helm" ] && [ -x "$kubectl" ] || { echo "FAIL: run tests/cluster/build.sh first"; exit 1; }
-export KC_IMAGES_DIR="${KC_IMAGES_DIR:-$root/build/images}"
-for n in operator initwarm pause warmup-test; do
-  [ -f "$KC_IMAGES_DIR/$n.tar" ] || { echo "FAIL: $KC_IMAGES_DIR/$n.tar missing: run scripts/build-images.sh"; exit 1; }
-done
-[ "$(id -u)" = 0 ] || { echo "FAIL: the real node needs root"; exit 1; }
+source "$root/tests/cluster/node_test_prelude.sh" operator initwarm pause warmup-test
 chart="$root/charts/kernelcache"
 ns=kernelcache-system
 fail() {

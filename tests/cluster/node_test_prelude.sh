@@ -1,0 +1,14 @@
+# Sourced by the shell tests that run on the real node with Helm:
+#   source "$root/tests/cluster/node_test_prelude.sh" <image>...
+# sets helm, kubectl and KC_IMAGES_DIR (default $root/build/images) and
+# fails the test, saying what to run, when a tool or image archive is
+# missing or it is not root. Needs $root (the repository root).
+source "$root/tests/cluster/versions.sh"
+helm="$KC_HELM_DIR/helm"
+kubectl="$KC_K8S_DIR/kubectl"
+[ -x "$helm" ] && [ -x "$kubectl" ] || { echo "FAIL: run tests/cluster/build.sh first"; exit 1; }
+export KC_IMAGES_DIR="${KC_IMAGES_DIR:-$root/build/images}"
+for n in "$@"; do
+  [ -f "$KC_IMAGES_DIR/$n.tar" ] || { echo "FAIL: $KC_IMAGES_DIR/$n.tar missing: run scripts/build-images.sh"; exit 1; }
+done
+[ "$(id -u)" = 0 ] || { echo "FAIL: the real node needs root"; exit 1; }
