@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "core/exit_codes.h"
 #include "core/layout.h"
 #include "core/manifest.h"
-#include "initwarm/exit_codes.h"
 #include "initwarm/fsutil.h"
 
 namespace kc::initwarm {
@@ -94,11 +94,11 @@ int ParseOrExit(const std::string& cmd, FlagSet* f, const std::vector<std::strin
   StatusOr<std::vector<FlagSet::Arg>> given = f->Split(args);
   if (f->help_requested()) {
     std::cout << f->Help();
-    return kExitOk;
+    return core::kExitOk;
   }
   if (!given.ok()) {
     std::cerr << "initwarm " << cmd << ": " << given.status().message() << "\n";
-    return kExitUsage;
+    return core::kExitUsage;
   }
   Status values = f->ApplyEnvironment(*given);
   if (values.ok()) values = f->Apply(*given);
@@ -109,7 +109,7 @@ int ParseOrExit(const std::string& cmd, FlagSet* f, const std::vector<std::strin
 int ParseOrExit(const std::string& cmd, FlagSet* f, const std::vector<std::string>& args) {
   return ParseOrExit(cmd, f, args, [&cmd](const Status& s) {
     std::cerr << "initwarm " << cmd << ": " << s.message() << "\n";
-    return kExitUsage;
+    return core::kExitUsage;
   });
 }
 

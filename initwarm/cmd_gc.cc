@@ -1,9 +1,9 @@
 // `initwarm gc` and `initwarm inspect`.
 #include <iostream>
 
+#include "core/exit_codes.h"
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
-#include "initwarm/exit_codes.h"
 #include "initwarm/fsutil.h"
 #include "initwarm/gc.h"
 #include "initwarm/inspect.h"
@@ -47,19 +47,19 @@ int RunGc(const std::vector<std::string>& args) {
   for (const auto& k : keep) {
     if (!core::IsFingerprintId(k)) {
       PrintError("gc", InvalidArgumentError("--keep \"" + k + "\" is not a fingerprint id"));
-      return kExitUsage;
+      return core::kExitUsage;
     }
     p.keep.insert(k);
   }
   for (const auto& r : remove) {
     if (Status s = ParseRemoveSpec(r, &p.remove); !s.ok()) {
       PrintError("gc", s);
-      return kExitUsage;
+      return core::kExitUsage;
     }
     if (p.keep.count(r.substr(0, r.find(':'))) > 0) {
       PrintError("gc",
                  InvalidArgumentError("--remove " + r + " names a fingerprint also in --keep"));
-      return kExitUsage;
+      return core::kExitUsage;
     }
   }
   p.scoped = f.IsSet("remove");
@@ -70,7 +70,7 @@ int RunGc(const std::vector<std::string>& args) {
   auto entries = ScanVolume(layout, lock_stale_after.count());
   if (!entries.ok()) {
     PrintError("gc", entries.status());
-    return kExitError;
+    return core::kExitError;
   }
   auto plan = PlanGc(*entries, p);
   const bool dry = dry_run;
@@ -82,13 +82,13 @@ int RunGc(const std::vector<std::string>& args) {
   }
   std::cout << (dry ? "dry run: " : "") << removed << " of " << plan.size() << " entries "
             << (dry ? "would be " : "") << "removed\n";
-  if (dry) return kExitOk;
+  if (dry) return core::kExitOk;
   Status s = ApplyGc(layout, plan, lock_stale_after.count());
   if (!s.ok()) {
     PrintError("gc", s);
-    return kExitError;
+    return core::kExitError;
   }
-  return kExitOk;
+  return core::kExitOk;
 }
 
 int RunInspect(const std::vector<std::string>& args) {
@@ -104,10 +104,10 @@ int RunInspect(const std::vector<std::string>& args) {
   auto s = InspectVolume(core::Layout(root), NowSeconds());
   if (!s.ok()) {
     PrintError("inspect", s.status());
-    return kExitError;
+    return core::kExitError;
   }
   std::cout << (json ? SummariesJson(*s) + "\n" : FormatSummaries(*s));
-  return kExitOk;
+  return core::kExitOk;
 }
 
 }  // namespace kc::initwarm

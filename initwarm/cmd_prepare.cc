@@ -3,10 +3,10 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "core/exit_codes.h"
 #include "core/layout.h"
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
-#include "initwarm/exit_codes.h"
 #include "initwarm/prepare.h"
 
 namespace kc::initwarm {
@@ -43,17 +43,17 @@ int RunPrepare(const std::vector<std::string>& args) {
   auto r = Prepare(o);
   if (!r.ok()) {
     PrintError("prepare", r.status());
-    if (IsConflict(r.status())) return kExitLockHeld;
-    if (r.status().code() == StatusCode::kInvalidArgument) return kExitUsage;
-    if (r.status().code() == StatusCode::kPermissionDenied) return kExitPermissionDenied;
-    return kExitError;
+    if (IsConflict(r.status())) return core::kExitLockHeld;
+    if (r.status().code() == StatusCode::kInvalidArgument) return core::kExitUsage;
+    if (r.status().code() == StatusCode::kPermissionDenied) return core::kExitPermissionDenied;
+    return core::kExitError;
   }
   std::cout << nlohmann::json{{"fingerprint", o.fingerprint},   {"owner", o.owner},
                               {"staging", r->staging.string()}, {"view", o.view.string()},
                               {"lock", r->lock.string()},       {"reused", r->reused}}
                    .dump()
             << "\n";
-  return kExitOk;
+  return core::kExitOk;
 }
 
 }  // namespace kc::initwarm

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "core/exit_codes.h"
 #include "core/fingerprint.h"
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
-#include "initwarm/exit_codes.h"
 #include "initwarm/probe.h"
 
 namespace kc::initwarm {

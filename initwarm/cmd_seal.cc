@@ -1,9 +1,9 @@
 // `initwarm seal`: hash, write the manifest, publish atomically.
 #include <iostream>
 
+#include "core/exit_codes.h"
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
-#include "initwarm/exit_codes.h"
 #include "initwarm/seal.h"
 
 namespace kc::initwarm {
@@ -57,7 +57,8 @@ int RunSeal(const std::vector<std::string>& args) {
     WriteTerminationMessage(f, termination_log, msg);
     return code;
   };
-  if (int rc = ParseOrExit("seal", &f, args, [&](const Status& s) { return fail(s, kExitUsage); });
+  if (int rc =
+          ParseOrExit("seal", &f, args, [&](const Status& s) { return fail(s, core::kExitUsage); });
       rc >= 0) {
     return rc;
   }
@@ -66,35 +67,35 @@ int RunSeal(const std::vector<std::string>& args) {
   o.staging = staging;
   o.lock_stale_after_s = stale.count();
   auto node = NodeFactsArg(node_facts);
-  if (!node.ok()) return fail(node.status(), kExitUsage);
+  if (!node.ok()) return fail(node.status(), core::kExitUsage);
   auto runtime = RuntimeFactsArg(runtime_facts);
-  if (!runtime.ok()) return fail(runtime.status(), kExitUsage);
+  if (!runtime.ok()) return fail(runtime.status(), core::kExitUsage);
   o.node = *node;
   o.runtime = *runtime;
-  if (auto fp = SealFingerprint(o); !fp.ok()) return fail(fp.status(), kExitUsage);
+  if (auto fp = SealFingerprint(o); !fp.ok()) return fail(fp.status(), core::kExitUsage);
 
   auto r = Seal(o);
   if (!r.ok()) {
     switch (r.status().code()) {
       case StatusCode::kInvalidArgument:  // the options passed: the tree was refused
-        return fail(r.status(), kExitRefused);
+        return fail(r.status(), core::kExitRefused);
       case StatusCode::kConflict:
-        return fail(r.status(), kExitLockHeld);
+        return fail(r.status(), core::kExitLockHeld);
       case StatusCode::kAlreadyExists:
-        return fail(r.status(), kExitAlreadyReady);
+        return fail(r.status(), core::kExitAlreadyReady);
       case StatusCode::kFailedPrecondition:
-        return fail(r.status(), kExitEmpty);
+        return fail(r.status(), core::kExitEmpty);
       case StatusCode::kResourceExhausted:
-        return fail(r.status(), kExitNoSpace);
+        return fail(r.status(), core::kExitNoSpace);
       default:
-        return fail(r.status(), kExitError);
+        return fail(r.status(), core::kExitError);
     }
   }
   std::string msg = SealResultJson(*r);
   std::cout << msg << "\n";
   WriteTerminationMessage(f, termination_log, msg);
   if (!r->warning.empty()) std::cerr << "initwarm seal: warning: " << r->warning << "\n";
-  return kExitOk;
+  return core::kExitOk;
 }
 
 }  // namespace kc::initwarm

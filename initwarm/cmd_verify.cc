@@ -2,12 +2,12 @@
 #include <iostream>
 #include <memory>
 
+#include "core/exit_codes.h"
 #include "core/layout.h"
 #include "initwarm/aoti/aoti_rung.h"
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
 #include "initwarm/cuda_module_loader.h"
-#include "initwarm/exit_codes.h"
 #include "initwarm/fsutil.h"
 #include "initwarm/verify.h"
 
@@ -50,12 +50,12 @@ int RunVerify(const std::vector<std::string>& args) {
   auto level = core::ParseLevel(level_name);
   if (!level.ok()) {
     PrintError("verify", level.status());
-    return kExitUsage;
+    return core::kExitUsage;
   }
   auto node = NodeFactsArg(node_facts);
   if (!node.ok()) {
     PrintError("verify", node.status());
-    return kExitUsage;
+    return core::kExitUsage;
   }
   core::Layout layout(root);
   if (!dir.empty()) {
@@ -65,7 +65,7 @@ int RunVerify(const std::vector<std::string>& args) {
   } else {
     PrintError("verify", InvalidArgumentError("--fingerprint \"" + fp +
                                               "\" is not a fingerprint id; or pass --dir"));
-    return kExitUsage;
+    return core::kExitUsage;
   }
   o.level = *level;
   o.expected_fingerprint = fp;
@@ -120,7 +120,7 @@ int RunVerify(const std::vector<std::string>& args) {
     }
   }
   if (!quarantined.empty()) std::cerr << "initwarm verify: quarantined to " << quarantined << "\n";
-  return r.ok ? kExitOk : kExitInvalid;
+  return r.ok ? core::kExitOk : core::kExitInvalid;
 }
 
 }  // namespace kc::initwarm

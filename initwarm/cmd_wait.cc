@@ -4,12 +4,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "core/exit_codes.h"
 #include "core/gate_args.h"
 #include "core/gate_report.h"
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
 #include "initwarm/cuda_module_loader.h"
-#include "initwarm/exit_codes.h"
 #include "initwarm/wait.h"
 
 namespace kc::initwarm {
@@ -90,7 +90,7 @@ int RunWait(const std::vector<std::string>& args) {
 
   auto usage = [](const Status& s) {
     PrintError("wait", s);
-    return kExitUsage;
+    return core::kExitUsage;
   };
   // Absolute paths: the view becomes a symlink to a directory under root.
   o.root = AbsolutePath(root);
@@ -156,22 +156,22 @@ int RunWait(const std::vector<std::string>& args) {
     PrintError("wait", r.status());
     switch (r.status().code()) {
       case StatusCode::kDeadlineExceeded:
-        return kExitTimeout;
+        return core::kExitTimeout;
       case StatusCode::kFailedPrecondition:
-        return kExitMismatch;
+        return core::kExitMismatch;
       case StatusCode::kDataLoss:
-        return kExitInvalid;
+        return core::kExitInvalid;
       case StatusCode::kNotFound:
-        return kExitNoCache;
+        return core::kExitNoCache;
       case StatusCode::kInvalidArgument:
-        return kExitUsage;
+        return core::kExitUsage;
       default:
-        return kExitError;
+        return core::kExitError;
     }
   }
   std::cerr << "initwarm wait: " << (r->outcome == "Warm" ? "view ready: " : "starting cold: ")
             << o.view.string() << " -> " << r->target.string() << " (" << r->reason << ")\n";
-  return kExitOk;
+  return core::kExitOk;
 }
 
 }  // namespace kc::initwarm

@@ -1,7 +1,7 @@
 // The initwarm subcommands. Each takes the arguments after its name
 // (argv[2..]) and returns the process exit code; each prints its own --help.
 // Exit codes are documented per command in main.cc's help text and in
-// docs/cache-layout.md; initwarm/exit_codes.h holds the shared numbers.
+// docs/cache-layout.md; core/exit_codes.h holds the shared numbers.
 #pragma once
 
 #include <string>

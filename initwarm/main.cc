@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/exit_codes.h"
 #include "initwarm/commands.h"
-#include "initwarm/exit_codes.h"
 
 namespace {
 
@@ -42,12 +42,12 @@ void Usage(std::ostream& os) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     Usage(std::cerr);
-    return kc::initwarm::kExitUsage;
+    return kc::core::kExitUsage;
   }
   std::string cmd = argv[1];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     Usage(std::cout);
-    return kc::initwarm::kExitOk;
+    return kc::core::kExitOk;
   }
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto& c : kCommands) {
@@ -55,5 +55,5 @@ int main(int argc, char** argv) {
   }
   std::cerr << "initwarm: unknown command \"" << cmd << "\"\n";
   Usage(std::cerr);
-  return kc::initwarm::kExitUsage;
+  return kc::core::kExitUsage;
 }

@@ -65,7 +65,7 @@ struct SealResult {
 // hex digits or not the facts', an unsafe --job-uid). Seal checks the same
 // first, so any other InvalidArgument from Seal is a refusal of the staging
 // tree (a symlink leaving the cache, a special file, a name a cache may not
-// hold): exit kExitRefused, not kExitUsage.
+// hold): exit core::kExitRefused, not core::kExitUsage.
 StatusOr<std::string> SealFingerprint(const SealOptions& opts);
 
 StatusOr<SealResult> Seal(const SealOptions& opts);

@@ -179,8 +179,8 @@ TEST_F(SealTest, SpecialFileIsRefused) {
   EXPECT_NE(r.status().message().find("special file"), std::string::npos) << r.status();
 }
 
-// `initwarm seal` tells a refused tree (exit kExitRefused) from bad options
-// (kExitUsage) by SealFingerprint: options it accepts make any
+// `initwarm seal` tells a refused tree (exit core::kExitRefused) from bad options
+// (core::kExitUsage) by SealFingerprint: options it accepts make any
 // InvalidArgument of Seal a refusal of the tree.
 TEST_F(SealTest, SealFingerprintChecksTheOptionsOnly) {
   fs::path staging = PrepareStaging("job-1");

@@ -6,8 +6,8 @@
 #include "api/pvc.h"
 #include "base/numbers.h"
 #include "base/utf8.h"
+#include "core/exit_codes.h"
 #include "core/seal_report.h"
-#include "initwarm/exit_codes.h"
 
 namespace kc::op {
 namespace {
@@ -103,7 +103,7 @@ PodView PodViewFromJson(const Json& json) {
           if (report.ok() && report->outcome == "Failed") {
             text = report->reason + ": " + report->message;
           }
-          if (term.exit_code == initwarm::kExitRefused) {
+          if (term.exit_code == core::kExitRefused) {
             text = "the warmup's output was refused (fix the warmup: a retry writes the same): " +
                    text;
           }

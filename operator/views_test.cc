@@ -68,7 +68,7 @@ TEST(Views, PodSealMessageAndFailure) {
   EXPECT_EQ(v.failure_summary, "warmup: Error (exit 1): CUDA out of memory");
 }
 
-// seal's refusal of the warmup's tree (exit 12, initwarm/exit_codes.h) is
+// seal's refusal of the warmup's tree (exit 12, core/exit_codes.h) is
 // named as such, with seal's own reason and message rather than its JSON.
 TEST(Views, SealRefusalIsNamedInTheFailureSummary) {
   auto pod = [](int code) {

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <string>
 
+#include "core/exit_codes.h"
 #include "core/gate_args.h"
 #include "core/layout.h"
-#include "initwarm/exit_codes.h"
 #include "initwarm/test_util.h"
 
 namespace kc::initwarm {
@@ -81,7 +81,7 @@ TEST_F(Cli, PrepareOnAnUnwritableExportExits11WithTheFix) {
   std::string out;
   const int rc = RunProcess(argv, {}, &out);
   fs::permissions(root(), fs::perms::owner_all);
-  EXPECT_EQ(rc, kExitPermissionDenied) << out;
+  EXPECT_EQ(rc, core::kExitPermissionDenied) << out;
   EXPECT_NE(out.find("PermissionDenied"), std::string::npos) << out;
   EXPECT_NE(out.find("chmod 2775 <export>"), std::string::npos) << out;
   EXPECT_NE(out.find("spec.securityContext.fsGroup"), std::string::npos) << out;
@@ -96,8 +96,8 @@ TEST_F(Cli, HelpAndUsage) {
     EXPECT_EQ(Run({c, "--help"}, &h), 0) << c;
     EXPECT_NE(h.find("exit codes"), std::string::npos) << c << ": " << h;
   }
-  EXPECT_EQ(Run({"nope"}), kExitUsage);
-  EXPECT_EQ(Run({"seal", "--bogus"}), kExitUsage);
+  EXPECT_EQ(Run({"nope"}), core::kExitUsage);
+  EXPECT_EQ(Run({"seal", "--bogus"}), core::kExitUsage);
 }
 
 // Hostile flag values: exit 2 (usage) with a message naming the flag, never
@@ -121,7 +121,7 @@ TEST_F(Cli, HostileFlagValuesExitTwoNamingTheFlag) {
   };
   for (const auto& c : cases) {
     std::string out;
-    EXPECT_EQ(Run(c.args, &out), kExitUsage) << c.args[0] << " " << c.want << ": " << out;
+    EXPECT_EQ(Run(c.args, &out), core::kExitUsage) << c.args[0] << " " << c.want << ": " << out;
     EXPECT_NE(out.find(c.want), std::string::npos) << c.args[0] << ": " << out;
   }
 }
@@ -157,7 +157,7 @@ TEST_F(Cli, SealWritesTerminationMessage) {
   fs::create_directories(core::Layout(root()).Staging(kFp, "j2") / "triton");
   WriteFile(core::Layout(root()).Staging(kFp, "j2") / "triton/x", "x");
   EXPECT_EQ(Run({"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "j2"}),
-            kExitAlreadyReady)
+            core::kExitAlreadyReady)
       << last_;
 }
 
@@ -173,21 +173,23 @@ TEST_F(Cli, PrepareBreaksTheLockOfAnOwnerDeclaredDead) {
     return Run(args);
   };
   ASSERT_EQ(prepare("job-failed"), 0) << last_;
-  EXPECT_EQ(prepare("job-next"), kExitLockHeld) << last_;
+  EXPECT_EQ(prepare("job-next"), core::kExitLockHeld) << last_;
   EXPECT_NE(last_.find("job-failed"), std::string::npos) << last_;
-  EXPECT_EQ(prepare("job-next", {"--break-lock-of", "job-unrelated"}), kExitLockHeld) << last_;
+  EXPECT_EQ(prepare("job-next", {"--break-lock-of", "job-unrelated"}), core::kExitLockHeld)
+      << last_;
   ASSERT_EQ(prepare("job-next", {"--break-lock-of=job-unrelated,job-failed"}), 0) << last_;
   // job-next is live now: a third writer naming only the old owner is refused.
-  EXPECT_EQ(prepare("job-third", {"--break-lock-of", "job-failed"}), kExitLockHeld) << last_;
+  EXPECT_EQ(prepare("job-third", {"--break-lock-of", "job-failed"}), core::kExitLockHeld) << last_;
   EXPECT_NE(last_.find("job-next"), std::string::npos) << last_;
   // Naming oneself dead is a usage error.
-  EXPECT_EQ(prepare("job-next", {"--break-lock-of", "job-next"}), kExitUsage) << last_;
+  EXPECT_EQ(prepare("job-next", {"--break-lock-of", "job-next"}), core::kExitUsage) << last_;
 }
 
 TEST_F(Cli, EmptySealRefused) {
   ASSERT_EQ(
       Run({"prepare", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1", "--view", ""}), 0);
-  EXPECT_EQ(Run({"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1"}), kExitEmpty);
+  EXPECT_EQ(Run({"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1"}),
+            core::kExitEmpty);
   EXPECT_EQ(
       Run({"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1", "--allow-empty"}), 0)
       << last_;
@@ -209,18 +211,19 @@ TEST_F(Cli, RefusedTreeHasItsOwnExitCode) {
   const fs::path staging = l.Staging(kFp, "j1");
   testing::WriteTritonCache(staging, 1);
   fs::create_symlink("/etc/passwd", staging / "evil");
-  EXPECT_EQ(seal(), kExitRefused) << last_;
+  EXPECT_EQ(seal(), core::kExitRefused) << last_;
   EXPECT_NE(ReadFile(term).find("evil"), std::string::npos) << ReadFile(term);
   EXPECT_FALSE(fs::exists(l.Ready(kFp)));
   fs::remove(staging / "evil");
   ASSERT_EQ(::mkfifo((staging / "fifo").c_str(), 0644), 0);
-  EXPECT_EQ(seal(), kExitRefused) << last_;
+  EXPECT_EQ(seal(), core::kExitRefused) << last_;
   EXPECT_NE(last_.find("special file"), std::string::npos) << last_;
   // Bad options stay the usage code.
   EXPECT_EQ(Run({"seal", "--root", root(), "--fingerprint", "nothex", "--job-uid", "j1"}),
-            kExitUsage)
+            core::kExitUsage)
       << last_;
-  EXPECT_EQ(Run({"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "../x"}), kExitUsage)
+  EXPECT_EQ(Run({"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "../x"}),
+            core::kExitUsage)
       << last_;
   fs::remove(staging / "fifo");
   EXPECT_EQ(seal(), 0) << last_;
@@ -236,7 +239,7 @@ TEST_F(Cli, VerifyFailsQuarantinesAndNamesTheFile) {
   fs::resize_file(f, 10);
   std::string out;
   EXPECT_EQ(Run({"verify", "--root", root(), "--fingerprint", kFp, "--node-facts", kNode}, &out),
-            kExitInvalid);
+            core::kExitInvalid);
   EXPECT_NE(out.find("kernel_1.cubin"), std::string::npos) << out;
   EXPECT_NE(out.find("truncated"), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(l.Published(kFp)));
@@ -252,7 +255,7 @@ TEST_F(Cli, WaitExitCodes) {
   // Nothing published: Fail -> 3, StartCold -> 0 with an empty view.
   EXPECT_EQ(Run({"wait", "--root", root(), "--resolve-file", ResolveFile("Warming"), "--view", view,
                  "--timeout", "1s", "--no-probe"}),
-            kExitTimeout)
+            core::kExitTimeout)
       << last_;
   EXPECT_NE(last_.find("warmup Job kc-warm-x running for 1m"), std::string::npos) << last_;
   EXPECT_EQ(Run({"wait", "--root", root(), "--resolve-file", ResolveFile("Warming"), "--view", view,
@@ -268,7 +271,7 @@ TEST_F(Cli, WaitExitCodes) {
   WriteFile(probe, other);
   EXPECT_EQ(Run({"wait", "--root", root(), "--resolve-file", ResolveFile("Ready"), "--view", view,
                  "--probe-file", probe.string()}),
-            kExitMismatch)
+            core::kExitMismatch)
       << last_;
   // Agreeing probe, READY cache -> 0, warm view.
   WriteFile(probe, kNode);
@@ -279,7 +282,7 @@ TEST_F(Cli, WaitExitCodes) {
       << last_;
   EXPECT_NE(last_.find("\"outcome\":\"Warm\""), std::string::npos) << last_;
   EXPECT_TRUE(fs::exists(fs::path(view) / "manifest.json"));
-  EXPECT_EQ(Run({"wait", "--mode", "Sideways"}), kExitUsage);
+  EXPECT_EQ(Run({"wait", "--mode", "Sideways"}), core::kExitUsage);
 }
 
 // The operator's final answer ends the wait at once (no 900s timeout), with
@@ -296,7 +299,8 @@ TEST_F(Cli, WaitFinalAnswerAndGateReport) {
       kBin,     "wait", "--root",    root(), "--resolve-file", answer.string(),
       "--view", view,   "--no-probe"};
   std::string out;
-  EXPECT_EQ(RunProcess(args, {"KC_TERMINATION_LOG=" + term.string()}, &out), kExitNoCache) << out;
+  EXPECT_EQ(RunProcess(args, {"KC_TERMINATION_LOG=" + term.string()}, &out), core::kExitNoCache)
+      << out;
   EXPECT_NE(out.find("NodeHasNoFingerprint"), std::string::npos) << out;
   const std::string report = ReadFile(term);
   EXPECT_NE(report.find("\"outcome\":\"Failed\""), std::string::npos) << report;
@@ -363,8 +367,8 @@ TEST_F(Cli, GcAndInspect) {
   EXPECT_TRUE(fs::exists(core::Layout(root()).Ready(kFp)));
   EXPECT_EQ(Run({"gc", "--root", root(), "--remove", kFp + ":" + digest}, &out), 0) << out;
   EXPECT_FALSE(fs::exists(core::Layout(root()).Published(kFp)));
-  EXPECT_EQ(Run({"gc", "--root", root(), "--remove", "not-a-fingerprint"}), kExitUsage);
-  EXPECT_EQ(Run({"gc", "--root", root(), "--remove", kFp, "--keep", kFp}), kExitUsage);
+  EXPECT_EQ(Run({"gc", "--root", root(), "--remove", "not-a-fingerprint"}), core::kExitUsage);
+  EXPECT_EQ(Run({"gc", "--root", root(), "--remove", kFp, "--keep", kFp}), core::kExitUsage);
 }
 
 }  // namespace

@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
+#include "core/exit_codes.h"
 #include "core/layout.h"
 #include "core/manifest.h"
-#include "initwarm/exit_codes.h"
 #include "initwarm/test_util.h"
 
 namespace kc::initwarm {
@@ -55,12 +55,12 @@ TEST(SealConcurrency, ExactlyOnePublishes) {
     ASSERT_TRUE((rc[0] == 0) != (rc[1] == 0)) << rc[0] << ": " << out[0] << "\n"
                                               << rc[1] << ": " << out[1];
     int loser = rc[0] == 0 ? 1 : 0;
-    if (rc[loser] == kExitLockHeld) {
+    if (rc[loser] == core::kExitLockHeld) {
       ++lock_losses;
       EXPECT_NE(out[loser].find("another warmup is writing this fingerprint"), std::string::npos)
           << out[loser];
     } else {
-      ASSERT_EQ(rc[loser], kExitAlreadyReady) << out[loser];
+      ASSERT_EQ(rc[loser], core::kExitAlreadyReady) << out[loser];
       ++ready_losses;
       EXPECT_NE(out[loser].find("already published"), std::string::npos) << out[loser];
     }

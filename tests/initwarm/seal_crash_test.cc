@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "core/exit_codes.h"
 #include "core/fingerprint.h"
 #include "core/layout.h"
 #include "core/manifest.h"
-#include "initwarm/exit_codes.h"
 #include "initwarm/test_util.h"
 
 namespace kc::initwarm {

@@ -1,7 +1,9 @@
-// Exit codes shared by the initwarm subcommands (see docs/cache-layout.md).
+// The exit codes of the initwarm subcommands (see docs/cache-layout.md): a
+// wire contract, written by initwarm and read by the operator from a warmup
+// or gate container's terminated state (operator/views.cc).
 #pragma once
 
-namespace kc::initwarm {
+namespace kc::core {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;    // I/O or internal error; the message says which
@@ -25,4 +27,4 @@ inline constexpr int kExitPermissionDenied = 11;
 // published. The same warmup output is refused again: fix the warmup.
 inline constexpr int kExitRefused = 12;
 
-}  // namespace kc::initwarm
+}  // namespace kc::core
