@@ -191,6 +191,7 @@ class JobWatch(threading.Thread):
         self.lock = threading.Condition()
         self.seen = {}  # (ns, name) -> (kc, time)
         self.dups = {}  # (kc, fingerprint) -> set of job names
+        self.succeeded = {}  # (ns, name) -> time first seen with status.succeeded > 0
         self.stop = False
 
     def run(self):
@@ -207,7 +208,7 @@ class JobWatch(threading.Thread):
                 ev = json.loads(line)
                 obj = ev["object"]
                 rv = obj["metadata"].get("resourceVersion", rv)
-                if ev["type"] != "ADDED":
+                if ev["type"] not in ("ADDED", "MODIFIED"):
                     continue
                 lb = obj["metadata"].get("labels", {})
                 kc = lb.get("kernelcache.io/name", "")
@@ -215,10 +216,17 @@ class JobWatch(threading.Thread):
                     continue
                 with self.lock:
                     key = (obj["metadata"]["namespace"], obj["metadata"]["name"])
+                    if obj.get("status", {}).get("succeeded", 0) > 0 and key not in self.succeeded:
+                        self.succeeded[key] = time.monotonic()
                     if key not in self.seen:
                         self.seen[key] = (kc, time.monotonic())
                         self.dups.setdefault((kc, lb.get("kernelcache.io/fingerprint", "")), set()).add(key[1])
                     self.lock.notify_all()
+
+    def all_succeeded_since(self, kcs, t0):
+        with self.lock:
+            keys = [k for k, (kc, t) in self.seen.items() if kc in kcs and t >= t0]
+            return bool(keys) and all(k in self.succeeded for k in keys)
 
     def count_since(self, kc, t0):
         return sum(1 for k, t in self.seen.values() if k == kc and t >= t0)
@@ -322,9 +330,11 @@ def list_kcs(api, prefix):
     return [it for it in l["items"] if it["metadata"]["name"].startswith(prefix)]
 
 
-def wait_all_ready(api, prefix, k, timeout):
+def wait_all_ready(api, prefix, k, timeout, proc):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if proc.p.poll() is not None:
+            sys.exit("the operator exited with %s; its log: %s" % (proc.p.returncode, proc.logpath))
         items = list_kcs(api, prefix)
         if len(items) == k and all(kc_ready(i) for i in items):
             return True
@@ -376,7 +386,7 @@ def cmd_bench(api, a):
             stop_sampler.wait(0.2)
     threading.Thread(target=sampler, daemon=True).start()
     try:
-        ok = wait_all_ready(api, prefix, a.kcs, a.sync_timeout)
+        ok = wait_all_ready(api, prefix, a.kcs, a.sync_timeout, proc)
         out["sync_s"] = time.monotonic() - t0
         out["sync_ok"] = ok
         out["sync_cpu_s"] = proc.cpu()
@@ -425,7 +435,7 @@ def cmd_bench(api, a):
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline:
                 items = [x for x in list_kcs(api, prefix) if x["metadata"]["name"] in affected]
-                if items and all(kc_ready(x) for x in items):
+                if watch.all_succeeded_since(affected, tr) and items and all(kc_ready(x) for x in items):
                     conv = time.monotonic() - last
                     break
                 time.sleep(0.25)
@@ -447,7 +457,7 @@ def cmd_bench(api, a):
         stop_sampler.set()
         m4, tr = audit.mark(), time.monotonic()
         proc.start()
-        wait_all_ready(api, prefix, a.kcs, a.sync_timeout)
+        wait_all_ready(api, prefix, a.kcs, a.sync_timeout, proc)
         time.sleep(a.settle_seconds)
         n, kinds = audit.count(m4)
         out["restart_requests"] = n

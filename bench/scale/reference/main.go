@@ -32,7 +32,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -142,12 +141,20 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 		list = append(list, map[string]interface{}{"id": id, "nodes": int64(fps[id].count), "state": state})
 	}
-	cond := map[string]interface{}{"type": "Ready", "status": "False", "reason": "Warming"}
+	cond := map[string]interface{}{"type": "Ready", "status": "False", "reason": "Warming",
+		"message": "warming " + fmt.Sprint(len(ids)) + " fingerprints"}
 	if allReady {
-		cond = map[string]interface{}{"type": "Ready", "status": "True", "reason": "Ready"}
+		cond = map[string]interface{}{"type": "Ready", "status": "True", "reason": "Ready",
+			"message": fmt.Sprint(len(ids)) + " fingerprints ready"}
+	}
+	have, _, _ := unstructured.NestedMap(kc.Object, "status")
+	cond["lastTransitionTime"] = metav1.Now().UTC().Format("2006-01-02T15:04:05Z")
+	if old, ok := have["conditions"].([]interface{}); ok && len(old) == 1 {
+		if o, ok := old[0].(map[string]interface{}); ok && o["status"] == cond["status"] {
+			cond["lastTransitionTime"] = o["lastTransitionTime"]
+		}
 	}
 	want := map[string]interface{}{"fingerprints": list, "conditions": []interface{}{cond}}
-	have, _, _ := unstructured.NestedMap(kc.Object, "status")
 	if equalJSON(have, want) {
 		return reconcile.Result{}, nil
 	}
@@ -189,11 +196,10 @@ func (r *reconciler) job(kc *unstructured.Unstructured, id string, n *corev1.Nod
 }
 
 func main() {
-	kubeconfig := flag.String("kubeconfig", "", "kubeconfig path")
 	metricsAddr := flag.String("metrics-bind-address", "127.0.0.1:0", "controller-runtime metrics (rest_client_requests_total)")
 	image := flag.String("initwarm-image", "kc.local/initwarm:test", "seal container image")
 	flag.Parse()
-	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	cfg, err := ctrl.GetConfig() // --kubeconfig (registered by controller-runtime)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kubeconfig:", err)
 		os.Exit(1)
