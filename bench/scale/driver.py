@@ -399,8 +399,9 @@ def cmd_bench(api, a):
         # until every KernelCache selecting its pool has a new warmup Job; then back.
         lat, missed, cpu0, m1 = [], 0, proc.cpu(), audit.mark()
         managed = [i for i in range(a.nodes) if i % 50 not in (3, 7)]
+        watched = [i for i in managed if PRODUCTS[i % len(PRODUCTS)][0] in by_product]
         for c in range(a.changes):
-            i = managed[(c * 37) % len(managed)]
+            i = watched[(c * 37) % len(watched)]
             node = "gpu-%05d" % i
             product = PRODUCTS[i % len(PRODUCTS)][0]
             ts = time.monotonic()

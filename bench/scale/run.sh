@@ -5,7 +5,7 @@
 # prints a side-by-side table per size.
 #
 # Usage: bench/scale/run.sh [--nodes 300[,1000,...]] [--kcs 6] [--pods-per-node 4]
-#          [--changes 50] [--roll-seconds 20] [--idle-seconds 20]
+#          [--changes 50] [--roll-seconds 20] [--idle-seconds 20] [--sync-timeout 300]
 #          [--operator PATH] [--reference PATH] [--out DIR] [--only ours|reference|both]
 # --operator defaults to build/operator/kernelcache-operator; --reference is
 # built from bench/scale/reference (go build) when not given. Results:
@@ -23,6 +23,7 @@ pods_per_node=4
 changes=50
 roll_seconds=20
 idle_seconds=20
+sync_timeout=300
 operator="$root/build/operator/kernelcache-operator"
 reference=""
 out="${TMPDIR:-/tmp}/kc-scale-$$"
@@ -35,6 +36,7 @@ while [[ $# -gt 0 ]]; do
     --changes) changes="$2"; shift 2 ;;
     --roll-seconds) roll_seconds="$2"; shift 2 ;;
     --idle-seconds) idle_seconds="$2"; shift 2 ;;
+    --sync-timeout) sync_timeout="$2"; shift 2 ;;
     --operator) operator="$2"; shift 2 ;;
     --reference) reference="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
@@ -56,7 +58,7 @@ cluster="$out/cluster"
 cleanup() {
   "$root/tests/cluster/cluster.sh" --dir "$cluster" down --purge >/dev/null 2>&1 || true
 }
-trap cleanup EXIT
+trap cleanup EXIT INT TERM
 
 for nodes in ${nodes_list//,/ }; do
   cleanup
@@ -95,7 +97,7 @@ EOF
   python3 "$here/driver.py" --cluster "$cluster" fleet --nodes "$nodes" --pods $((nodes * pods_per_node)) \
     --namespaces "$ns"
   common=(--nodes "$nodes" --kcs "$kcs" --namespaces "$ns" --changes "$changes" --roll-seconds "$roll_seconds"
-    --idle-seconds "$idle_seconds" --audit-log "$out/audit.log")
+    --idle-seconds "$idle_seconds" --sync-timeout "$sync_timeout" --audit-log "$out/audit.log")
   results=()
   if [[ "$only" != reference ]]; then
     say "$nodes nodes: kernelcache-operator"
