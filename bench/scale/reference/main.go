@@ -210,7 +210,9 @@ func main() {
 	_ = clientgoscheme.AddToScheme(scheme)
 	warmupSel, _ := labels.Parse("kernelcache.io/component")
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:  scheme,
+		Scheme: scheme,
+		// Read KernelCaches (unstructured) from the informer cache too.
+		Client:  client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Metrics: server.Options{BindAddress: *metricsAddr},
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&batchv1.Job{}: {Label: warmupSel},
