@@ -543,6 +543,8 @@ def cmd_check(a):
 
 
 def main():
+    # SIGTERM (run.sh's trap, a timeout) unwinds like an exception, so the operator is stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("driver: terminated"))
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cluster", help="tests/cluster/cluster.sh DIR")
     sub = p.add_subparsers(dest="cmd", required=True)
