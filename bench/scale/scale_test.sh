@@ -11,7 +11,7 @@ set -euo pipefail
 src="$1"
 operator="$2"
 out="$(mktemp -d "${TMPDIR:-/tmp}/kc-scale-test.XXXXXX")"
-trap 'rm -rf "$out"' EXIT
+trap '"$src/tests/cluster/cluster.sh" --dir "$out/cluster" down --purge >/dev/null 2>&1 || true; rm -rf "$out"' EXIT INT TERM
 "$src/bench/scale/run.sh" --only ours --operator "$operator" --out "$out" --nodes 200 --kcs 6 \
   --pods-per-node 2 --changes 10 --roll-seconds 5 --idle-seconds 10 --sync-timeout 120
 python3 "$src/bench/scale/driver.py" check "$out/200-ours.json"
