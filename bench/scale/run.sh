@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# bench/scale/run.sh: kernelcache-operator and the controller-runtime reference
+# (bench/scale/reference) one after the other on one private control plane
+# with kwok, the same fleet and the same event script (bench/scale/driver.py);
+# prints a side-by-side table per size.
+#
+# Usage: bench/scale/run.sh [--nodes 300[,1000,...]] [--kcs 6] [--pods-per-node 4]
+#          [--changes 50] [--roll-seconds 20] [--idle-seconds 20] [--sync-timeout 300]
+#          [--operator PATH] [--reference PATH] [--out DIR] [--only ours|reference|both]
+# --operator defaults to build/operator/kernelcache-operator; --reference is
+# built from bench/scale/reference (go build) when not given. Results:
+# DIR/<nodes>-{ours,reference}.json and the table on stdout.
+# API requests are counted from the kube-apiserver audit log, for the user
+# kc-bench-operator (a client certificate this script signs with the
+# cluster's CA; both operators use it, one at a time).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+nodes_list=300
+kcs=6
+pods_per_node=4
+changes=50
+roll_seconds=20
+idle_seconds=20
+sync_timeout=300
+operator="$root/build/operator/kernelcache-operator"
+reference=""
+out="${TMPDIR:-/tmp}/kc-scale-$$"
+only=both
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --nodes) nodes_list="$2"; shift 2 ;;
+    --kcs) kcs="$2"; shift 2 ;;
+    --pods-per-node) pods_per_node="$2"; shift 2 ;;
+    --changes) changes="$2"; shift 2 ;;
+    --roll-seconds) roll_seconds="$2"; shift 2 ;;
+    --idle-seconds) idle_seconds="$2"; shift 2 ;;
+    --sync-timeout) sync_timeout="$2"; shift 2 ;;
+    --operator) operator="$2"; shift 2 ;;
+    --reference) reference="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --only) only="$2"; shift 2 ;;
+    *) sed -n '2,16p' "$0"; exit 2 ;;
+  esac
+done
+say() { echo "[scale $(date +%H:%M:%S)] $*" >&2; }
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+[[ -x "$operator" ]] || { say "ERROR: --operator $operator is not an executable (build target kernelcache-operator)"; exit 1; }
+if [[ "$only" != ours && -z "$reference" ]]; then
+  say "building the reference operator (go build, pinned go.mod)"
+  (cd "$here/reference" && GOFLAGS=-mod=mod go build -o "$out/kc-reference-operator" .)
+  reference="$out/kc-reference-operator"
+fi
+
+cluster="$out/cluster"
+cleanup() {
+  "$root/tests/cluster/cluster.sh" --dir "$cluster" down --purge >/dev/null 2>&1 || true
+}
+trap cleanup EXIT INT TERM
+
+for nodes in ${nodes_list//,/ }; do
+  cleanup
+  mkdir -p "$cluster"
+  cat >"$out/audit-policy.yaml" <<EOF
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived, ResponseStarted]
+rules:
+- level: Metadata
+  users: [kc-bench-operator]
+- level: None
+EOF
+  : >"$out/audit.log"
+  say "$nodes nodes: control plane with kwok (audit log of the operator's user)"
+  "$root/tests/cluster/cluster.sh" --dir "$cluster" up --with-kwok \
+    --kwok-stage "$root/tests/operator/kwok/pod-complete.yaml" \
+    --apiserver-arg "--audit-policy-file=$out/audit-policy.yaml" \
+    --apiserver-arg "--audit-log-path=$out/audit.log" \
+    --apiserver-arg "--audit-log-maxsize=0" >&2
+  pki="$cluster/pki"
+  # The operators' identity: its own client certificate, system:masters.
+  openssl req -newkey rsa:2048 -nodes -keyout "$out/bench.key" -out "$out/bench.csr" \
+    -subj "/O=system:masters/CN=kc-bench-operator" 2>/dev/null
+  printf 'extendedKeyUsage=clientAuth\n' >"$out/bench.ext"
+  openssl x509 -req -in "$out/bench.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
+    -out "$out/bench.crt" -days 2 -extfile "$out/bench.ext" 2>/dev/null
+  sed -e "s|client-certificate-data: .*|client-certificate-data: $(base64 -w0 <"$out/bench.crt")|" \
+    -e "s|client-key-data: .*|client-key-data: $(base64 -w0 <"$out/bench.key")|" \
+    "$cluster/kubeconfig" >"$out/bench.kubeconfig"
+  "$root/tests/cluster/cluster.sh" --dir "$cluster" kubectl apply -f "$root/crds/" >&2
+  "$root/tests/cluster/cluster.sh" --dir "$cluster" kubectl wait --for=condition=Established \
+    --timeout=60s crd/kernelcaches.kernelcache.io >&2
+  ns=$(( kcs < 20 ? kcs : 20 ))
+  say "$nodes nodes: fleet ($((nodes * pods_per_node)) pods, $ns namespaces)"
+  python3 "$here/driver.py" --cluster "$cluster" fleet --nodes "$nodes" --pods $((nodes * pods_per_node)) \
+    --namespaces "$ns"
+  common=(--nodes "$nodes" --kcs "$kcs" --namespaces "$ns" --changes "$changes" --roll-seconds "$roll_seconds"
+    --idle-seconds "$idle_seconds" --sync-timeout "$sync_timeout" --audit-log "$out/audit.log")
+  results=()
+  if [[ "$only" != reference ]]; then
+    say "$nodes nodes: kernelcache-operator"
+    python3 "$here/driver.py" --cluster "$cluster" bench --name ours "${common[@]}" \
+      --log "$out/$nodes-ours.log" --out "$out/$nodes-ours.json" -- \
+      "$operator" --kubeconfig="$out/bench.kubeconfig" --leader-elect=false --bind-address=127.0.0.1 \
+      --http-port=0 --initwarm-image=kc.local/initwarm:test --warmup-priority-class= --log-level=info
+    results+=("$out/$nodes-ours.json")
+  fi
+  if [[ "$only" != ours ]]; then
+    say "$nodes nodes: reference (controller-runtime)"
+    python3 "$here/driver.py" --cluster "$cluster" bench --name reference "${common[@]}" \
+      --log "$out/$nodes-reference.log" --out "$out/$nodes-reference.json" -- \
+      "$reference" --kubeconfig="$out/bench.kubeconfig"
+    results+=("$out/$nodes-reference.json")
+  fi
+  if [[ ${#results[@]} == 2 ]]; then python3 "$here/driver.py" table "${results[@]}"; fi
+done
+say "results in $out"

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# scale_rig_test (ctest, label integration): the small version of the scale
+# rig, so it cannot rot. 200 kwok GPU nodes, 6 KernelCaches, 10 driver-label
+# changes, a pool roll, a restart, against kernelcache-operator only. Asserts
+# invariants, not timings (driver.py check): every KernelCache Ready at sync
+# and at the end, every change got its new warmup Jobs, zero duplicate Jobs
+# (one per KernelCache and fingerprint), zero API requests over a 10 s window
+# at rest.
+# Usage: scale_test.sh SOURCE_DIR OPERATOR_BINARY
+set -euo pipefail
+src="$1"
+operator="$2"
+out="$(mktemp -d "${TMPDIR:-/tmp}/kc-scale-test.XXXXXX")"
+trap '"$src/tests/cluster/cluster.sh" --dir "$out/cluster" down --purge >/dev/null 2>&1 || true; rm -rf "$out"' EXIT INT TERM
+"$src/bench/scale/run.sh" --only ours --operator "$operator" --out "$out" --nodes 200 --kcs 6 \
+  --pods-per-node 2 --changes 10 --roll-seconds 5 --idle-seconds 10 --sync-timeout 120
+python3 "$src/bench/scale/driver.py" check "$out/200-ours.json"
