@@ -144,6 +144,25 @@ print(int((p(s["completionTime"]) - p(s["startTime"])).total_seconds()))')
 warmup_line=$(k -n "$ns" logs "job/$job" -c warmup 2>/dev/null | grep -m1 '^{' || true)
 sealed_before=$(find "$vol" -type f | sort)
 
+# The operator may have just replaced the webhook's serving certificate
+# (caBundle written, then each replica reloads it); until every replica
+# serves the new one, failurePolicy Ignore admits some pods unchanged. Wait
+# until five server-side dry runs in a row of a selected pod come back gated.
+gated_in_a_row=0
+for _ in $(seq 120); do
+  gated=$(k -n "$ns" create --dry-run=server -o jsonpath='{.spec.initContainers[*].name}' -f - 2>/dev/null <<EOF || true
+apiVersion: v1
+kind: Pod
+metadata: {generateName: jit-probe-, labels: {app: jit}}
+spec:
+  containers: [{name: server, image: kernelcache.local/jit-workload:dev, imagePullPolicy: Never}]
+EOF
+)
+  if [[ " $gated " == *" kernelcache-wait "* ]]; then gated_in_a_row=$((gated_in_a_row + 1)); else gated_in_a_row=0; fi
+  [ "$gated_in_a_row" -ge 5 ] && break
+  sleep 1
+done
+[ "$gated_in_a_row" -ge 5 ] || fail "the webhook did not gate five dry-run pods of app=jit in a row within 120 s"
 echo "== warm: Deployment jit-warm ($replicas replicas), selected by the KernelCache"
 deployment jit-warm jit
 warm=$(first_calls jit-warm) || fail "warm pods"
