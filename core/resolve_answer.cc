@@ -97,4 +97,49 @@ StatusOr<ResolveAnswer> ParseResolveAnswer(std::string_view body) {
   return a;
 }
 
+StatusOr<ResolveUrl> ParseResolveUrl(std::string_view s) {
+  constexpr std::string_view kScheme = "http://";
+  if (!s.starts_with(kScheme)) {
+    return InvalidArgumentError("resolve URL \"" + std::string(s) +
+                                "\" must start with http:// (the operator's in-cluster service)");
+  }
+  const std::string whole(s);
+  s.remove_prefix(kScheme.size());
+  ResolveUrl u;
+  auto slash = s.find('/');
+  std::string_view authority = s.substr(0, slash);
+  if (slash != std::string_view::npos) u.prefix = std::string(s.substr(slash));
+  while (!u.prefix.empty() && u.prefix.back() == '/') u.prefix.pop_back();
+  // The endpoint's own URL is accepted as well as its base.
+  constexpr std::string_view kEndpoint = "/v1/resolve";
+  if (std::string_view(u.prefix).ends_with(kEndpoint)) {
+    u.prefix.resize(u.prefix.size() - kEndpoint.size());
+  }
+  if (authority.starts_with('[')) {  // [IPv6] or [IPv6]:port
+    const auto close = authority.find(']');
+    if (close == std::string_view::npos) {
+      return InvalidArgumentError("resolve URL \"" + whole + "\": unclosed '[' in the host");
+    }
+    std::string_view rest = authority.substr(close + 1);
+    if (!rest.empty() && !rest.starts_with(':')) {
+      return InvalidArgumentError("resolve URL \"" + whole + "\": want [address]:port");
+    }
+    if (!rest.empty()) u.port = std::string(rest.substr(1));
+    authority = authority.substr(1, close - 1);
+  } else if (auto colon = authority.rfind(':'); colon != std::string_view::npos) {
+    u.port = std::string(authority.substr(colon + 1));
+    authority = authority.substr(0, colon);
+  }
+  u.host = std::string(authority);
+  if (u.host.empty() || u.port.empty()) {
+    return InvalidArgumentError("resolve URL \"" + whole + "\" has no host or port");
+  }
+  if (!std::all_of(u.port.begin(), u.port.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      u.port.size() > 5 || std::stoi(u.port) == 0 || std::stoi(u.port) > 65535) {
+    return InvalidArgumentError("resolve URL \"" + whole + "\": port \"" + u.port +
+                                "\" is not a number in 1..65535");
+  }
+  return u;
+}
+
 }  // namespace kc::core

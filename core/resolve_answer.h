@@ -42,4 +42,15 @@ struct ResolveAnswer {
 std::string ResolveAnswerToJson(const ResolveAnswer& a);
 StatusOr<ResolveAnswer> ParseResolveAnswer(std::string_view body);
 
+// The endpoint's base URL, as the operator's --resolve-url and the gate's
+// --resolve-url spell it: "http://host[:port][/prefix]" (plain HTTP, the
+// in-cluster Service; a trailing "/v1/resolve" names the same endpoint).
+// InvalidArgument names the URL and what is wrong. Pure.
+struct ResolveUrl {
+  std::string host;  // without IPv6 brackets
+  std::string port = "80";
+  std::string prefix;  // path before /v1/resolve, no trailing slash
+};
+StatusOr<ResolveUrl> ParseResolveUrl(std::string_view url);
+
 }  // namespace kc::core

@@ -21,44 +21,6 @@ namespace http = beast::http;
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
-struct Url {
-  std::string host;
-  std::string port = "80";
-  std::string prefix;  // path without trailing slash
-};
-
-StatusOr<Url> ParseUrl(std::string_view s) {
-  constexpr std::string_view kScheme = "http://";
-  if (!s.starts_with(kScheme)) {
-    return InvalidArgumentError("resolve URL \"" + std::string(s) +
-                                "\" must start with http:// (the operator's in-cluster service)");
-  }
-  s.remove_prefix(kScheme.size());
-  Url u;
-  auto slash = s.find('/');
-  std::string_view authority = s.substr(0, slash);
-  if (slash != std::string_view::npos) u.prefix = std::string(s.substr(slash));
-  while (!u.prefix.empty() && u.prefix.back() == '/') u.prefix.pop_back();
-  // The endpoint's own URL is accepted as well as its base.
-  constexpr std::string_view kEndpoint = "/v1/resolve";
-  if (std::string_view(u.prefix).ends_with(kEndpoint)) {
-    u.prefix.resize(u.prefix.size() - kEndpoint.size());
-  }
-  auto colon = authority.rfind(':');
-  if (colon != std::string_view::npos && authority.find(']') == std::string_view::npos) {
-    u.port = std::string(authority.substr(colon + 1));
-    authority = authority.substr(0, colon);
-  }
-  if (authority.starts_with('[') && authority.ends_with(']')) {
-    authority = authority.substr(1, authority.size() - 2);
-  }
-  u.host = std::string(authority);
-  if (u.host.empty() || u.port.empty()) {
-    return InvalidArgumentError("resolve URL \"" + std::string(s) + "\" has no host or port");
-  }
-  return u;
-}
-
 std::string PercentEncode(std::string_view v) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
@@ -98,7 +60,7 @@ class HttpResolver : public Resolver {
 
   StatusOr<ResolveAnswer> Resolve(const std::string& ns, const std::string& kernelcache,
                                   const std::string& node) override {
-    KC_ASSIGN_OR_RETURN(Url url, ParseUrl(base_));
+    KC_ASSIGN_OR_RETURN(core::ResolveUrl url, core::ParseResolveUrl(base_));
     std::string target = url.prefix + "/v1/resolve?namespace=" + PercentEncode(ns) +
                          "&kernelcache=" + PercentEncode(kernelcache) +
                          "&node=" + PercentEncode(node);

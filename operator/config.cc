@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/resolve_answer.h"
+
 namespace kc::op {
 namespace {
 
@@ -181,6 +183,12 @@ Status Validate(const Config& c) {
   }
   if (c.resync_period.count() < 0) {
     return InvalidArgumentError("--resync-period: must not be negative");
+  }
+  if (!c.resolve_url.empty()) {
+    // Every gate the webhook injects would fail on it: refuse it at start.
+    if (auto u = core::ParseResolveUrl(c.resolve_url); !u.ok()) {
+      return u.status().WithContext("--resolve-url");
+    }
   }
   if (c.webhook_port != 0) {
     if (!IsDnsLabel(c.webhook_namespace)) {
