@@ -29,10 +29,13 @@ std::string NameOf(const Json& item, size_t index) {
 }
 
 // True when every field of `ours` is in `theirs` with the same value
-// (objects: a subset of keys; arrays: same length, element by element).
-// The API server adds defaults (terminationMessagePath, fieldRef
-// apiVersion, ...) to what a webhook injected before it reinvokes it;
-// these extra fields must not make our own item look like the user's.
+// (objects: a subset of keys; arrays of objects: each of ours covered by a
+// distinct element of theirs, in order; other arrays: same length, element
+// by element). The API server adds to what a webhook injected before it
+// reinvokes it: defaults (terminationMessagePath, fieldRef apiVersion, ...)
+// and, through the ServiceAccount admission plugin run again, the token
+// mount in every container, our gate included. None of these may make our
+// own item look like the user's.
 bool Covers(const Json& theirs, const Json& ours) {
   if (ours.is_object()) {
     if (!theirs.is_object()) return false;
@@ -43,9 +46,21 @@ bool Covers(const Json& theirs, const Json& ours) {
     return true;
   }
   if (ours.is_array()) {
-    if (!theirs.is_array() || theirs.size() != ours.size()) return false;
-    for (size_t i = 0; i < ours.size(); ++i) {
-      if (!Covers(theirs[i], ours[i])) return false;
+    if (!theirs.is_array()) return false;
+    const bool objects =
+        std::all_of(ours.begin(), ours.end(), [](const Json& e) { return e.is_object(); });
+    if (!objects || ours.empty()) {
+      if (theirs.size() != ours.size()) return false;
+      for (size_t i = 0; i < ours.size(); ++i) {
+        if (!Covers(theirs[i], ours[i])) return false;
+      }
+      return true;
+    }
+    size_t t = 0;  // ours in order within theirs, extra items of theirs between
+    for (const Json& o : ours) {
+      while (t < theirs.size() && !Covers(theirs[t], o)) ++t;
+      if (t == theirs.size()) return false;
+      ++t;
     }
     return true;
   }

@@ -457,11 +457,38 @@ TEST(MutateTest, ReinvocationAfterApiServerDefaultsChangesNothing) {
   gate["env"][0]["valueFrom"]["fieldRef"]["apiVersion"] = "v1";
   gate["volumeMounts"][1]["mountPropagation"] = "None";
   gate["securityContext"]["privileged"] = false;
+  // The ServiceAccount admission plugin, run again after our mutation, mounts
+  // the token into every container, our gate included (seen on the real
+  // node: every gated pod got a false InjectionConflict Event).
+  const Json token = {{"name", "kube-api-access-x7k2p"},
+                      {"mountPath", "/var/run/secrets/kubernetes.io/serviceaccount"},
+                      {"readOnly", true}};
+  gate["volumeMounts"].push_back(token);
+  defaulted["spec"]["containers"][0]["volumeMounts"].insert(
+      defaulted["spec"]["containers"][0]["volumeMounts"].begin(), token);
   defaulted["spec"]["containers"][0]["terminationMessagePolicy"] = "File";
   defaulted["spec"]["containers"][0]["volumeMounts"][0]["mountPropagation"] = "None";
   auto again = Mutate(defaulted, "ml", {Kc("llama", {{"app", "llama"}})}, kSettings);
   EXPECT_TRUE(again.patch.empty()) << again.patch.dump();
   EXPECT_TRUE(again.conflicts.empty());
+  EXPECT_TRUE(again.events.empty());
+}
+
+// What still is the user's: a gate whose mounts lack one of ours, or whose
+// args differ (scalar lists must match exactly, extra args included).
+TEST(MutateTest, AGateMissingOurMountOrWithOtherArgsIsAConflict) {
+  auto once = Mutate(Pod(), "ml", {Kc("llama", {{"app", "llama"}})}, kSettings);
+  for (int variant = 0; variant < 3; ++variant) {
+    Json pod = once.pod;
+    Json& gate = pod["spec"]["initContainers"][0];
+    if (variant == 0) gate["volumeMounts"].erase(0);
+    if (variant == 1) gate["args"].push_back("--verbose");
+    if (variant == 2) gate["volumeMounts"][0]["mountPath"] = "/elsewhere";
+    auto again = Mutate(pod, "ml", {Kc("llama", {{"app", "llama"}})}, kSettings);
+    ASSERT_EQ(again.conflicts.size(), 1u) << variant;
+    EXPECT_NE(again.conflicts[0].find("init container kernelcache-wait differs"), std::string::npos)
+        << again.conflicts[0];
+  }
 }
 
 // A Deployment's pods have no name yet (generateName): still mutated, and
