@@ -45,7 +45,7 @@ declare -A sets=(
   [certmanager]="--set webhook.certManager.enabled=true"
   [servicemonitor]="--set serviceMonitor.enabled=true --set serviceMonitor.interval=15s --set serviceMonitor.labels.release=prom"
   [registry]="--set global.imageRegistry=mirror.example:5000 --set imagePullSecrets[0].name=regcred --set nodeSelector.pool=system --set tolerations[0].key=dedicated --set tolerations[0].operator=Exists"
-  [registry-as-written]="--set image.repository=kernelcache.local/operator --set image.tag=dev --set image.pullPolicy=Never --set initwarmImage.registry=my.registry --set initwarmImage.repository=kc/initwarm --set initwarmImage.tag=7"
+  [registry-as-written]="--set image.repository=kernelcache.local/operator --set image.tag=dev --set image.pullPolicy=Never --set initwarmImage.registry=my.registry --set initwarmImage.repository=kc/initwarm --set initwarmImage.tag=7 --set service.clusterIP=10.96.0.50 --set resolveUrl=http://10.96.0.50"
   [replicas1]="--set replicas=1"
 )
 names=(default watchns nowebhook certmanager servicemonitor registry registry-as-written replicas1)
@@ -145,6 +145,9 @@ done <<'EOF'
 --set watchNamespaces={Team_A}|/watchNamespaces/0
 --set warmupPriorityClass.value=3000000000|/warmupPriorityClass/value
 --set leaderElection=maybe|/leaderElection
+--set resolveUrl=https://kc.example|/resolveUrl
+--set service.clusterIP=kc-operator|/service/clusterIP
+--set service.type=NodePort|type
 EOF
 echo "ok: values.schema.json refuses $refused wrong values, naming the field"
 

@@ -282,6 +282,12 @@ if SET == "registry-as-written":
     check(c["image"] == "kernelcache.local/operator:dev", c["image"])
     check("--initwarm-image=my.registry/kc/initwarm:7" in args, [a for a in args if "initwarm" in a])
     check(c["imagePullPolicy"] == "Never", "pullPolicy")
+    check("--resolve-url=http://10.96.0.50" in args, [a for a in args if "resolve" in a])
+    svc = one(docs, "Service", FULL)
+    check(svc["spec"].get("clusterIP") == "10.96.0.50", f"Service clusterIP {svc['spec']}")
+else:
+    check(not any(a.startswith("--resolve-url") for a in args), "no --resolve-url by default")
+    check("clusterIP" not in one(docs, "Service", FULL)["spec"], "no pinned clusterIP by default")
 
 if SET == "replicas1":
     check(dep["spec"]["replicas"] == 1, "replicas 1")
