@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Configures and builds KernelCache (all targets) into ${KC_BUILD_DIR:-build}.
+# Configures and builds KernelCache into ${KC_BUILD_DIR:-build}: all targets,
+# or only the CMake targets named as arguments (scripts/demo.sh builds
+# kernelcache-operator and initwarm).
+# Usage: scripts/build.sh [target...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${KC_BUILD_DIR:-build}
@@ -15,5 +18,7 @@ fi
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   cmake -S . -B "$build_dir" "${gen[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 fi
-echo "build: compiling (first build takes ~10 minutes on 2 cores)"
-cmake --build "$build_dir" -j "$(nproc)"
+targets=()
+[ "$#" -gt 0 ] && targets=(--target "$@")
+echo "build: compiling ${*:-all targets} (a first build of all takes ~15 minutes on 2 cores)"
+cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}"

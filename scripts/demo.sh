@@ -1,59 +1,110 @@
 #!/usr/bin/env bash
-# The main job (README): a local demo of KernelCache.
+# The main job (README): KernelCache end to end on this machine, through
+# real pods.
 #
-# With no cluster configured (no $KUBECONFIG, no ~/.kube/config) it starts the
-# embedded control plane on loopback (etcd, kube-apiserver, controller-manager,
-# scheduler, kwok), adds fake GPU nodes of two kinds carrying GPU Feature
-# Discovery labels, installs the CRD, runs the operator, creates a KernelCache
-# and shows: one warmup Job per fingerprint, the caches going Ready, the
-# resolve answer an init container gets, then a driver upgrade of one node
-# that warms a new fingerprint and retires the old one. kwok plays the
-# kubelet: warmup pods "complete" with the seal container's termination
-# message, as a real initwarm seal would write it.
+# With no cluster configured (no $KUBECONFIG, no ~/.kube/config) it:
+#  1. installs what is missing and builds, with progress: the pinned local
+#     control plane (~25 min, once), the operator and initwarm (~10 min,
+#     once), the container images (a minute; the JIT workload's Triton wheel
+#     is fetched by pip once);
+#  2. starts the embedded control plane on loopback with a REAL node
+#     (containerd + kubelet: pods really run; labelled as an NVIDIA H200,
+#     runs CPU-only work) and kwok fake GPU nodes of two kinds (2 x H100 on
+#     driver 570, 1 x A100 on driver 550);
+#  3. installs the operator with Helm (2 replicas, leader election, webhook);
+#  4. runs one ungated pod of the JIT workload (images/jit-workload: Triton
+#     compiling 8 kernels for cuda:90, no GPU needed): its first call
+#     compiles;
+#  5. applies examples/jit-demo/kernelcache.yaml: one warmup Job per
+#     fingerprint; the real node's really compiles and seals, kwok's fake
+#     ones complete; the status goes Ready;
+#  6. applies examples/jit-demo/deployment.yaml: its pods arrive gated (the
+#     webhook's init container), start warm, and print their first call;
+#  7. upgrades the H100 nodes' driver label: the new fingerprint is warmed,
+#     the old one goes Stale and is collected by a GC Job;
+#  8. prints a summary table and stops everything it started.
 #
-# With a cluster configured it only prints what it would do there (it never
-# touches a real cluster unasked): set KC_DEMO_USE_CLUSTER=1 to run it there.
-#
-# First run: builds the control plane (~25 min) and the operator (~5 min).
+# It needs root (the real node: containerd, kubelet, a bridge); as another
+# user it re-runs itself with sudo. With a cluster configured it does not
+# touch it and prints the Helm install instead; KC_DEMO_EMBEDDED=1 runs the
+# demo on its own embedded control plane anyway (it never uses yours).
+# Takes ~4 minutes once built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+
+if [ -z "${KC_DEMO_EMBEDDED:-}" ] && { [ -n "${KUBECONFIG:-}" ] || [ -f "$HOME/.kube/config" ]; }; then
+  cat <<'MSG'
+demo: a cluster is configured (KUBECONFIG or ~/.kube/config); the demo does not touch it.
+Install KernelCache there with Helm (images: build them with scripts/build-images.sh and
+push them to your registry, docs/helm.md):
+  helm install kc charts/kernelcache -n kernelcache-system --create-namespace \
+    --set image.repository=<registry>/kernelcache/operator --set initwarmImage.repository=<registry>/kernelcache/initwarm
+  kubectl apply -f examples/llama-kernelcache.yaml        # then: kubectl get kcache
+or only the CRD: kubectl apply -f crds/
+To run the demo on its own embedded control plane instead: KC_DEMO_EMBEDDED=1 ./scripts/demo.sh
+MSG
+  exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+  command -v sudo >/dev/null || { echo "demo: the real node needs root (containerd, kubelet); run as root" >&2; exit 1; }
+  echo "demo: the real node needs root; re-running with sudo"
+  exec sudo -E env "PATH=$PATH" KC_DEMO_EMBEDDED=1 "$0" "$@"
+fi
+
+t0=$(date +%s)
+say() { printf '\n\033[1m== [%3ds] %s\033[0m\n' "$(($(date +%s) - t0))" "$*"; }
+say "1/8 installing and building what is missing (first run: ~40 minutes, then seconds)"
 ./scripts/install-deps.sh
 ./tests/cluster/build.sh
+# The two programs and the images (kc_images runs scripts/build-images.sh
+# when an input changed); ninja prints each step it runs.
+./scripts/build.sh kernelcache-operator initwarm kc_images
 build_dir=${KC_BUILD_DIR:-build}
-[ -f "$build_dir/CMakeCache.txt" ] || cmake -S . -B "$build_dir" -G Ninja >/dev/null
-echo "demo: building kernelcache-operator and initwarm"
-cmake --build "$build_dir" --target kernelcache-operator initwarm >/dev/null
-operator="$root/$build_dir/operator/kernelcache-operator"
-initwarm="$root/$build_dir/initwarm/initwarm"
-
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-if [ -n "${KUBECONFIG:-}" ] || [ -f "$HOME/.kube/config" ]; then
-  if [ "${KC_DEMO_USE_CLUSTER:-0}" != 1 ]; then
-    echo "demo: a cluster is configured (KUBECONFIG or ~/.kube/config); not touching it."
-    echo "      Install there with: helm install kc charts/kernelcache   (or kubectl apply -f crds/)"
-    echo "      Or run this demo on the embedded control plane: KUBECONFIG= HOME=/tmp/kc-demo-home $0"
-    exit 0
-  fi
-fi
+[[ $build_dir == /* ]] || build_dir="$root/$build_dir"
+t_run=$(date +%s)
+initwarm="$build_dir/initwarm/initwarm"
+source tests/cluster/versions.sh
+helm="$KC_HELM_DIR/helm"
+kubectl="$KC_K8S_DIR/kubectl"
+source scripts/lib/jit_node.sh
+export KC_IMAGES_DIR="$build_dir/images"
+k() { "$kubectl" "$@"; }
+ns=demo
 
 state=$(mktemp -d /tmp/kc-demo.XXXXXX)
 cluster() { ./tests/cluster/cluster.sh --dir "$state/cluster" "$@"; }
-op_pid=""
 cleanup() {
-  [ -n "$op_pid" ] && kill "$op_pid" 2>/dev/null && wait "$op_pid" 2>/dev/null || true
+  local rc=$?
+  if [ "$rc" != 0 ] && [ -f "$state/cluster/kubeconfig" ]; then
+    echo "demo: FAILED (exit $rc); what the cluster shows:"
+    KUBECONFIG="$state/cluster/kubeconfig" "$kubectl" get pods,jobs -A -o wide 2>&1 | tail -25 || true
+    KUBECONFIG="$state/cluster/kubeconfig" "$kubectl" -n kernelcache-system logs \
+      -l app.kubernetes.io/name=kernelcache --tail=15 2>&1 || true
+  fi
+  echo "demo: stopping everything it started"
   cluster down --purge >/dev/null 2>&1 || true
   rm -rf "$state"
 }
 trap cleanup EXIT
+# wait_for <what> <seconds> <command...>: runs the command every second
+# until it succeeds; says what it waits for every 10 s; fails after.
+wait_for() {
+  local what=$1 secs=$2 i
+  shift 2
+  for ((i = 1; i <= secs; i++)); do
+    "$@" >/dev/null 2>&1 && return 0
+    ((i % 10 == 0)) && echo "   ... still waiting for $what (${i}s)"
+    sleep 1
+  done
+  echo "demo: timed out after ${secs}s waiting for $what" >&2
+  return 1
+}
 
-say "starting the embedded control plane (loopback only)"
-cluster up --with-kwok --kwok-stage tests/operator/kwok/pod-complete.yaml
-eval "$(cluster env)"
-k() { kubectl "$@"; }
-
-say "fake GPU nodes (kwok) with GPU Feature Discovery labels"
-node() {  # name product cc_major driver
+say "2/8 the embedded control plane (loopback) with a real node and kwok GPU nodes"
+cluster up --with-node --with-kwok --kwok-stage tests/operator/kwok/pod-complete.yaml --owner-pid $$
+export KUBECONFIG="$state/cluster/kubeconfig"
+kwok_node() {  # name product cc_major driver
   k apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Node
@@ -63,6 +114,7 @@ metadata:
   labels:
     type: kwok
     kubernetes.io/arch: amd64
+    kubernetes.io/hostname: $1
     nvidia.com/gpu.present: "true"
     nvidia.com/gpu.product: $2
     nvidia.com/gpu.compute.major: "$3"
@@ -76,100 +128,127 @@ status:
   allocatable: {cpu: "32", memory: 256Gi, pods: "110", nvidia.com/gpu: "8"}
 YAML
 }
-node gpu-h200-a NVIDIA-H200 9 580.159.04
-node gpu-h200-b NVIDIA-H200 9 580.159.04
-node gpu-h100-a NVIDIA-H100-80GB-HBM3 9 570.86.15
-k get nodes -L nvidia.com/gpu.product,nvidia.com/cuda.driver-version.full
+kwok_node gpu-h100-a NVIDIA-H100-80GB-HBM3 9 570.86.15
+kwok_node gpu-h100-b NVIDIA-H100-80GB-HBM3 9 570.86.15
+kwok_node gpu-a100-a NVIDIA-A100-SXM4-80GB 8 550.127.08
+wait_for "3 kwok nodes Ready" 60 bash -c \
+  "[ \$('$kubectl' get nodes -l type=kwok --no-headers | grep -cw Ready) = 3 ]"
+echo "kc-node is the real node (containerd + kubelet, CPU-only, labelled as an H200); the others are kwok's:"
+k get nodes -L nvidia.com/gpu.product,nvidia.com/gpu.compute.major,nvidia.com/cuda.driver-version.full
 
-say "installing the CRD and a ReadWriteMany volume for the cache"
-k apply -f crds/
-k wait --for condition=established --timeout=60s crd/kernelcaches.kernelcache.io
-k apply -f - <<YAML
-apiVersion: v1
-kind: PersistentVolume
-metadata: {name: kc-demo-nfs}
-spec:
-  capacity: {storage: 100Gi}
-  accessModes: [ReadWriteMany]
-  storageClassName: nfs
-  nfs: {server: 127.0.0.1, path: /exports/kernelcache}
-YAML
+say "3/8 helm install charts/kernelcache (operator x2, leader election, admission webhook)"
+echo "(the images were built here and imported into the real node's containerd; ~30-60 s)"
+jit_helm_install --set logFormat=text | grep -E '^(NAME|STATUS|REVISION):'
+k -n kernelcache-system get deployment,pods,service -o wide
+k create namespace "$ns" >/dev/null
+vol="$state/volume"
+jit_hostpath_pv jit-cache kc-jit "$vol"
+echo "cache volume: a ReadWriteMany hostPath PersistentVolume at $vol (storageClassName kc-jit)"
 
-say "running the operator"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$operator" --kubeconfig "$KUBECONFIG" --leader-elect=false --bind-address 127.0.0.1 --http-port "$port" \
-  --log-format text --initwarm-image ghcr.io/kernelcache/initwarm:0.1.0 \
-  --warmup-priority-class= >"$state/operator.log" 2>&1 &  # the chart ships the PriorityClass; none here
-op_pid=$!
-for _ in $(seq 1 100); do
-  curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
-  kill -0 "$op_pid" 2>/dev/null || { cat "$state/operator.log"; exit 1; }
-  sleep 0.2
-done
-echo "operator ready on 127.0.0.1:$port"
+say "4/8 a model pod WITHOUT KernelCache: its first call compiles every kernel"
+jit_deployment "$ns" jit-cold jit-cold 1 "        env: [{name: TRITON_CACHE_DIR, value: /tmp/triton}]"
+cold=$(jit_first_calls "$ns" run=jit-cold 1)
+echo "$cold"
+k -n "$ns" delete deployment jit-cold --wait=false >/dev/null
 
-# Tolerate kwok's taint so warmup pods may land on the fake nodes.
-sed 's/^  nodeSelector:/  tolerations: [{key: kwok.x-k8s.io\/node, operator: Exists, effect: NoSchedule}]\n  nodeSelector:/' \
-  examples/llama-kernelcache.yaml | k apply -f -
-
-wait_ready() {  # want
-  local got=""
-  for _ in $(seq 1 120); do
-    got=$(k get kcache llama -o jsonpath='{.status.ready}' 2>/dev/null || true)
-    [ "$got" = "$1" ] && return 0
-    sleep 1
-  done
-  echo "demo: timed out waiting for READY=$1 (last: '$got'); operator log:"; tail -30 "$state/operator.log"
-  return 1
-}
-
-say "two fingerprints -> two warmup Jobs"
-wait_ready 2/2
-k get jobs -L kernelcache.io/fingerprint
-k get kcache
-say "what an init container is told (resolve endpoint) for node gpu-h200-a"
-curl -fs "http://127.0.0.1:$port/v1/resolve?namespace=default&kernelcache=llama&node=gpu-h200-a"; echo
-
-say "driver upgrade of gpu-h100-a (570.86.15 -> 580.159.04)"
-k label node gpu-h100-a nvidia.com/cuda.driver-version.full=580.159.04 --overwrite
-for _ in $(seq 1 60); do
-  k get kcache llama -o jsonpath='{range .status.fingerprints[*]}{.state}{" "}{end}' | grep -q Stale && break
+say "5/8 kubectl apply -f examples/jit-demo/kernelcache.yaml: one warmup Job per fingerprint"
+t_kc=$(date +%s)
+k -n "$ns" apply -f examples/jit-demo/kernelcache.yaml
+kc_ready() { [ "$(k -n "$ns" get kcache jit -o jsonpath='{.status.ready}')" = "$1" ]; }
+for ((i = 0; i < 300; i++)); do
+  kc_ready 3/3 && break
+  if ((i % 5 == 0)); then
+    printf '   %3ds  ' "$(($(date +%s) - t_kc))"
+    k -n "$ns" get jobs -o jsonpath='{range .items[*]}{.metadata.name}{" "}{.status.active}{"/"}{.status.succeeded}{"  "}{end}' 2>/dev/null
+    echo "  (job active/succeeded)"
+  fi
   sleep 1
 done
-wait_ready 2/2
-k get kcache llama -o jsonpath='{range .status.fingerprints[*]}{.id}{"  "}{.gpuProduct}{"  "}{.driver}{"  nodes="}{.nodes}{"  "}{.state}{"\n"}{end}'
-say "kubectl describe kcache llama"
-k describe kcache llama
-say "the data path: a warmup seals a cache; a model pod's init container validates it"
-fp=$(k get kcache llama -o jsonpath='{.status.fingerprints[?(@.gpuProduct=="NVIDIA-H200")].id}')
-vol="$state/volume"  # stands in for the ReadWriteMany volume
-"$initwarm" prepare --root "$vol" --fingerprint "$fp" --job-uid demo-warmup --view "$state/warm/view"
-# A stand-in for the user's warmup: a Triton kernel and its metadata, written through the view.
-mkdir -p "$state/warm/view/triton/3kq7f2"
-head -c 65536 /dev/urandom >"$state/warm/view/triton/3kq7f2/softmax_kernel.cubin"
-echo '{"name":"softmax_kernel","target":{"backend":"cuda","arch":90,"warp_size":32}}' \
-  >"$state/warm/view/triton/3kq7f2/softmax_kernel.json"
-"$initwarm" seal --root "$vol" --fingerprint "$fp" --job-uid demo-warmup \
-  --termination-log "$state/termination-log"
-# kwok fakes the warmup pods' seal report, so the manifest digest the operator
-# recorded for $fp is kwok's, not this seal's; a gate asking the operator
-# would refuse (and quarantine) this cache as changed after sealing. So the
-# gate is given the fingerprint the operator resolved for gpu-h200-a. On the
-# real node (tests/node/real_node_test.cc) the gate resolves it and checks
-# the digest itself.
-resolved=$(curl -fs "http://127.0.0.1:$port/v1/resolve?namespace=default&kernelcache=llama&node=gpu-h200-a")
-case "$resolved" in
-  *"\"$fp\""*) echo "-- the operator resolves node gpu-h200-a to fingerprint $fp" ;;
-  *) echo "demo: the operator resolved gpu-h200-a to something else: $resolved" >&2; exit 1 ;;
-esac
-echo "-- initwarm wait, the model pod's gate, validating the cache (Checksums) into a Copy view:"
-"$initwarm" wait --root "$vol" --view "$state/model/view" --fingerprint "$fp" \
-  --namespace default --kernelcache llama --node gpu-h200-a --mode Copy --verify Checksums \
-  --timeout 30s 2>&1 | grep -v "no local cross-check"
+kc_ready 3/3 || { k -n "$ns" describe kcache jit | tail -30; exit 1; }
+echo "all three fingerprints Ready after $(($(date +%s) - t_kc)) s:"
+k -n "$ns" get jobs -o wide -L kernelcache.io/fingerprint
+k -n "$ns" get kcache jit -o jsonpath='{range .status.fingerprints[*]}{.id}  {.gpuProduct}  sm{.computeCapability}  driver {.driver}  nodes={.nodes}  {.state}  {.files} files  {.bytes} bytes{"\n"}{end}'
+k -n "$ns" get kcache
+job=$(k -n "$ns" get pods -l kernelcache.io/component=warmup --field-selector spec.nodeName=kc-node \
+  -o jsonpath='{.items[0].metadata.labels.job-name}')
+job_s=$(jit_job_seconds "$ns" "$job")
+warmup_line=$(k -n "$ns" logs "job/$job" -c warmup 2>/dev/null | grep -m1 '^{' || true)
+echo "the real warmup ($job on kc-node): $job_s s; its compile: $warmup_line"
+echo "what it sealed on the volume (initwarm inspect):"
 "$initwarm" inspect --root "$vol"
-echo "-- one flipped byte in the published cache:"
-printf '\x01' | dd of="$vol/v1/$fp/triton/3kq7f2/softmax_kernel.cubin" bs=1 seek=100 conv=notrunc 2>/dev/null
-"$initwarm" verify --root "$vol" --fingerprint "$fp" --level Checksums || echo "(verify exit $?: quarantined)"
-ls "$vol/v1/.quarantine/"
+sealed_before=$(find "$vol/v1" -type f | sort)
 
-say "done; stopping everything"
+say "6/8 kubectl apply -f examples/jit-demo/deployment.yaml: pods arrive gated, start warm"
+jit_wait_gating "$ns" jit
+k -n "$ns" apply -f examples/jit-demo/deployment.yaml
+wait_for "the gated pods to start" 120 bash -c \
+  "'$kubectl' -n $ns get pods -l app=jit -o jsonpath='{.items[*].status.initContainerStatuses[0].state.terminated.reason}' | grep -q Completed"
+k -n "$ns" get pods -l app=jit -o wide
+warm=$(jit_first_calls "$ns" app=jit 2)
+gates=$(k -n "$ns" get pods -l app=jit -o json)
+echo "init containers the webhook injected: $(k -n "$ns" get pods -l app=jit \
+  -o jsonpath='{.items[0].spec.initContainers[*].name}'); env: $(k -n "$ns" get pods -l app=jit \
+  -o jsonpath='{range .items[0].spec.containers[0].env[*]}{.name}={.value} {end}' | cut -c1-160)"
+python3 scripts/lib/jit_figures.py "$cold" "$warm" "$gates" "$job_s" "$warmup_line" --json "$state/figures.json"
+sealed_after=$(find "$vol/v1" -type f | sort)
+[ "$sealed_before" = "$sealed_after" ] || { echo "demo: the sealed cache changed under warm pods" >&2; exit 1; }
+echo "zero recompiles: the warm pods missed no kernel and added no file to the sealed cache ($(wc -l <<<"$sealed_after") files)"
+
+say "7/8 driver upgrade: gpu-h100-a and gpu-h100-b 570.86.15 -> 580.159.04"
+fp_of() {  # <product> <driver> -> that fingerprint's id, or nothing
+  k -n "$ns" get kcache jit -o json | python3 -c '
+import json, sys
+fps = json.load(sys.stdin).get("status", {}).get("fingerprints", [])
+print(" ".join(f["id"] for f in fps if f.get("gpuProduct") == sys.argv[1] and f.get("driver") == sys.argv[2]))' "$1" "$2"
+}
+old_fp=$(fp_of NVIDIA-H100-80GB-HBM3 570.86.15)
+[ -n "$old_fp" ] || { echo "demo: no H100 fingerprint on driver 570.86.15 in the status" >&2; exit 1; }
+t_up=$(date +%s)
+k label node gpu-h100-a gpu-h100-b nvidia.com/cuda.driver-version.full=580.159.04 --overwrite
+new_ready=""
+old_gone=""
+for ((i = 0; i < 180; i++)); do
+  new=$(fp_of NVIDIA-H100-80GB-HBM3 580.159.04)
+  if [ -z "$new_ready" ] && [ -n "$new" ] &&
+    [ "$(k -n "$ns" get kcache jit -o jsonpath="{.status.fingerprints[?(@.id==\"$new\")].state}")" = Ready ]; then
+    new_ready=$(($(date +%s) - t_up))
+    echo "   new fingerprint $new Ready after ${new_ready}s"
+  fi
+  old_state=$(k -n "$ns" get kcache jit -o jsonpath="{.status.fingerprints[?(@.id==\"$old_fp\")].state}")
+  if [ -z "$old_state" ]; then
+    old_gone=$(($(date +%s) - t_up))
+    echo "   old fingerprint $old_fp collected after ${old_gone}s"
+  fi
+  [ -n "$new_ready" ] && [ -n "$old_gone" ] && break
+  ((i % 5 == 0)) && printf '   %3ds  old %s: %s\n' "$i" "$old_fp" "${old_state:-gone}"
+  sleep 1
+done
+[ -n "$new_ready" ] && [ -n "$old_gone" ] || { k -n "$ns" describe kcache jit | tail -30; exit 1; }
+k -n "$ns" get kcache jit -o jsonpath='{range .status.fingerprints[*]}{.id}  {.gpuProduct}  driver {.driver}  nodes={.nodes}  {.state}{"\n"}{end}'
+echo "events:"
+k -n "$ns" get events --field-selector involvedObject.kind=KernelCache --sort-by=.lastTimestamp \
+  -o custom-columns=REASON:.reason,MESSAGE:.message --no-headers | cut -c1-150 | tail -12
+
+say "8/8 summary"
+python3 - "$state/figures.json" "$new_ready" "$old_gone" "$(($(date +%s) - t_run))" <<'EOF'
+import json, sys
+f = json.load(open(sys.argv[1]))
+cold = list(f["cold"].values())[0]
+rows = [("ungated pod, first call (cold)", f"{cold['first_call_s']:.2f} s, {cold['misses']} of {cold['kernels']} kernels compiled")]
+for name, r in f["warm"].items():
+    g = f["gates"][name]
+    rows.append((f"gated pod {name[-5:]}, first call (warm)",
+                 f"{r['first_call_s']:.2f} s, {r['misses']} compiled, {r['hits']} from the cache; gate {g[1]} in {g[2]} ms"))
+w = f["warmup"]
+rows.append(("warmup Job on the real node", f"{f['job_s']} s (its compile {w.get('first_call_s', '?')} s), once for 2 pods"))
+best = max(r["first_call_s"] for r in f["warm"].values())
+rows.append(("first call, cold / slowest warm", f"{cold['first_call_s'] / max(best, 1e-3):.1f}x"))
+rows.append(("driver upgrade: new fingerprint Ready", f"{sys.argv[2]} s after the relabel (kwok warmup)"))
+rows.append(("driver upgrade: old fingerprint collected", f"{sys.argv[3]} s after the relabel (staleAfter 20s + GC Job)"))
+rows.append(("demo run (after the builds)", f"{sys.argv[4]} s"))
+w0 = max(len(a) for a, _ in rows)
+print(f"{'what':<{w0}}  result")
+print(f"{'-' * w0}  {'-' * 60}")
+for a, b in rows:
+    print(f"{a:<{w0}}  {b}")
+EOF

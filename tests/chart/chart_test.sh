@@ -36,6 +36,8 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# A command that fails outside fail() still says which one (set -e).
+trap 'echo "FAIL: chart_test.sh line $LINENO: $BASH_COMMAND (exit $?)"' ERR
 
 # The value sets: name -> helm flags (no spaces inside a flag).
 declare -A sets=(

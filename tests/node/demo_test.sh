@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs the README's main job, scripts/demo.sh, as a user would (root, no
+# cluster configured: KC_DEMO_EMBEDDED=1 so a developer's own kubeconfig is
+# never used) and checks it ended with its summary: warm pods with zero
+# compiles, the new fingerprint Ready, the old one collected, and nothing of
+# the real node left running.
+# Usage: demo_test.sh <repo root>
+set -uo pipefail
+root=$1
+out=$(mktemp /tmp/kc-demo-test.XXXXXX)
+trap 'rm -f "$out"' EXIT
+KC_DEMO_EMBEDDED=1 "$root/scripts/demo.sh" >"$out" 2>&1
+rc=$?
+fail() {
+  echo "FAIL: $*"
+  tail -60 "$out"
+  exit 1
+}
+[ "$rc" = 0 ] || fail "scripts/demo.sh exited $rc"
+sed -n '/8\/8 summary/,$p' "$out"
+for want in "ungated pod, first call (cold)" "first call (warm)" "0 compiled, 8 from the cache" \
+  "driver upgrade: new fingerprint Ready" "driver upgrade: old fingerprint collected" \
+  "zero recompiles" "demo: stopping everything it started"; do
+  grep -qF -- "$want" "$out" || fail "the demo's output lacks \"$want\""
+done
+grep -q "gate Warm in" "$out" || fail "no gated pod reported gate outcome Warm"
+# The webhook is reinvoked after the ServiceAccount plugin mounts the token
+# into our gate too: that is not a conflict.
+grep -q "InjectionConflict" "$out" && fail "a gated pod reported an InjectionConflict"
+left=$(pgrep -af 'kube-apiserver|kubelet|containerd --config|kwok' | grep /tmp/kc-demo || true)
+[ -z "$left" ] || fail "the demo left processes running: $left"
+echo "demo_test: ok"
