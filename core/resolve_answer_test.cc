@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace kc::core {
 namespace {
 
@@ -78,6 +80,54 @@ TEST(ResolveAnswer, BadInputNamesTheField) {
     auto r = ParseResolveAnswer(c.body);
     ASSERT_FALSE(r.ok()) << c.body;
     EXPECT_NE(r.status().message().find(c.want), std::string::npos) << r.status();
+  }
+}
+
+TEST(ResolveUrl, Forms) {
+  struct Case {
+    const char* url;
+    ResolveUrl want;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"http://kc-operator.kc.svc", {"kc-operator.kc.svc", "80", ""}},
+           {"http://10.96.0.50:8080", {"10.96.0.50", "8080", ""}},
+           {"http://10.96.0.50/v1/resolve", {"10.96.0.50", "80", ""}},
+           {"http://h:81/kc/", {"h", "81", "/kc"}},
+           {"http://h/kc/v1/resolve", {"h", "80", "/kc"}},
+           {"http://[fd00::1]:9", {"fd00::1", "9", ""}},
+           {"http://[fd00::1]/p", {"fd00::1", "80", "/p"}},
+       }) {
+    auto u = ParseResolveUrl(c.url);
+    ASSERT_TRUE(u.ok()) << c.url << ": " << u.status();
+    EXPECT_EQ(u->host, c.want.host) << c.url;
+    EXPECT_EQ(u->port, c.want.port) << c.url;
+    EXPECT_EQ(u->prefix, c.want.prefix) << c.url;
+  }
+}
+
+TEST(ResolveUrl, BadFormsNameTheProblem) {
+  struct Case {
+    const char* url;
+    const char* want;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"https://kc.example", "must start with http://"},
+           {"kc-operator:80", "must start with http://"},
+           {"", "must start with http://"},
+           {"http://", "has no host or port"},
+           {"http://:80", "has no host or port"},
+           {"http://h:", "has no host or port"},
+           {"http://h:http", "port \"http\" is not a number"},
+           {"http://h:0", "is not a number in 1..65535"},
+           {"http://[fd00::1", "unclosed '['"},
+           {"http://[fd00::1]x", "want [address]:port"},
+           {"http://h:65536", "is not a number in 1..65535"},
+           {"http://h:99999999999999999999", "is not a number in 1..65535"},
+       }) {
+    auto u = ParseResolveUrl(c.url);
+    ASSERT_FALSE(u.ok()) << c.url;
+    EXPECT_EQ(u.status().code(), StatusCode::kInvalidArgument) << c.url;
+    EXPECT_NE(u.status().message().find(c.want), std::string::npos) << u.status();
   }
 }
 
