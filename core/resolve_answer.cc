@@ -11,9 +11,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr std::array<std::string_view, 7> kStates = {"Pending", "Warming", "Ready",  "Degraded",
-                                                     "Failed",  "Stale",   "Unknown"};
-
 }  // namespace
 
 std::string ResolveAnswerToJson(const ResolveAnswer& a) {
@@ -76,7 +73,7 @@ StatusOr<ResolveAnswer> ParseResolveAnswer(std::string_view body) {
     }
     a.start_cold = it->get<bool>();
   }
-  if (std::find(kStates.begin(), kStates.end(), a.state) == kStates.end()) {
+  if (std::find(kResolveStates.begin(), kResolveStates.end(), a.state) == kResolveStates.end()) {
     return InvalidArgumentError(
         "resolve answer state \"" + a.state +
         "\" is not one of Pending, Warming, Ready, Degraded, Failed, Stale, Unknown");

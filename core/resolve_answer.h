@@ -7,7 +7,10 @@
 //    "final": true, "reason": "<why>",   (final/reason only on a final answer)
 //    "startCold": true, "reason": "WarmupUnschedulable"}   (only when set)
 //
-// state: Pending | Warming | Ready | Degraded | Failed | Stale | Unknown.
+// state: Pending | Warming | Ready | Degraded | Failed | Stale | Unknown
+// (kResolveStates: the fingerprint states but Absent, which the operator
+// answers as Ready or Pending, every gate version knowing those; plus
+// Unknown, the state of a final answer).
 // A final answer (waiting cannot change it: InvalidSpec, NodeNotSelected,
 // NodeHasNoFingerprint) may carry an empty fingerprint and no node.
 // startCold: the fingerprint's warmup cannot run now (its pod has been
@@ -18,13 +21,20 @@
 // field), ignores unknown fields, never throws. Pure.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 
 #include "base/status.h"
+#include "core/api_types.h"
 #include "core/fingerprint.h"
 
 namespace kc::core {
+
+inline constexpr std::string_view kResolveUnknown = "Unknown";
+inline constexpr std::array<std::string_view, 7> kResolveStates = {
+    fp_state::kPending, fp_state::kWarming, fp_state::kReady, fp_state::kDegraded,
+    fp_state::kFailed,  fp_state::kStale,   kResolveUnknown};
 
 struct ResolveAnswer {
   std::string fingerprint;      // 16-hex id ("" only on a final answer)

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace kc::core {
@@ -129,6 +130,28 @@ TEST(ResolveUrl, BadFormsNameTheProblem) {
     EXPECT_EQ(u.status().code(), StatusCode::kInvalidArgument) << c.url;
     EXPECT_NE(u.status().message().find(c.want), std::string::npos) << u.status();
   }
+}
+
+// The wire's states are the fingerprint states (core/api_types.h) but
+// Absent, plus Unknown: one list, derived, not a second spelling.
+TEST(ResolveAnswer, WireStatesAreTheFingerprintStatesButAbsentPlusUnknown) {
+  for (std::string_view s : fp_state::kAll) {
+    const bool on_wire =
+        std::find(kResolveStates.begin(), kResolveStates.end(), s) != kResolveStates.end();
+    EXPECT_EQ(on_wire, s != fp_state::kAbsent) << s;
+  }
+  EXPECT_EQ(kResolveStates.back(), kResolveUnknown);
+  ResolveAnswer a;
+  a.fingerprint = "0123456789abcdef";
+  a.node.gpu_product = "NVIDIA-H200";
+  for (std::string_view s : kResolveStates) {
+    a.state = std::string(s);
+    auto back = ParseResolveAnswer(ResolveAnswerToJson(a));
+    ASSERT_TRUE(back.ok()) << s << ": " << back.status();
+    EXPECT_EQ(back->state, s);
+  }
+  a.state = std::string(fp_state::kAbsent);
+  EXPECT_FALSE(ParseResolveAnswer(ResolveAnswerToJson(a)).ok());
 }
 
 }  // namespace

@@ -122,7 +122,7 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
   // Answers waiting cannot change are final: the gate acts on its
   // onTimeout at once instead of waiting it out.
   auto final_answer = [&](std::string_view reason, std::string message) {
-    a.state = "Unknown";
+    a.state = std::string(core::kResolveUnknown);
     a.final = true;
     a.reason = std::string(reason);
     a.message = std::move(message);
