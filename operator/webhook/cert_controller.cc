@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "api/meta.h"
+#include "api/time.h"
 #include "base/base64.h"
 #include "kube/config.h"
 
@@ -21,13 +22,48 @@ std::string DataValue(const Json& secret, const char* key) {
   return decoded.ok() ? *decoded : "";
 }
 
-std::string Iso(TimePoint t) {
-  const time_t tt = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+// Every CA in the observed caBundles, each once, in order.
+std::vector<std::string> AllCas(const StatusOr<std::vector<EntryBundle>>& observed) {
+  std::vector<std::string> out;
+  if (!observed.ok()) return out;
+  for (const EntryBundle& e : *observed) {
+    for (std::string& c : SplitPemCerts(e.bundle_pem)) {
+      if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+// Every observed entry's caBundle holds `ca_pem`.
+bool EveryEntryHas(const StatusOr<std::vector<EntryBundle>>& observed, const std::string& ca_pem) {
+  if (!observed.ok()) return false;
+  for (const EntryBundle& e : *observed) {
+    const auto cas = SplitPemCerts(e.bundle_pem);
+    if (std::find(cas.begin(), cas.end(), ca_pem) == cas.end()) return false;
+  }
+  return true;
+}
+
+// A next CA that Decide() would keep: a CA with its key, valid, far from
+// expiry.
+bool UsableCa(const CertPair& ca, TimePoint now, const CertWanted& wanted) {
+  SecretState st = InspectSecret(ca.cert_pem, "", "", now);
+  if (!st.ca || !CheckKeyMatches(ca.cert_pem, ca.key_pem).ok()) return false;
+  return Decide(now, st, wanted) != CertAction::kRecreateAll;
+}
+
+std::optional<TimePoint> Annotation(const Json& secret, const char* key) {
+  const Json& meta = secret.value("metadata", Json::object());
+  const Json& ann = meta.value("annotations", Json::object());
+  if (!ann.is_object() || !ann.contains(key) || !ann[key].is_string()) return std::nullopt;
+  auto t = api::ParseTime(ann[key].get<std::string>());
+  return t.ok() ? std::optional<TimePoint>(*t) : std::nullopt;
+}
+
+std::string Concat(const std::vector<std::string>& pems) {
+  std::string out;
+  for (const std::string& p : pems) out += p;
+  return out;
 }
 
 }  // namespace
@@ -53,6 +89,7 @@ StatusOr<CertAction> CertController::ReconcileOnce(TimePoint now, bool may_adopt
   const Json secret = exists ? *got : Json::object();
   const std::string old_ca = DataValue(secret, kCaKey);
   const std::string ca_key = DataValue(secret, kCaPrivateKeyKey);
+  const std::string secret_ref = options_.ns + "/" + options_.secret_name;
 
   CertWanted wanted{ServiceDnsNames(options_.service_name, options_.ns), options_.ips};
   SecretState state =
@@ -65,73 +102,112 @@ StatusOr<CertAction> CertController::ReconcileOnce(TimePoint now, bool may_adopt
     KC_RETURN_IF_ERROR(WriteCaBundles(PlanBundle(now, old_ca, retained)));
     return action;
   }
+  // A conditional write of the Secret (create, or a merge patch carrying the
+  // resourceVersion read above); nullopt when another replica wrote it first
+  // and this pass adopted that (the adopting pass's result in `adopted`).
+  StatusOr<CertAction> adopted = action;
+  auto write = [&](Json data, const Json& annotations) -> StatusOr<std::optional<Json>> {
+    StatusOr<Json> written = Json();
+    if (!exists) {
+      written = client_.Create(
+          secrets, options_.ns,
+          {{"apiVersion", "v1"},
+           {"kind", "Secret"},
+           {"metadata",
+            {{"name", options_.secret_name},
+             {"namespace", options_.ns},
+             {"labels", {{"app.kubernetes.io/managed-by", "kernelcache-operator"}}}}},
+           {"type", "kubernetes.io/tls"},
+           {"data", data}});
+    } else {
+      Json meta = {{"resourceVersion", api::MetaString(secret, "resourceVersion")}};
+      if (!annotations.empty()) meta["annotations"] = annotations;
+      written = client_.Patch(secrets, options_.ns, options_.secret_name, kube::PatchType::kMerge,
+                              {{"metadata", meta}, {"data", data}});
+    }
+    if (may_adopt && (IsAlreadyExists(written.status()) || IsConflict(written.status()))) {
+      // Another replica (a leader overlapping this one at a hand-over) wrote
+      // the Secret since it was read: adopt its certificates rather than
+      // replace the ones replicas may be loading now.
+      logger_.Info("webhook certificate Secret written by another replica; adopting it",
+                   {{"secret", secret_ref}, {"wanted", CertActionName(action)}});
+      adopted = ReconcileOnce(now, /*may_adopt=*/false);
+      return std::optional<Json>();
+    }
+    if (!written.ok()) return written.status().WithContext("write Secret " + options_.secret_name);
+    return std::optional<Json>(*written);
+  };
 
   CertPair ca{old_ca, ca_key};
-  if (action == CertAction::kRecreateAll) {
+  if (action == CertAction::kRecreateAll && !exists) {
+    // Nothing serves a cert of this Secret yet: create it in one pass. The
+    // caBundle follows the create, so a replica losing the race to create
+    // never announces a CA nobody will serve.
     KC_ASSIGN_OR_RETURN(ca, CreateCa("kernelcache-webhook-ca", now, options_.ca_lifetime));
-    RotationInputs rotation{ca.cert_pem, old_ca, retained, {}};
-    if (auto observed = ObserveBundles(); observed.ok()) {
-      for (const EntryBundle& e : *observed) {
-        for (std::string& c : SplitPemCerts(e.bundle_pem)) rotation.in_bundle.push_back(c);
-      }
+    retained = RetainAtRotation(now, {ca.cert_pem, "", {}, AllCas(ObserveBundles())});
+  } else if (action == CertAction::kRecreateAll) {
+    CertPair next{DataValue(secret, kNextCaKey), DataValue(secret, kNextCaPrivateKeyKey)};
+    const auto observed = ObserveBundles();
+    const CaRotationState rs{true, UsableCa(next, now, wanted),
+                             Annotation(secret, kNextCaAnnouncedAnnotation),
+                             EveryEntryHas(observed, next.cert_pem)};
+    const CaRotationStep step = DecideCaRotation(now, rs, options_.ca_rotation_settle);
+    if (step == CaRotationStep::kAnnounce) {
+      KC_ASSIGN_OR_RETURN(next, CreateCa("kernelcache-webhook-ca", now, options_.ca_lifetime));
     }
-    retained = RetainAtRotation(now, rotation);
-    // An existing Secret may be served by replicas right now: the API server
-    // learns the new CA (and keeps the old ones) before any replica can load
-    // a cert issued by it. Without a Secret the caBundle waits for the create
-    // below, so a replica losing the race to create never touches it.
-    if (exists) KC_RETURN_IF_ERROR(WriteCaBundles(PlanBundle(now, ca.cert_pem, retained)));
+    if (step != CaRotationStep::kPromote) {
+      // The API server trusts the next CA (and still the current and
+      // retained ones) before any replica can serve a cert of it.
+      std::vector<std::string> trusted = {next.cert_pem};
+      trusted.insert(trusted.end(), retained.begin(), retained.end());
+      KC_RETURN_IF_ERROR(WriteCaBundles(PlanBundle(now, old_ca, trusted)));
+    }
+    if (step == CaRotationStep::kWait) return action;
+    if (step == CaRotationStep::kAnnounce) {
+      KC_ASSIGN_OR_RETURN(auto written,
+                          write({{kNextCaKey, kc::EncodeBase64(next.cert_pem)},
+                                 {kNextCaPrivateKeyKey, kc::EncodeBase64(next.key_pem)}},
+                                {{kNextCaAnnouncedAnnotation, api::FormatTime(now)}}));
+      if (!written) return adopted;
+      logger_.Info("webhook CA rotation: next CA announced in caBundle",
+                   {{"secret", secret_ref},
+                    {"serial", ParseCert(next.cert_pem)->serial_hex},
+                    {"promoteAfter", options_.ca_rotation_settle.count()}});
+      return action;
+    }
+    ca = next;  // promote
+    retained = RetainAtRotation(now, {ca.cert_pem, old_ca, retained, AllCas(observed)});
   }
+
   KC_ASSIGN_OR_RETURN(
       CertPair serving,
       IssueServingCert(ca, {wanted.dns_names, wanted.ips, options_.serving_lifetime}, now));
-  std::string retained_pem;
-  for (const std::string& c : retained) retained_pem += c;
+  const std::string retained_pem = Concat(retained);
   Json data = {{kCaKey, kc::EncodeBase64(ca.cert_pem)},
                {kCaPrivateKeyKey, kc::EncodeBase64(ca.key_pem)},
                {kCertKey, kc::EncodeBase64(serving.cert_pem)},
                {kPrivateKeyKey, kc::EncodeBase64(serving.key_pem)}};
-  StatusOr<Json> written = Json();
-  if (!exists) {
-    if (!retained_pem.empty()) data[kPreviousCaKey] = kc::EncodeBase64(retained_pem);
-    written =
-        client_.Create(secrets, options_.ns,
-                       {{"apiVersion", "v1"},
-                        {"kind", "Secret"},
-                        {"metadata",
-                         {{"name", options_.secret_name},
-                          {"namespace", options_.ns},
-                          {"labels", {{"app.kubernetes.io/managed-by", "kernelcache-operator"}}}}},
-                        {"type", "kubernetes.io/tls"},
-                        {"data", data}});
-  } else {
-    // null removes a ca-previous.crt nothing is retained from.
+  Json annotations = Json::object();
+  if (exists) {
+    // null removes what no longer applies (a merge patch).
     data[kPreviousCaKey] =
         retained_pem.empty() ? Json(nullptr) : Json(kc::EncodeBase64(retained_pem));
-    // resourceVersion in a merge patch makes it conditional (409 on a race).
-    written = client_.Patch(
-        secrets, options_.ns, options_.secret_name, kube::PatchType::kMerge,
-        {{"metadata", {{"resourceVersion", api::MetaString(secret, "resourceVersion")}}},
-         {"data", data}});
+    data[kNextCaKey] = nullptr;
+    data[kNextCaPrivateKeyKey] = nullptr;
+    annotations[kNextCaAnnouncedAnnotation] = nullptr;
+  } else if (!retained_pem.empty()) {
+    data[kPreviousCaKey] = kc::EncodeBase64(retained_pem);
   }
-  if (may_adopt && (IsAlreadyExists(written.status()) || IsConflict(written.status()))) {
-    // Another replica (a leader overlapping this one at a hand-over) wrote
-    // the Secret since it was read: adopt its certificates rather than
-    // replace the ones replicas may be loading now.
-    logger_.Info(
-        "webhook certificate Secret written by another replica; adopting it",
-        {{"secret", options_.ns + "/" + options_.secret_name}, {"wanted", CertActionName(action)}});
-    return ReconcileOnce(now, /*may_adopt=*/false);
-  }
-  if (!written.ok()) return written.status().WithContext("write Secret " + options_.secret_name);
+  KC_ASSIGN_OR_RETURN(auto written, write(data, annotations));
+  if (!written) return adopted;
   auto info = ParseCert(serving.cert_pem);
   const std::string serial = info.ok() ? info->serial_hex : "";
-  const std::string not_after = info.ok() ? Iso(info->not_after) : "";
+  const std::string not_after = info.ok() ? api::FormatTime(info->not_after) : "";
   const std::string what = action == CertAction::kRecreateAll
                                ? "created a new CA and serving certificate"
                                : "renewed the serving certificate";
   logger_.Info("webhook certificate " + std::string(CertActionName(action)),
-               {{"secret", options_.ns + "/" + options_.secret_name},
+               {{"secret", secret_ref},
                 {"serial", serial},
                 {"notAfter", not_after},
                 {"retainedCas", retained.size()}});
@@ -239,8 +315,9 @@ Status CertController::Reload() {
     loaded_cert_ = pair.cert_pem;
     loaded_serial_ = serial;
   }
-  logger_.Info("webhook serving certificate loaded",
-               {{"serial", serial}, {"notAfter", info.ok() ? Iso(info->not_after) : ""}});
+  logger_.Info(
+      "webhook serving certificate loaded",
+      {{"serial", serial}, {"notAfter", info.ok() ? api::FormatTime(info->not_after) : ""}});
   return OkStatus();
 }
 

@@ -1,24 +1,25 @@
 // CertController: the webhook's certificates, kept in one Secret.
 //
 // Leader (Reconcile): reads the Secret (ca.crt, ca.key, tls.crt, tls.key,
-// ca-previous.crt), asks certs.h Decide() what to do, writes a new CA and/or
-// serving pair when needed, logs and emits a Normal Event on the Secret,
-// then writes trust.h PlanBundle() (the Secret's CA, then the retained
-// previous CAs still valid) into clientConfig.caBundle of every webhook
-// entry of the operator's OWN Mutating- and ValidatingWebhookConfiguration
-// (by name; one JSON Patch with a resourceVersion test, only when an entry
-// differs). A missing configuration is logged, not an error: it is retried
-// every interval (a `helm upgrade` that blanks caBundle is repaired the
-// same way). Writing the Secret:
+// ca-previous.crt, ca-next.crt/.key), asks certs.h Decide() what to do,
+// writes a new CA and/or serving pair when needed, logs and emits a Normal
+// Event on the Secret, then writes trust.h PlanBundle() (the Secret's CA,
+// then the retained previous CAs still valid) into clientConfig.caBundle of
+// every webhook entry of the operator's OWN Mutating- and
+// ValidatingWebhookConfiguration (by name; one JSON Patch with a
+// resourceVersion test, only when an entry differs). A missing configuration
+// is logged, not an error: it is retried every interval (a `helm upgrade`
+// that blanks caBundle is repaired the same way). Writing the Secret:
 // - no Secret: create it (the caBundle follows). AlreadyExists means another
-//   replica created it first: adopt that one (read it again, Keep), never
-//   replace it;
-// - a CA rotation of an existing Secret: caBundle first, as the new CA plus
-//   trust.h RetainAtRotation() (kept in ca-previous.crt), so the API server
-//   trusts the new CA before any replica serves a cert of it and still
-//   trusts the old one until it expires; then a JSON merge patch carrying
-//   metadata.resourceVersion. Conflict means the Secret changed under us:
-//   adopt it as above.
+//   replica created it first: adopt that one (read it again), never replace
+//   it;
+// - renewal: a JSON merge patch carrying metadata.resourceVersion; Conflict
+//   means the Secret changed under us: adopt it as above;
+// - a CA rotation: two passes (trust.h DecideCaRotation): announce the next
+//   CA (caBundle first, then ca-next.* in the Secret), promote it once every
+//   caBundle has carried it for `ca_rotation_settle`; the CAs replicas may
+//   still serve (trust.h RetainAtRotation, kept in ca-previous.crt) stay in
+//   caBundle until they expire.
 // External mode (cert-manager): no generation and no caBundle writes.
 //
 // Every replica (Reload): reads the Secret and hands a changed tls.crt/key
@@ -53,6 +54,11 @@ inline constexpr char kCaPrivateKeyKey[] = "ca.key";
 // The CAs before the last CA rotation (PEM, one or more); caBundle trusts
 // each until it expires.
 inline constexpr char kPreviousCaKey[] = "ca-previous.crt";
+// A CA rotation in progress (trust.h CaRotationStep): the next CA, in
+// caBundle but not serving yet, and when it was announced (RFC 3339).
+inline constexpr char kNextCaKey[] = "ca-next.crt";
+inline constexpr char kNextCaPrivateKeyKey[] = "ca-next.key";
+inline constexpr char kNextCaAnnouncedAnnotation[] = "kernelcache.io/ca-next-announced";
 
 struct CertControllerOptions {
   std::string ns = "kernelcache-system";  // the Secret's (operator's) namespace
@@ -68,6 +74,9 @@ struct CertControllerOptions {
   // While this replica is not Ready (no certificate yet, or one the
   // caBundle does not trust): how soon Run looks again.
   std::chrono::milliseconds not_ready_interval{1000};
+  // A CA rotation promotes the next CA no sooner than this after announcing
+  // it in caBundle (and only once every entry carries it).
+  std::chrono::seconds ca_rotation_settle{5};
 };
 
 // Called with a serving pair that differs from the last one; returns whether
@@ -82,8 +91,9 @@ class CertController {
   CertController(kube::Client& client, CertControllerOptions options, op::Logger logger,
                  ServingCertSink on_serving, CertEventSink on_event = nullptr);
 
-  // Leader, once. Returns the action taken on the Secret (Keep when another
-  // replica's concurrent write was adopted).
+  // Leader, once. Returns what Decide() asked for after any adoption of
+  // another replica's concurrent write (RecreateAll for each pass of a CA
+  // rotation of an existing Secret, which completes over two).
   StatusOr<CertAction> Reconcile(TimePoint now);
   // Any replica, once. OK when the Secret's pair is loaded (or unchanged);
   // NotFound while the Secret does not exist yet.

@@ -19,7 +19,8 @@ bool Contains(const std::vector<std::string>& v, const std::string& s) {
 
 std::string PlanBundle(TimePoint now, const std::string& current,
                        const std::vector<std::string>& retained) {
-  std::vector<std::string> cas = {current};
+  std::vector<std::string> cas;
+  if (ParseCert(current).ok()) cas.push_back(current);
   for (const std::string& ca : retained) {
     if (!Contains(cas, ca) && UsableCa(ca, now)) cas.push_back(ca);
   }
@@ -42,6 +43,28 @@ std::vector<std::string> RetainAtRotation(TimePoint now, const RotationInputs& i
     if (ca != in.new_ca && !Contains(out, ca) && UsableCa(ca, now)) out.push_back(ca);
   }
   return out;
+}
+
+const char* CaRotationStepName(CaRotationStep s) {
+  switch (s) {
+    case CaRotationStep::kNone:
+      return "None";
+    case CaRotationStep::kAnnounce:
+      return "Announce";
+    case CaRotationStep::kWait:
+      return "Wait";
+    case CaRotationStep::kPromote:
+      return "Promote";
+  }
+  return "?";
+}
+
+CaRotationStep DecideCaRotation(TimePoint now, const CaRotationState& s,
+                                std::chrono::seconds settle) {
+  if (!s.rotation_due) return CaRotationStep::kNone;
+  if (!s.next_usable) return CaRotationStep::kAnnounce;
+  const bool settled = !s.announced_at || now >= *s.announced_at + settle;
+  return settled && s.next_in_every_bundle ? CaRotationStep::kPromote : CaRotationStep::kWait;
 }
 
 Readiness DecideServingReady(TimePoint now, const std::string& served_cert_pem,

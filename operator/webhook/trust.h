@@ -16,9 +16,9 @@
 
 namespace kc::webhook {
 
-// Pure. The caBundle (concatenated PEM): `current` first, then each CA of
-// `retained` that parses, is a CA, is valid at `now`, and is not already in
-// the bundle (compared as text), in order.
+// Pure. The caBundle (concatenated PEM): `current` first (when it parses),
+// then each CA of `retained` that parses, is a CA, is valid at `now`, and is
+// not already in the bundle (compared as text), in order.
 std::string PlanBundle(TimePoint now, const std::string& current,
                        const std::vector<std::string>& retained);
 
@@ -37,6 +37,34 @@ struct RotationInputs {
 // loaded), the CAs in the caBundle now. Each must parse, be a CA, be valid
 // at `now` and differ from `new_ca`; in that order, each once.
 std::vector<std::string> RetainAtRotation(TimePoint now, const RotationInputs& in);
+
+// A CA rotation of an existing Secret takes two passes of the leader, so
+// that the API server trusts the next CA before any replica serves a
+// certificate of it: announce (the next CA joins caBundle and waits in the
+// Secret as ca-next.crt/ca-next.key, stamped with the time), then, once
+// every webhook entry's caBundle carries it and `settle` has passed since
+// the announcement (API servers learn caBundle changes from a watch),
+// promote (it becomes ca.crt with a serving certificate issued by it, which
+// the replicas load). Without a Secret nothing serves yet, so a new one is
+// created in one pass.
+enum class CaRotationStep {
+  kNone,      // no rotation due
+  kAnnounce,  // create the next CA, add it to caBundle, keep it in the Secret
+  kWait,      // keep it in caBundle; not settled yet
+  kPromote,   // make it the CA and issue the serving certificate from it
+};
+const char* CaRotationStepName(CaRotationStep s);
+
+struct CaRotationState {
+  bool rotation_due = false;  // Decide() said RecreateAll and the Secret exists
+  bool next_usable = false;   // ca-next.crt/.key: a CA with its key, valid, far from expiry
+  std::optional<TimePoint> announced_at;  // absent: no stamp (counts as settled)
+  bool next_in_every_bundle = false;      // every webhook entry's caBundle has it
+};
+
+// Pure.
+CaRotationStep DecideCaRotation(TimePoint now, const CaRotationState& s,
+                                std::chrono::seconds settle);
 
 // One webhook entry's caBundle, as a configuration holds it.
 struct EntryBundle {

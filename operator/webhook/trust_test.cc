@@ -134,6 +134,48 @@ TEST(TrustTest, RetainAtRotationTable) {
   }
 }
 
+TEST(TrustTest, DecideCaRotationTable) {
+  const auto settle = std::chrono::seconds(5);
+  const TimePoint t = kNow;
+  auto st = [](bool due, bool usable, std::optional<TimePoint> at, bool in_bundles) {
+    return CaRotationState{due, usable, at, in_bundles};
+  };
+  struct Case {
+    const char* name;
+    CaRotationState s;
+    TimePoint now;
+    CaRotationStep want;
+  };
+  const Case cases[] = {
+      {"nothing due", st(false, false, std::nullopt, false), t, CaRotationStep::kNone},
+      {"nothing due, a stale next CA lying around", st(false, true, t, true), t,
+       CaRotationStep::kNone},
+      {"due, no next CA yet: announce", st(true, false, std::nullopt, false), t,
+       CaRotationStep::kAnnounce},
+      {"due, next CA unusable (expired, key lost): announce another",
+       st(true, false, t - hours(1), true), t, CaRotationStep::kAnnounce},
+      {"announced now, already in every caBundle: settle first", st(true, true, t, true), t,
+       CaRotationStep::kWait},
+      {"announced 4 s ago: wait", st(true, true, t - std::chrono::seconds(4), true), t,
+       CaRotationStep::kWait},
+      {"announced 5 s ago and in every caBundle: promote",
+       st(true, true, t - std::chrono::seconds(5), true), t, CaRotationStep::kPromote},
+      {"settled but an entry lacks it (caBundle write failed, or blanked): wait",
+       st(true, true, t - hours(1), false), t, CaRotationStep::kWait},
+      {"no stamp (edited by hand): promote once in every caBundle",
+       st(true, true, std::nullopt, true), t, CaRotationStep::kPromote},
+      {"no stamp, not in every caBundle: wait", st(true, true, std::nullopt, false), t,
+       CaRotationStep::kWait},
+      {"stamped in the future (clock skew between leaders): wait",
+       st(true, true, t + std::chrono::seconds(30), true), t, CaRotationStep::kWait},
+  };
+  for (const Case& c : cases) {
+    EXPECT_STREQ(CaRotationStepName(DecideCaRotation(c.now, c.s, settle)),
+                 CaRotationStepName(c.want))
+        << c.name;
+  }
+}
+
 TEST(TrustTest, DecideServingReadyTable) {
   const Pki& k = Pki::Get();
   const std::string old_ca = k.old_ca.cert_pem, new_ca = k.new_ca.cert_pem;
