@@ -148,6 +148,12 @@ sealed_before=$(find "$vol" -type f | sort)
 # (caBundle written, then each replica reloads it); until every replica
 # serves the new one, failurePolicy Ignore admits some pods unchanged. Wait
 # until five server-side dry runs in a row of a selected pod come back gated.
+# Kept as a guard only: since issue 13's fix a replica is Ready (and behind
+# the Service) only while it serves a certificate caBundle trusts, so
+# `helm install --wait` / `rollout status` above already wait for that, and
+# this loop should pass at its first five tries (docs/webhook-serving.md,
+# "Why a fresh install once admitted pods ungated"). If it ever needs more,
+# that is a regression.
 gated_in_a_row=0
 for _ in $(seq 120); do
   gated=$(k -n "$ns" create --dry-run=server -o jsonpath='{.spec.initContainers[*].name}' -f - 2>/dev/null <<EOF || true
