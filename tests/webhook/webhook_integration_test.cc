@@ -645,8 +645,9 @@ TEST_F(WebhookIntegrationTest, FreshReplicasAreReadyOnlyWhileTheCaBundleTrustsTh
   // One CA for the install: no replica replaced another's certificate.
   const std::string logs = replicas[0].op->Log() + replicas[1].op->Log();
   EXPECT_EQ(Count(logs, "webhook certificate RecreateAll"), 1u) << logs;
-  const std::string serial = webhook::ParseCert(SecretPem(webhook::kCertKey))->serial_hex;
-  for (Replica& r : replicas) EXPECT_EQ(ServedSerialOn(r.webhook_port), serial) << r.tag;
+  auto served = webhook::ParseCert(SecretPem(webhook::kCertKey));
+  ASSERT_TRUE(served.ok()) << served.status();
+  for (Replica& r : replicas) EXPECT_EQ(ServedSerialOn(r.webhook_port), served->serial_hex) << r.tag;
 }
 
 // A CA rotation (the CA's key lost) with two replicas under failurePolicy
