@@ -107,15 +107,27 @@ StatusOr<kube::ClusterConfig> LoadCluster(const Config& c) {
   return kube::LoadDefault(c.kubeconfig);
 }
 
+// `certs`: the webhook's certificate controller, null when the webhooks are
+// off. A replica is Ready once its informers have synced and, with the
+// webhooks on, it serves a certificate the caBundle trusts (so the webhook
+// Service and `helm install --wait` never pick a replica whose TLS
+// handshake would fail).
 void RegisterHandlers(HttpServer& server, const std::set<std::string>& groups,
-                      Controller& controller, OperatorMetrics& metrics) {
+                      Controller& controller, OperatorMetrics& metrics,
+                      const webhook::CertController* certs) {
   if (groups.count("health")) {
     server.Handle("/healthz", [](const HttpRequest&) {
       return HttpResponse{200, "text/plain", "ok"};
     });
-    server.Handle("/readyz", [&controller](const HttpRequest&) {
-      if (controller.HasSynced()) return HttpResponse{200, "text/plain", "ok"};
-      return HttpResponse{503, "text/plain", "informer caches not synced"};
+    server.Handle("/readyz", [&controller, certs](const HttpRequest&) {
+      if (!controller.HasSynced()) {
+        return HttpResponse{503, "text/plain", "informer caches not synced"};
+      }
+      if (certs != nullptr) {
+        const webhook::Readiness r = certs->readiness();
+        if (!r.ready) return HttpResponse{503, "text/plain", "webhook: " + r.reason};
+      }
+      return HttpResponse{200, "text/plain", "ok"};
     });
   }
   if (groups.count("metrics")) {
@@ -186,21 +198,8 @@ int Run(int argc, char** argv) {
   co.settings.unschedulable_grace = c.warmup_unschedulable_grace;
   Controller controller(**client, co, &metrics, log.With("logger", "controller"));
 
-  std::vector<std::unique_ptr<HttpServer>> servers;
-  for (const auto& [port, groups] : c.Listeners()) {
-    auto server = HttpServer::Listen(c.bind_address, port);
-    if (!server.ok()) {
-      log.Error("cannot start HTTP listener", {{"error", server.status().ToString()}});
-      return 1;
-    }
-    RegisterHandlers(**server, groups, controller, metrics);
-    (*server)->Start();
-    log.Info("listening", {{"address", c.bind_address},
-                           {"port", (*server)->port()},
-                           {"endpoints", std::vector<std::string>(groups.begin(), groups.end())}});
-    servers.push_back(std::move(*server));
-  }
-
+  // The webhooks first: /readyz on the plain listeners asks their
+  // certificate controller.
   std::atomic<bool> leading{!c.leader_elect};
   Webhooks webhooks;
   if (c.webhook_port != 0) {
@@ -209,6 +208,21 @@ int Run(int argc, char** argv) {
       log.Error("cannot start the webhooks", {{"error", s.ToString()}});
       return 1;
     }
+  }
+
+  std::vector<std::unique_ptr<HttpServer>> servers;
+  for (const auto& [port, groups] : c.Listeners()) {
+    auto server = HttpServer::Listen(c.bind_address, port);
+    if (!server.ok()) {
+      log.Error("cannot start HTTP listener", {{"error", server.status().ToString()}});
+      return 1;
+    }
+    RegisterHandlers(**server, groups, controller, metrics, webhooks.certs.get());
+    (*server)->Start();
+    log.Info("listening", {{"address", c.bind_address},
+                           {"port", (*server)->port()},
+                           {"endpoints", std::vector<std::string>(groups.begin(), groups.end())}});
+    servers.push_back(std::move(*server));
   }
 
   std::jthread signal_thread([&stop, sigs, &log] {
@@ -242,6 +256,9 @@ int Run(int argc, char** argv) {
       lelog.Info("became leader", {{"identity", c.identity}});
       metrics.SetLeader(c.lease_name, true);
       leading = true;
+      // The certificates at once, not at the next check: on a fresh install
+      // no replica can serve (or be Ready) before the leader writes them.
+      if (webhooks.certs) webhooks.certs->Kick();
       std::stop_source both;
       std::stop_callback a(token, [&] { both.request_stop(); });
       std::stop_callback b(stop.get_token(), [&] { both.request_stop(); });

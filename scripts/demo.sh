@@ -179,7 +179,7 @@ echo "what it sealed on the volume (initwarm inspect):"
 sealed_before=$(find "$vol/v1" -type f | sort)
 
 say "6/8 kubectl apply -f examples/jit-demo/deployment.yaml: pods arrive gated, start warm"
-jit_wait_gating "$ns" jit
+jit_wait_gating "$ns" jit >/dev/null
 k -n "$ns" apply -f examples/jit-demo/deployment.yaml
 wait_for "the gated pods to start" 120 bash -c \
   "'$kubectl' -n $ns get pods -l app=jit -o jsonpath='{.items[*].status.initContainerStatuses[0].state.terminated.reason}' | grep -q Completed"

@@ -228,14 +228,33 @@ StatusOr<CertInfo> ParseCert(std::string_view pem) {
   return info;
 }
 
+std::vector<std::string> SplitPemCerts(std::string_view pem) {
+  static constexpr std::string_view kBegin = "-----BEGIN CERTIFICATE-----";
+  static constexpr std::string_view kEnd = "-----END CERTIFICATE-----";
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while ((pos = pem.find(kBegin, pos)) != std::string_view::npos) {
+    const size_t end = pem.find(kEnd, pos + kBegin.size());
+    if (end == std::string_view::npos) break;
+    out.emplace_back(pem.substr(pos, end + kEnd.size() - pos));
+    out.back() += '\n';
+    pos = end + kEnd.size();
+  }
+  return out;
+}
+
 Status VerifyIssuedBy(std::string_view cert_pem, std::string_view ca_pem, TimePoint at) {
   X509Ptr cert = CertFromPem(cert_pem);
-  X509Ptr ca = CertFromPem(ca_pem);
-  if (!cert || !ca) return InvalidArgumentError(SslError("certificate or CA is not PEM"));
   Store store(X509_STORE_new());
   StoreCtx ctx(X509_STORE_CTX_new());
-  if (!store || !ctx || X509_STORE_add_cert(store.get(), ca.get()) != 1 ||
-      X509_STORE_CTX_init(ctx.get(), store.get(), cert.get(), nullptr) != 1) {
+  if (!store || !ctx) return Fail("verify setup");
+  size_t cas = 0;
+  for (const std::string& block : SplitPemCerts(ca_pem)) {
+    X509Ptr ca = CertFromPem(block);
+    if (ca && X509_STORE_add_cert(store.get(), ca.get()) == 1) ++cas;
+  }
+  if (!cert || cas == 0) return InvalidArgumentError(SslError("certificate or CA is not PEM"));
+  if (X509_STORE_CTX_init(ctx.get(), store.get(), cert.get(), nullptr) != 1) {
     return Fail("verify setup");
   }
   X509_STORE_CTX_set_time(ctx.get(), 0, std::chrono::system_clock::to_time_t(at));

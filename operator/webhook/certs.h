@@ -56,8 +56,13 @@ struct CertInfo {
 };
 // The first certificate of a PEM text.
 StatusOr<CertInfo> ParseCert(std::string_view pem);
+// Each "-----BEGIN CERTIFICATE-----" block of a PEM text (a caBundle, a
+// chain), in order, each ending in a newline; text between blocks and an
+// unterminated block are dropped. Does not parse the blocks.
+std::vector<std::string> SplitPemCerts(std::string_view pem);
 
-// OK when `cert_pem` chains to `ca_pem` and is valid at `at`.
+// OK when `cert_pem` chains to a CA of `ca_pem` (one CA or a bundle of
+// several) and is valid at `at`.
 Status VerifyIssuedBy(std::string_view cert_pem, std::string_view ca_pem, TimePoint at);
 // OK when `key_pem` is the private key of `cert_pem`.
 Status CheckKeyMatches(std::string_view cert_pem, std::string_view key_pem);

@@ -69,6 +69,40 @@ TEST(CertsTest, BadInputsAreErrorsNotCrashes) {
   EXPECT_FALSE(CreateCa("ca", kNow, seconds(0)).ok());
 }
 
+TEST(CertsTest, SplitPemCertsTable) {
+  const std::string a = "-----BEGIN CERTIFICATE-----\nQQ==\n-----END CERTIFICATE-----\n";
+  const std::string b = "-----BEGIN CERTIFICATE-----\nQg==\n-----END CERTIFICATE-----\n";
+  struct Case {
+    const char* name;
+    std::string pem;
+    std::vector<std::string> want;
+  };
+  const Case cases[] = {
+      {"empty", "", {}},
+      {"one", a, {a}},
+      {"two, in order", a + b, {a, b}},
+      {"text around and between is dropped", "# bundle\n" + a + "junk\n" + b + "tail", {a, b}},
+      {"no final newline gets one", a.substr(0, a.size() - 1), {a}},
+      {"an unterminated block is dropped", a + "-----BEGIN CERTIFICATE-----\nQg==\n", {a}},
+      {"a key is not a certificate",
+       "-----BEGIN PRIVATE KEY-----\nQQ==\n-----END PRIVATE KEY-----\n",
+       {}},
+  };
+  for (const Case& c : cases) EXPECT_EQ(SplitPemCerts(c.pem), c.want) << c.name;
+}
+
+TEST(CertsTest, VerifyIssuedByAcceptsABundleOfCas) {
+  auto ca = CreateCa("ca", kNow, hours(24 * 3650));
+  auto other = CreateCa("other", kNow, hours(24 * 3650));
+  ASSERT_TRUE(ca.ok() && other.ok());
+  auto s = IssueServingCert(*ca, {{"svc"}, {}, hours(24)}, kNow);
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(VerifyIssuedBy(s->cert_pem, other->cert_pem + ca->cert_pem, kNow).ok());
+  EXPECT_TRUE(VerifyIssuedBy(s->cert_pem, ca->cert_pem + other->cert_pem, kNow).ok());
+  EXPECT_FALSE(VerifyIssuedBy(s->cert_pem, other->cert_pem + other->cert_pem, kNow).ok());
+  EXPECT_FALSE(VerifyIssuedBy(s->cert_pem, "", kNow).ok());
+}
+
 TEST(CertsTest, ShortLifetimesBackdateByATenth) {
   auto ca = CreateCa("ca", kNow, seconds(60));
   ASSERT_TRUE(ca.ok());

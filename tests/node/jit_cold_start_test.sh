@@ -80,7 +80,13 @@ job_s=$(jit_job_seconds "$ns" "$job")
 warmup_line=$(k -n "$ns" logs "job/$job" -c warmup 2>/dev/null | grep -m1 '^{' || true)
 sealed_before=$(find "$vol" -type f | sort)
 
-jit_wait_gating "$ns" jit || fail "webhook gating"
+# Since issue 13's fix a replica is Ready (and behind the Service) only
+# while it serves a certificate caBundle trusts, so `helm install --wait`
+# already waited for that: the very first dry runs must come back gated
+# (docs/webhook-serving.md, "Why a fresh install once admitted pods ungated").
+tries=$(jit_wait_gating "$ns" jit) || fail "webhook gating"
+[ "$tries" = 5 ] || fail "the webhook gated only after $tries dry runs (want the first 5): pods were admitted ungated after helm install --wait"
+echo "ok: the first 5 dry-run pods after install were gated"
 echo "== warm: Deployment jit-warm ($replicas replicas), selected by the KernelCache"
 jit_deployment "$ns" jit-warm jit "$replicas"
 warm=$(jit_first_calls "$ns" run=jit-warm "$replicas") || fail "warm pods"

@@ -20,8 +20,10 @@
 #include "base/base64.h"
 #include "kube/config.h"
 #include "kube/rest_client.h"
+#include "operator/testing/http_get.h"
 #include "operator/testing/https_client.h"
 #include "operator/webhook/certs.h"
+#include "operator/webhook/trust.h"
 #include "testing/eventually.h"
 #include "tests/cluster/local_cluster.h"
 #include "tests/operator/operator_process.h"
@@ -160,13 +162,17 @@ class WebhookIntegrationTest : public ::testing::Test {
   void StartOperator(const std::vector<std::string>& extra = {}) {
     op_ = StartProcess(port_, "webhook", extra);
   }
+  // `http_port`, when given, receives the port of /healthz, /readyz.
   std::unique_ptr<OperatorProcess> StartProcess(int webhook_port, const std::string& tag,
-                                                const std::vector<std::string>& extra) {
+                                                const std::vector<std::string>& extra,
+                                                int* http_port = nullptr) {
+    const int http = FreePort();
+    if (http_port != nullptr) *http_port = http;
     auto op = std::make_unique<OperatorProcess>(KC_OPERATOR_BINARY,
                                                 log_dir_ + "/" + name_ + "-" + tag + ".log");
     std::vector<std::string> args = {"--kubeconfig=" + cluster_->kubeconfig_path(),
                                      "--namespaces=" + ns_,
-                                     "--http-port=" + std::to_string(FreePort()),
+                                     "--http-port=" + std::to_string(http),
                                      "--bind-address=127.0.0.1",
                                      "--identity=" + tag,
                                      "--leader-election-namespace=" + op_ns_,
@@ -193,15 +199,34 @@ class WebhookIntegrationTest : public ::testing::Test {
     auto d = kc::DecodeBase64(s["data"][key].get<std::string>());
     return d.ok() ? *d : "";
   }
-  // The serial the webhook port presents to a client trusting the Secret's CA.
+  // The serial the webhook port presents to a client trusting the Secret's
+  // CA (or the CAs of `trust`); "" when the handshake fails.
   std::string ServedSerial() { return ServedSerialOn(port_); }
-  std::string ServedSerialOn(int port) {
+  std::string ServedSerialOn(int port, const std::string& trust = "") {
     op::HttpsClientOptions o;
-    o.ca_pem = SecretPem(webhook::kCaKey);
+    o.ca_pem = trust.empty() ? SecretPem(webhook::kCaKey) : trust;
     o.timeout = 2s;
     if (o.ca_pem.empty()) return "";
     auto conn = op::HttpsConnection::Connect("127.0.0.1", port, o);
     return conn.ok() ? (*conn)->PeerSerialHex() : "";
+  }
+  // The decoded caBundle of the first entry of our configuration of kind `r`.
+  std::string ConfigBundle(const kube::Resource& r = res::kMutatingWebhookConfigurations) {
+    auto cfg = client_->Get(r, "", config_);
+    if (!cfg.ok()) return "";
+    const Json& cc = (*cfg)["webhooks"][0]["clientConfig"];
+    if (!cc.contains("caBundle")) return "";
+    auto d = kc::DecodeBase64(cc["caBundle"].get<std::string>());
+    return d.ok() ? *d : "";
+  }
+  static bool Ready(int http_port) {
+    auto r = op::HttpGet("127.0.0.1", http_port, "/readyz");
+    return r.ok() && r->status == 200;
+  }
+  static size_t Count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
   }
 
   Json Pod(const std::string& name, const std::map<std::string, std::string>& labels) {
@@ -551,6 +576,142 @@ TEST_F(WebhookIntegrationTest, AnOverlappingKernelCacheIsDeniedNamingTheOther) {
   EXPECT_NE(warned.message().find("no-such-class"), std::string::npos) << warned;
   EXPECT_NE(warned.message().find("spec.storage.storageClassName"), std::string::npos) << warned;
   EXPECT_TRUE(client_->Get(kKernelCaches, ns_, "missing-class").ok());
+}
+
+// A fresh install with two replicas, at the chart's check interval (10 s):
+// a replica reports Ready only while a client trusting exactly the caBundle
+// of the configuration completes a TLS handshake with it (so the webhook
+// Service and `helm install --wait` never pick one that would make
+// failurePolicy Ignore admit a pod ungated), and only one CA is ever created.
+// Before the fix both were Ready ~1 s after start, up to 10 s before either
+// served a certificate.
+TEST_F(WebhookIntegrationTest, FreshReplicasAreReadyOnlyWhileTheCaBundleTrustsThem) {
+  CreateConfigs("Ignore");
+  struct Replica {
+    std::string tag;
+    int webhook_port = 0, http_port = 0;
+    std::unique_ptr<OperatorProcess> op;
+    bool ever_ready = false;
+  };
+  Replica replicas[2];
+  replicas[0].tag = "replica-a";
+  replicas[0].webhook_port = port_;
+  replicas[1].tag = "replica-b";
+  replicas[1].webhook_port = FreePort();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (Replica& r : replicas) {
+    r.op = StartProcess(r.webhook_port, r.tag, {"--webhook-cert-check-interval=10s"}, &r.http_port);
+  }
+  std::vector<std::string> violations;
+  int ready_samples = 0;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        bool all = true;
+        for (Replica& r : replicas) {
+          if (!Ready(r.http_port)) {
+            all = false;
+            continue;
+          }
+          ++ready_samples;
+          if (!r.ever_ready) {
+            r.ever_ready = true;
+            std::cerr << r.tag << " Ready after "
+                      << std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::steady_clock::now() - t0)
+                             .count()
+                      << " ms\n";
+          }
+          const std::string bundle = ConfigBundle();
+          if (bundle.empty() || ServedSerialOn(r.webhook_port, bundle).empty()) {
+            violations.push_back(r.tag + " Ready while a client trusting caBundle (" +
+                                 std::to_string(webhook::SplitPemCerts(bundle).size()) +
+                                 " CAs) could not complete TLS with it");
+          }
+        }
+        return all;
+      },
+      90s, 50ms))
+      << "not both Ready: " << replicas[0].op->Log() << replicas[1].op->Log();
+  EXPECT_GT(ready_samples, 0);
+  EXPECT_TRUE(violations.empty()) << violations.size() << " violations, first: " << violations[0];
+  // What `helm install --wait` does next: a model pod at once. The URL
+  // clientConfig names replica-a.
+  for (int i = 0; i < 5; ++i) {
+    auto p = client_->Create(res::kPods, ns_,
+                             Pod("right-after-" + std::to_string(i), {{"app", "vllm"}}));
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_TRUE(Injected(*p)) << "admitted ungated right after both replicas were Ready";
+  }
+  // One CA for the install: no replica replaced another's certificate.
+  const std::string logs = replicas[0].op->Log() + replicas[1].op->Log();
+  EXPECT_EQ(Count(logs, "webhook certificate RecreateAll"), 1u) << logs;
+  auto served = webhook::ParseCert(SecretPem(webhook::kCertKey));
+  ASSERT_TRUE(served.ok()) << served.status();
+  for (Replica& r : replicas) EXPECT_EQ(ServedSerialOn(r.webhook_port), served->serial_hex) << r.tag;
+}
+
+// A CA rotation (the CA's key lost) with two replicas under failurePolicy
+// Fail while pods are created one after another: the leader announces the
+// next CA in caBundle before anything serves it, promotes it after the
+// settle time, and the replicas reload; caBundle never stops trusting the
+// old CA, no replica ever reports not Ready, and no pod is denied or
+// admitted unmutated.
+TEST_F(WebhookIntegrationTest, ACaRotationKeepsEveryReplicaTrustedAndReady) {
+  CreateConfigs("Fail");
+  int http_a = 0, http_b = 0;
+  op_ = StartProcess(port_, "replica-a", {}, &http_a);
+  const int port_b = FreePort();
+  auto b = StartProcess(port_b, "replica-b", {}, &http_b);
+  ASSERT_TRUE(WaitUntilMutating()) << "no pod was ever mutated";
+  ASSERT_TRUE(Eventually([&] { return Ready(http_a) && Ready(http_b); }, 60s));
+  const std::string old_ca = SecretPem(webhook::kCaKey);
+  ASSERT_FALSE(old_ca.empty());
+  ASSERT_TRUE(client_
+                  ->Patch(res::kSecrets, op_ns_, "kernelcache-webhook-tls", kube::PatchType::kMerge,
+                          {{"data", {{"ca.key", nullptr}}}})
+                  .ok());
+
+  int created = 0, failed = 0, unmutated = 0, not_ready = 0, untrusted_old = 0, after = 0;
+  bool announced_before_promoted = false;
+  std::string first_error, new_ca;
+  const auto deadline = std::chrono::steady_clock::now() + 120s;
+  // Until both replicas serve a cert of the new CA, then 20 more pods.
+  while (std::chrono::steady_clock::now() < deadline && after < 20) {
+    auto p = client_->Create(res::kPods, ns_,
+                             Pod("rot-" + std::to_string(created + failed), {{"app", "vllm"}}));
+    if (!p.ok()) {
+      ++failed;
+      if (first_error.empty()) first_error = p.status().ToString();
+    } else {
+      ++created;
+      if (!Injected(*p)) ++unmutated;
+    }
+    not_ready += !Ready(http_a) + !Ready(http_b);
+    const std::string bundle = ConfigBundle();
+    const auto cas = webhook::SplitPemCerts(bundle);
+    if (std::find(cas.begin(), cas.end(), old_ca) == cas.end()) ++untrusted_old;
+    const std::string secret_ca = SecretPem(webhook::kCaKey);
+    if (secret_ca == old_ca && cas.size() >= 2) announced_before_promoted = true;
+    if (new_ca.empty() && secret_ca != old_ca) new_ca = secret_ca;
+    if (!new_ca.empty() && !ServedSerialOn(port_, new_ca).empty() &&
+        !ServedSerialOn(port_b, new_ca).empty()) {
+      ++after;
+    }
+  }
+  ASSERT_FALSE(new_ca.empty()) << "the CA was never rotated\n" << op_->Log();
+  EXPECT_EQ(after, 20) << "both replicas never served a cert of the new CA";
+  EXPECT_TRUE(announced_before_promoted) << "the new CA was not in caBundle before the Secret";
+  EXPECT_EQ(failed, 0) << first_error;
+  EXPECT_EQ(unmutated, 0);
+  EXPECT_EQ(not_ready, 0) << "a replica reported not Ready during the rotation";
+  EXPECT_EQ(untrusted_old, 0) << "caBundle dropped the old CA during the rotation";
+  EXPECT_EQ(ConfigBundle(), new_ca + old_ca);
+  EXPECT_EQ(ConfigBundle(res::kValidatingWebhookConfigurations), new_ca + old_ca);
+  const std::string logs = op_->Log() + b->Log();
+  EXPECT_EQ(Count(logs, "next CA announced in caBundle"), 1u) << logs;
+  EXPECT_EQ(Count(logs, "webhook certificate RecreateAll"), 2u) << "install + rotation";
+  std::cerr << "CA rotation: " << created << " pods admitted, " << failed << " failed, "
+            << unmutated << " unmutated\n";
 }
 
 }  // namespace
