@@ -41,6 +41,27 @@ cluster up --with-node --owner-pid $$ >/dev/null
 export KUBECONFIG="$dir/kubeconfig"
 echo "== helm install charts/kernelcache"
 out=$(jit_helm_install --set logFormat=text 2>&1) || fail "helm install: $out"
+# Right after `helm install --wait` the webhooks must answer: a replica is
+# Ready only while it serves a certificate caBundle trusts (issue 13's fix;
+# before it, TLS failed for 10-20 s and failurePolicy Ignore admitted
+# silently). The validating webhook warns about a StorageClass that does
+# not exist: five dry-run creates in a row, at once, must each carry it.
+for i in 1 2 3 4 5; do
+  out=$(k -n kernelcache-system create --dry-run=server -f - 2>&1 <<'EOF'
+apiVersion: kernelcache.io/v1alpha1
+kind: KernelCache
+metadata: {name: probe}
+spec:
+  podSelector: {matchLabels: {kernelcache.io/probe: "1"}}
+  image: registry.example/model:probe
+  warmup: {command: ["true"]}
+  storage: {size: 1Gi, storageClassName: kc-probe-absent}
+EOF
+) || fail "dry-run create of a KernelCache: $out"
+  grep -q "Warning: .*kc-probe-absent" <<<"$out" ||
+    fail "dry run $i right after helm install: no Warning from the validating webhook (not called: TLS?): $out"
+done
+echo "ok: the validating webhook answered 5 dry runs right after helm install --wait"
 k create namespace "$ns" >/dev/null
 
 vol="$dir/volumes/jit"

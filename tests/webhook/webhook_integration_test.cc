@@ -647,7 +647,8 @@ TEST_F(WebhookIntegrationTest, FreshReplicasAreReadyOnlyWhileTheCaBundleTrustsTh
   EXPECT_EQ(Count(logs, "webhook certificate RecreateAll"), 1u) << logs;
   auto served = webhook::ParseCert(SecretPem(webhook::kCertKey));
   ASSERT_TRUE(served.ok()) << served.status();
-  for (Replica& r : replicas) EXPECT_EQ(ServedSerialOn(r.webhook_port), served->serial_hex) << r.tag;
+  for (Replica& r : replicas)
+    EXPECT_EQ(ServedSerialOn(r.webhook_port), served->serial_hex) << r.tag;
 }
 
 // A CA rotation (the CA's key lost) with two replicas under failurePolicy
