@@ -2,7 +2,9 @@
 # One fuzz target (issue 13): a file defining LLVMFuzzerTestOneInput.
 #   - with KC_BUILD_TESTS, under any compiler: fuzz_<name>_replay, the
 #     sources plus fuzz/replay_main.cc, a ctest (labels "fuzz;unit") that
-#     runs every file of the committed corpus (default fuzz/corpus/<name>);
+#     runs every file of the committed corpus (default fuzz/corpus/<name>),
+#     then KC_FUZZ_MUTATIONS deterministic mutants of it (a bounded,
+#     non-guided run that every test run does, under gcc too);
 #   - under clang: fuzz_<name>, a libFuzzer binary (-fsanitize=fuzzer,
 #     address,undefined). scripts/fuzz.sh builds these in a separate
 #     build-fuzz/ where the libraries are sanitized and coverage-instrumented
@@ -10,6 +12,7 @@
 #     (KC_FUZZ_SECONDS, labels "fuzz;unit"; new inputs go to the build tree).
 option(KC_BUILD_FUZZ "Build the libFuzzer targets (clang) even without tests" OFF)
 set(KC_FUZZ_SECONDS 10 CACHE STRING "Seconds per libFuzzer target in ctest (clang test builds)")
+set(KC_FUZZ_MUTATIONS 3000 CACHE STRING "Mutants of the corpus each replay ctest runs")
 set(KC_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 function(kc_fuzz)
@@ -20,7 +23,8 @@ function(kc_fuzz)
   if(KC_BUILD_TESTS)
     add_executable(fuzz_${F_NAME}_replay ${F_SOURCES} ${KC_FUZZ_DIR}/replay_main.cc)
     target_link_libraries(fuzz_${F_NAME}_replay PRIVATE ${F_LIBS})
-    add_test(NAME fuzz_${F_NAME}_replay COMMAND fuzz_${F_NAME}_replay ${F_CORPUS})
+    add_test(NAME fuzz_${F_NAME}_replay
+             COMMAND fuzz_${F_NAME}_replay --mutations=${KC_FUZZ_MUTATIONS} --seed=1 ${F_CORPUS})
     set_tests_properties(fuzz_${F_NAME}_replay PROPERTIES LABELS "fuzz;unit" TIMEOUT 120)
   endif()
   if(CMAKE_CXX_COMPILER_ID MATCHES "Clang" AND (KC_BUILD_TESTS OR KC_BUILD_FUZZ))

@@ -189,7 +189,7 @@ done
 notes=$("$helm" get notes kc -n "$ns")
 grep -q "kubectl get kcache" <<<"$notes" && grep -q "docs/helm.md" <<<"$notes" || fail "NOTES: $notes"
 "$kubectl" apply -f "$root/examples/llama-kernelcache.yaml" >/dev/null
-cols=$("$kubectl" get kcache llama 2>&1 | head -1)
+cols=$("$kubectl" get kcache llama 2>&1 | sed -n 1p)
 [[ "$cols" == *READY*PHASE*SIZE*AGE* ]] || fail "kubectl get kcache columns: $cols"
 "$kubectl" delete -f "$root/examples/llama-kernelcache.yaml" --wait=false >/dev/null
 "$helm" uninstall kc -n "$ns" >/dev/null
