@@ -12,7 +12,7 @@
 #     (KC_FUZZ_SECONDS, labels "fuzz;unit"; new inputs go to the build tree).
 option(KC_BUILD_FUZZ "Build the libFuzzer targets (clang) even without tests" OFF)
 set(KC_FUZZ_SECONDS 10 CACHE STRING "Seconds per libFuzzer target in ctest (clang test builds)")
-set(KC_FUZZ_MUTATIONS 3000 CACHE STRING "Mutants of the corpus each replay ctest runs")
+set(KC_FUZZ_MUTATIONS 20000 CACHE STRING "Mutants of the corpus each replay ctest runs")
 set(KC_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 function(kc_fuzz)

@@ -10,11 +10,16 @@
 // splices of another input, truncations), seeded by S (default 1). Not
 // coverage-guided (scripts/fuzz.sh runs libFuzzer for that); it runs under
 // gcc in the unit suite, so every test run throws a few thousand hostile
-// inputs at every decoder. Before each mutant runs it is written to
-// $TMPDIR/<program>.last-input, which a crash leaves behind to reproduce
-// it (`<program> <that file>`).
+// inputs at every decoder. A mutant that crashes (a signal: a trap, an
+// abort from an uncaught exception, a segfault) is written to
+// $TMPDIR/<program>.crash-input by the signal handler, to reproduce it
+// (`<program> <that file>`).
 // Exit 0 when every input ran.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +34,25 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace {
+
+// The mutant running now, for the crash handler (async-signal-safe:
+// open/write/close only, then the default action again).
+const std::string* g_current = nullptr;
+std::string g_crash_path;
+
+void OnCrash(int sig) {
+  if (g_current != nullptr) {
+    const int fd = ::open(g_crash_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      (void)!::write(fd, g_current->data(), g_current->size());
+      ::close(fd);
+      static constexpr char kMsg[] = "fuzz_replay: a mutant crashed; written to the crash input\n";
+      (void)!::write(2, kMsg, sizeof(kMsg) - 1);
+    }
+  }
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
 
 void Run(const std::string& data) {
   LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(data.data()), data.size());
@@ -121,22 +145,20 @@ int main(int argc, char** argv) {
   if (mutations <= 0) return 0;
 
   const char* tmp = std::getenv("TMPDIR");
-  const std::filesystem::path last =
-      std::filesystem::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") /
-      (std::filesystem::path(argv[0]).filename().string() + ".last-input");
-  std::printf("fuzz_replay: %ld mutants (seed %llu); each is written to %s before it runs\n",
-              mutations, static_cast<unsigned long long>(seed), last.c_str());
+  g_crash_path = (std::filesystem::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") /
+                  (std::filesystem::path(argv[0]).filename().string() + ".crash-input"))
+                     .string();
+  for (int sig : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, OnCrash);
+  std::printf("fuzz_replay: %ld mutants (seed %llu); a crashing one is written to %s\n",
+              mutations, static_cast<unsigned long long>(seed), g_crash_path.c_str());
   std::fflush(stdout);
   std::mt19937_64 rng(seed);
   for (long i = 0; i < mutations; ++i) {
     const std::string m = Mutate(corpus[static_cast<size_t>(rng() % corpus.size())], corpus, rng);
-    {
-      std::ofstream out(last, std::ios::binary | std::ios::trunc);
-      out.write(m.data(), static_cast<std::streamsize>(m.size()));
-    }
+    g_current = &m;
     Run(m);
   }
-  std::filesystem::remove(last);
+  g_current = nullptr;
   std::printf("fuzz_replay: %ld mutants ran\n", mutations);
   return 0;
 }
