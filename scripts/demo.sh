@@ -54,7 +54,7 @@ fi
 
 t0=$(date +%s)
 say() { printf '\n\033[1m== [%3ds] %s\033[0m\n' "$(($(date +%s) - t0))" "$*"; }
-say "1/8 installing and building what is missing (first run: ~40 minutes, then seconds)"
+say "1/8 installing and building what is missing (first run: 35-45 minutes, with progress; then seconds)"
 ./scripts/install-deps.sh
 ./tests/cluster/build.sh
 # The two programs and the images (kc_images runs scripts/build-images.sh
