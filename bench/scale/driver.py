@@ -268,6 +268,42 @@ class Proc:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
+    def metrics_port(self):
+        """The port of the operator's /metrics (its log's "listening" line); None if unknown."""
+        try:
+            with open(self.logpath, "rb") as f:
+                for line in f:
+                    if b'"msg":"listening"' in line:
+                        port = json.loads(line).get("port")  # the last start's line wins
+        except (OSError, ValueError):
+            return None
+        return locals().get("port")
+
+    def metrics(self):
+        """Reconciles by result, their total seconds, and queue adds, from /metrics ({} if none)."""
+        port = self.metrics_port()
+        if not port:
+            return {}
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            c.request("GET", "/metrics")
+            text = c.getresponse().read().decode()
+        except (OSError, http.client.HTTPException):
+            return {}
+        out = {}
+        for line in text.splitlines():
+            if line.startswith("#") or " " not in line:
+                continue
+            name, value = line.rsplit(" ", 1)
+            if name.startswith("controller_runtime_reconcile_total"):
+                out["reconciles_" + name.split('result="')[1].split('"')[0]] = float(value)
+            elif name.startswith(("controller_runtime_reconcile_time_seconds_sum",
+                                  "controller_runtime_reconcile_time_seconds_count",
+                                  "workqueue_adds_total", "workqueue_retries_total")):
+                out[name.split("{")[0]] = float(value)
+        out["reconciles"] = sum(v for k, v in out.items() if k.startswith("reconciles_"))
+        return out
+
     def stop(self):
         if self.p and self.p.poll() is None:
             os.killpg(self.p.pid, signal.SIGTERM)
@@ -342,6 +378,23 @@ def wait_all_ready(api, prefix, k, timeout, proc):
     return False
 
 
+def dump_unready(api, prefix, path):
+    """Writes the KernelCaches that are not Ready, with their warmup Jobs and pods, to path."""
+    out = []
+    for kc in list_kcs(api, prefix):
+        if kc_ready(kc):
+            continue
+        ns, name = kc["metadata"]["namespace"], kc["metadata"]["name"]
+        sel = "labelSelector=kernelcache.io%%2Fname%%3D%s" % name
+        out.append({"kernelcache": kc,
+                    "jobs": api.get("/apis/batch/v1/namespaces/%s/jobs?%s" % (ns, sel))["items"],
+                    "pods": api.get("/api/v1/namespaces/%s/pods?%s" % (ns, sel))["items"]})
+    with open(path, "w") as f:
+        json.dump(out, f, indent=1)
+    if out:
+        log("%d KernelCaches not Ready: %s" % (len(out), path))
+
+
 def pctl(xs, q):
     if not xs:
         return None
@@ -377,11 +430,20 @@ def cmd_bench(api, a):
     proc.start()
     stop_sampler = threading.Event()
 
+    timeline = open(a.out + ".timeline", "w")  # one JSON line a second: CPU, RSS, reconciles
+
     def sampler():
+        last = 0
         while not stop_sampler.is_set():
             try:
                 proc.peak = max(proc.peak, proc.status().get("VmRSS", 0))
-            except OSError:
+                if time.monotonic() - last >= 1:
+                    last = time.monotonic()
+                    row = {"t": round(last - t0, 1), "cpu_s": proc.cpu(), "rss_mb": proc.status().get("VmRSS")}
+                    row.update(proc.metrics())
+                    timeline.write(json.dumps(row, sort_keys=True) + "\n")
+                    timeline.flush()
+            except (OSError, ValueError):
                 pass
             stop_sampler.wait(0.2)
     threading.Thread(target=sampler, daemon=True).start()
@@ -389,15 +451,19 @@ def cmd_bench(api, a):
         ok = wait_all_ready(api, prefix, a.kcs, a.sync_timeout, proc)
         out["sync_s"] = time.monotonic() - t0
         out["sync_ok"] = ok
+        if not ok:
+            dump_unready(api, prefix, a.out + ".unready-sync.json")
         out["sync_cpu_s"] = proc.cpu()
         out["rss_sync_mb"] = proc.status()["VmRSS"]
         out["sync_requests"] = audit.count(m0)[0]
+        out["sync_reconciles"] = proc.metrics().get("reconciles")
         log("%s: sync %s in %.1f s, RSS %.0f MB, %.1f CPU s, %d requests" %
             (a.name, "ok" if ok else "TIMED OUT", out["sync_s"], out["rss_sync_mb"], out["sync_cpu_s"],
              out["sync_requests"]))
         # Single-node driver-label changes: a fresh driver version on one node,
         # until every KernelCache selecting its pool has a new warmup Job; then back.
         lat, missed, cpu0, m1 = [], 0, proc.cpu(), audit.mark()
+        r1 = proc.metrics().get("reconciles", 0)
         managed = [i for i in range(a.nodes) if i % 50 not in (3, 7)]
         watched = [i for i in managed if PRODUCTS[i % len(PRODUCTS)][0] in by_product]
         for c in range(a.changes):
@@ -420,6 +486,7 @@ def cmd_bench(api, a):
         out["change_p99_s"] = pctl(lat, 0.99)
         out["cpu_per_1k_node_events_s"] = (proc.cpu() - cpu0) * 1000.0 / max(1, 2 * a.changes)
         out["change_requests"] = audit.count(m1)[0]
+        out["change_reconciles"] = proc.metrics().get("reconciles", 0) - r1
         # Rolling relabel of one pool (PRODUCTS[0]) over --roll-seconds.
         pool = [i for i in managed if i % len(PRODUCTS) == 0]
         new = "999.%d.1" % (sum(map(ord, a.name)) % 900 + 100)
@@ -455,11 +522,14 @@ def cmd_bench(api, a):
         out["cpu_total_s"] = proc.cpu()
         # Restart: relist cost (requests and time until all Ready again).
         proc.stop()
-        stop_sampler.set()
         m4, tr = audit.mark(), time.monotonic()
         proc.start()
-        wait_all_ready(api, prefix, a.kcs, a.sync_timeout, proc)
+        out["restart_sync_ok"] = wait_all_ready(api, prefix, a.kcs, a.sync_timeout, proc)
+        out["restart_sync_s"] = time.monotonic() - tr
+        if not out["restart_sync_ok"]:
+            dump_unready(api, prefix, a.out + ".unready-restart.json")
         time.sleep(a.settle_seconds)
+        out["restart_reconciles"] = proc.metrics().get("reconciles")
         n, kinds = audit.count(m4)
         out["restart_requests"] = n
         out["restart_request_kinds"] = kinds

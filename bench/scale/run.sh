@@ -56,6 +56,10 @@ fi
 
 cluster="$out/cluster"
 cleanup() {
+  # Keep the control plane's logs (controller-manager, scheduler, kwok) of the last size.
+  if [[ -d "$cluster/logs" ]]; then
+    mkdir -p "$out/cluster-logs" && cp "$cluster"/logs/*.log "$out/cluster-logs/" 2>/dev/null || true
+  fi
   "$root/tests/cluster/cluster.sh" --dir "$cluster" down --purge >/dev/null 2>&1 || true
 }
 trap cleanup EXIT INT TERM
@@ -90,8 +94,13 @@ EOF
     -e "s|client-key-data: .*|client-key-data: $(base64 -w0 <"$out/bench.key")|" \
     "$cluster/kubeconfig" >"$out/bench.kubeconfig"
   "$root/tests/cluster/cluster.sh" --dir "$cluster" kubectl apply -f "$root/crds/" >&2
-  "$root/tests/cluster/cluster.sh" --dir "$cluster" kubectl wait --for=condition=Established \
-    --timeout=60s crd/kernelcaches.kernelcache.io >&2
+  # kubectl wait fails at once ("<nil> is of the type <nil>") when it reads the
+  # CRD before the apiserver wrote any condition: retry until Established.
+  for _ in $(seq 60); do
+    "$root/tests/cluster/cluster.sh" --dir "$cluster" kubectl wait --for=condition=Established \
+      --timeout=60s crd/kernelcaches.kernelcache.io >&2 2>/dev/null && break
+    sleep 1
+  done
   ns=$(( kcs < 20 ? kcs : 20 ))
   say "$nodes nodes: fleet ($((nodes * pods_per_node)) pods, $ns namespaces)"
   python3 "$here/driver.py" --cluster "$cluster" fleet --nodes "$nodes" --pods $((nodes * pods_per_node)) \
