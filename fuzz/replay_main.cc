@@ -149,8 +149,8 @@ int main(int argc, char** argv) {
                   (std::filesystem::path(argv[0]).filename().string() + ".crash-input"))
                      .string();
   for (int sig : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, OnCrash);
-  std::printf("fuzz_replay: %ld mutants (seed %llu); a crashing one is written to %s\n",
-              mutations, static_cast<unsigned long long>(seed), g_crash_path.c_str());
+  std::printf("fuzz_replay: %ld mutants (seed %llu); a crashing one is written to %s\n", mutations,
+              static_cast<unsigned long long>(seed), g_crash_path.c_str());
   std::fflush(stdout);
   std::mt19937_64 rng(seed);
   for (long i = 0; i < mutations; ++i) {

@@ -28,6 +28,7 @@ import argparse
 import http.client
 import json
 import os
+import re
 import signal
 import ssl
 import subprocess
@@ -56,7 +57,9 @@ class Api:
                     k, v = line.strip().split("=", 1)
                     env[k] = v
         self.port = int(env["APISERVER_PORT"])
+        self.env = env
         pki = os.path.join(cluster_dir, "pki")
+        self.admin = (os.path.join(pki, "admin.crt"), os.path.join(pki, "admin.key"))
         self.ctx = ssl.create_default_context(cafile=os.path.join(pki, "ca.crt"))
         self.ctx.load_cert_chain(os.path.join(pki, "admin.crt"), os.path.join(pki, "admin.key"))
         self.local = threading.local()
@@ -88,6 +91,23 @@ class Api:
 
     def get(self, path):
         return self.call("GET", path)[1]
+
+    def node_monitor_grace_s(self):
+        """kube-controller-manager's --node-monitor-grace-period in seconds (its /configz), or None."""
+        try:
+            ctx = ssl.create_default_context()
+            ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE  # its self-signed serving cert
+            ctx.load_cert_chain(*self.admin)
+            c = http.client.HTTPSConnection("127.0.0.1", int(self.env["KCM_PORT"]), timeout=10, context=ctx)
+            c.request("GET", "/configz")
+            cfg = json.loads(c.getresponse().read())
+            d = next(iter(cfg.values()))["NodeLifecycleController"]["NodeMonitorGracePeriod"]
+        except (OSError, ValueError, KeyError, StopIteration, http.client.HTTPException):
+            return None
+        secs = 0.0
+        for num, unit in re.findall(r"([0-9.]+)(h|ms|m|s)", d):  # Go duration: 2h0m0s
+            secs += float(num) * {"h": 3600, "m": 60, "s": 1, "ms": 0.001}[unit]
+        return secs
 
     def merge(self, path, body):
         return self.call("PATCH", path, body, "application/merge-patch+json")
@@ -129,14 +149,24 @@ def cmd_fleet(api, a):
     res = {"cpu": "96", "memory": "1Ti", "pods": "250", "nvidia.com/gpu": "8"}
     for i in range(a.nodes):
         lim.wait()
-        ann = {"kwok.x-k8s.io/node": "fake"}
-        if i % 50 == 7:
-            ann = {}  # NotReady: kwok does not manage it, no kubelet either
         node = {"apiVersion": "v1", "kind": "Node",
-                "metadata": {"name": "gpu-%05d" % i, "labels": node_labels(i, pool_driver(i)), "annotations": ann},
+                "metadata": {"name": "gpu-%05d" % i, "labels": node_labels(i, pool_driver(i)),
+                             "annotations": {"kwok.x-k8s.io/node": "fake"}},
                 "spec": {"unschedulable": i % 50 == 3},
                 "status": {"capacity": res, "allocatable": res,
                            "nodeInfo": {"architecture": "amd64", "operatingSystem": "linux"}}}
+        if i % 50 == 7:
+            # NotReady: kwok does not manage it. It looks like a node whose kubelet
+            # stopped: Ready=False and the not-ready:NoSchedule taint. Without them it
+            # looks like a node still registering, and the scheduler may bind a
+            # warmup pod to it that nothing ever runs (stop 20's stuck KernelCache).
+            now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            node["metadata"]["annotations"] = {}
+            node["spec"]["taints"] = [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]
+            node["status"]["conditions"] = [{
+                "type": "Ready", "status": "False", "reason": "KubeletNotReady",
+                "message": "container runtime is down (kc-scale fleet)", "lastHeartbeatTime": now,
+                "lastTransitionTime": now}]
         api.call("POST", "/api/v1/nodes", node)
         if (i + 1) % 500 == 0:
             log("nodes: %d/%d" % (i + 1, a.nodes))
@@ -242,6 +272,57 @@ class JobWatch(threading.Thread):
                 if left <= 0:
                     return None
                 self.lock.wait(left)
+
+
+def node_ready(node):
+    for c in node.get("status", {}).get("conditions", []):
+        if c.get("type") == "Ready":
+            return c.get("status") == "True"
+    return False
+
+
+class NodeWatch(threading.Thread):
+    """Counts Ready flips of the fleet's nodes (the event script never makes one).
+
+    kwok posts no heartbeats (no Leases), so unless kube-controller-manager's
+    --node-monitor-grace-period outlasts the run, the node lifecycle controller
+    marks every kwok node Unknown after 50 s and kwok sets it Ready again: a
+    storm of node events the operator rightly reacts to, which is not what the
+    rig measures (run.sh sets the grace period; this proves it held)."""
+
+    def __init__(self, api):
+        super().__init__(daemon=True)
+        self.api, self.lock, self.stop = api, threading.Lock(), False
+        self.ready, self.flips, self.flipped = {}, 0, set()
+
+    def run(self):
+        l = self.api.get("/api/v1/nodes?labelSelector=kc-scale%3D1")
+        self.ready = {n["metadata"]["name"]: node_ready(n) for n in l["items"]}
+        rv = l["metadata"]["resourceVersion"]
+        while not self.stop:
+            c = self.api.conn(timeout=3600)
+            c.request("GET", "/api/v1/nodes?watch=1&allowWatchBookmarks=true&labelSelector=kc-scale%%3D1&"
+                      "resourceVersion=%s" % rv)
+            r = c.getresponse()
+            while not self.stop:
+                line = r.readline()
+                if not line:
+                    break
+                ev = json.loads(line)
+                obj = ev["object"]
+                rv = obj["metadata"].get("resourceVersion", rv)
+                if ev["type"] != "MODIFIED":
+                    continue
+                name, now = obj["metadata"]["name"], node_ready(obj)
+                with self.lock:
+                    if name in self.ready and self.ready[name] != now:
+                        self.flips += 1
+                        self.flipped.add(name)
+                    self.ready[name] = now
+
+    def not_ready(self):
+        with self.lock:
+            return {n for n, r in self.ready.items() if not r}
 
 
 class Proc:
@@ -404,10 +485,13 @@ def pctl(xs, q):
 
 def cmd_bench(api, a):
     prefix = a.name + "-kc-"
-    out = {"name": a.name, "nodes": a.nodes, "kcs": a.kcs, "namespaces": a.namespaces}
+    out = {"name": a.name, "nodes": a.nodes, "kcs": a.kcs, "namespaces": a.namespaces,
+           "node_monitor_grace_s": api.node_monitor_grace_s()}
     audit = Audit(a.audit_log, a.audit_user)
     watch = JobWatch(api, prefix)
     watch.start()
+    nodes_watch = NodeWatch(api)
+    nodes_watch.start()
     # Storage: one static RWX volume per KernelCache of class kc-scale.
     kcs = []
     for i in range(a.kcs):
@@ -541,13 +625,22 @@ def cmd_bench(api, a):
             out["jobs_seen"] = len(watch.seen)
         items = list_kcs(api, prefix)
         out["kcs_ready_at_end"] = sum(1 for x in items if kc_ready(x))
+        with nodes_watch.lock:
+            out["node_ready_flips"] = nodes_watch.flips
+            out["node_ready_flipped"] = sorted(nodes_watch.flipped)[:10]
+        pods = api.get("/api/v1/pods?labelSelector=kernelcache.io%2Fcomponent%3Dwarmup")["items"]
+        bad = nodes_watch.not_ready()
+        out["warmup_pods_on_not_ready_nodes"] = sorted(
+            p["metadata"]["name"] + "@" + p["spec"]["nodeName"] for p in pods
+            if p["metadata"].get("labels", {}).get("kernelcache.io/name", "").startswith(prefix)
+            and p["spec"].get("nodeName") in bad)
         out["status_writes"] = audit.count(m0)[1].get("update kernelcaches", 0) + \
             audit.count(m0)[1].get("patch kernelcaches", 0)
         out["requests_total"] = audit.count(m0)[0]
     finally:
         stop_sampler.set()
         proc.stop()
-        watch.stop = True
+        watch.stop = nodes_watch.stop = True
         for ns, name, _ in kcs:
             api.call("DELETE", "/apis/kernelcache.io/v1alpha1/namespaces/%s/kernelcaches/%s" % (ns, name),
                      {"propagationPolicy": "Background"})
@@ -601,6 +694,14 @@ def cmd_check(a):
         bad.append("%d duplicate warmup Jobs (same KernelCache and fingerprint)" % r["duplicate_jobs"])
     if r.get("change_missed"):
         bad.append("%d driver-label changes got no new warmup Job" % r["change_missed"])
+    if (r.get("node_monitor_grace_s") or 0) < 3600:
+        bad.append("kube-controller-manager --node-monitor-grace-period is %s s: kwok posts no heartbeats, "
+                   "so every node flaps Unknown/Ready (run.sh sets 2h)" % r.get("node_monitor_grace_s"))
+    if r.get("node_ready_flips"):
+        bad.append("%d node Ready flips the script did not make (kwok heartbeats? see NodeWatch): %s" %
+                   (r["node_ready_flips"], r.get("node_ready_flipped")))
+    if r.get("warmup_pods_on_not_ready_nodes"):
+        bad.append("warmup pods bound to NotReady nodes: %s" % r["warmup_pods_on_not_ready_nodes"])
     if r.get("idle_requests_per_s", 1) > a.max_idle_rps:
         bad.append("%.2f requests/s at rest (max %.2f): %s" % (r["idle_requests_per_s"], a.max_idle_rps,
                                                              r.get("idle_request_kinds")))
