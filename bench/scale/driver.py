@@ -28,6 +28,7 @@ import argparse
 import http.client
 import json
 import os
+import re
 import signal
 import ssl
 import subprocess
@@ -56,7 +57,9 @@ class Api:
                     k, v = line.strip().split("=", 1)
                     env[k] = v
         self.port = int(env["APISERVER_PORT"])
+        self.env = env
         pki = os.path.join(cluster_dir, "pki")
+        self.admin = (os.path.join(pki, "admin.crt"), os.path.join(pki, "admin.key"))
         self.ctx = ssl.create_default_context(cafile=os.path.join(pki, "ca.crt"))
         self.ctx.load_cert_chain(os.path.join(pki, "admin.crt"), os.path.join(pki, "admin.key"))
         self.local = threading.local()
@@ -88,6 +91,23 @@ class Api:
 
     def get(self, path):
         return self.call("GET", path)[1]
+
+    def node_monitor_grace_s(self):
+        """kube-controller-manager's --node-monitor-grace-period in seconds (its /configz), or None."""
+        try:
+            ctx = ssl.create_default_context()
+            ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE  # its self-signed serving cert
+            ctx.load_cert_chain(*self.admin)
+            c = http.client.HTTPSConnection("127.0.0.1", int(self.env["KCM_PORT"]), timeout=10, context=ctx)
+            c.request("GET", "/configz")
+            cfg = json.loads(c.getresponse().read())
+            d = next(iter(cfg.values()))["NodeLifecycleController"]["NodeMonitorGracePeriod"]
+        except (OSError, ValueError, KeyError, StopIteration, http.client.HTTPException):
+            return None
+        secs = 0.0
+        for num, unit in re.findall(r"([0-9.]+)(h|ms|m|s)", d):  # Go duration: 2h0m0s
+            secs += float(num) * {"h": 3600, "m": 60, "s": 1, "ms": 0.001}[unit]
+        return secs
 
     def merge(self, path, body):
         return self.call("PATCH", path, body, "application/merge-patch+json")
@@ -129,14 +149,24 @@ def cmd_fleet(api, a):
     res = {"cpu": "96", "memory": "1Ti", "pods": "250", "nvidia.com/gpu": "8"}
     for i in range(a.nodes):
         lim.wait()
-        ann = {"kwok.x-k8s.io/node": "fake"}
-        if i % 50 == 7:
-            ann = {}  # NotReady: kwok does not manage it, no kubelet either
         node = {"apiVersion": "v1", "kind": "Node",
-                "metadata": {"name": "gpu-%05d" % i, "labels": node_labels(i, pool_driver(i)), "annotations": ann},
+                "metadata": {"name": "gpu-%05d" % i, "labels": node_labels(i, pool_driver(i)),
+                             "annotations": {"kwok.x-k8s.io/node": "fake"}},
                 "spec": {"unschedulable": i % 50 == 3},
                 "status": {"capacity": res, "allocatable": res,
                            "nodeInfo": {"architecture": "amd64", "operatingSystem": "linux"}}}
+        if i % 50 == 7:
+            # NotReady: kwok does not manage it. It looks like a node whose kubelet
+            # stopped: Ready=False and the not-ready:NoSchedule taint. Without them it
+            # looks like a node still registering, and the scheduler may bind a
+            # warmup pod to it that nothing ever runs (stop 20's stuck KernelCache).
+            now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            node["metadata"]["annotations"] = {}
+            node["spec"]["taints"] = [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]
+            node["status"]["conditions"] = [{
+                "type": "Ready", "status": "False", "reason": "KubeletNotReady",
+                "message": "container runtime is down (kc-scale fleet)", "lastHeartbeatTime": now,
+                "lastTransitionTime": now}]
         api.call("POST", "/api/v1/nodes", node)
         if (i + 1) % 500 == 0:
             log("nodes: %d/%d" % (i + 1, a.nodes))
@@ -244,6 +274,57 @@ class JobWatch(threading.Thread):
                 self.lock.wait(left)
 
 
+def node_ready(node):
+    for c in node.get("status", {}).get("conditions", []):
+        if c.get("type") == "Ready":
+            return c.get("status") == "True"
+    return False
+
+
+class NodeWatch(threading.Thread):
+    """Counts Ready flips of the fleet's nodes (the event script never makes one).
+
+    kwok posts no heartbeats (no Leases), so unless kube-controller-manager's
+    --node-monitor-grace-period outlasts the run, the node lifecycle controller
+    marks every kwok node Unknown after 50 s and kwok sets it Ready again: a
+    storm of node events the operator rightly reacts to, which is not what the
+    rig measures (run.sh sets the grace period; this proves it held)."""
+
+    def __init__(self, api):
+        super().__init__(daemon=True)
+        self.api, self.lock, self.stop = api, threading.Lock(), False
+        self.ready, self.flips, self.flipped = {}, 0, set()
+
+    def run(self):
+        l = self.api.get("/api/v1/nodes?labelSelector=kc-scale%3D1")
+        self.ready = {n["metadata"]["name"]: node_ready(n) for n in l["items"]}
+        rv = l["metadata"]["resourceVersion"]
+        while not self.stop:
+            c = self.api.conn(timeout=3600)
+            c.request("GET", "/api/v1/nodes?watch=1&allowWatchBookmarks=true&labelSelector=kc-scale%%3D1&"
+                      "resourceVersion=%s" % rv)
+            r = c.getresponse()
+            while not self.stop:
+                line = r.readline()
+                if not line:
+                    break
+                ev = json.loads(line)
+                obj = ev["object"]
+                rv = obj["metadata"].get("resourceVersion", rv)
+                if ev["type"] != "MODIFIED":
+                    continue
+                name, now = obj["metadata"]["name"], node_ready(obj)
+                with self.lock:
+                    if name in self.ready and self.ready[name] != now:
+                        self.flips += 1
+                        self.flipped.add(name)
+                    self.ready[name] = now
+
+    def not_ready(self):
+        with self.lock:
+            return {n for n, r in self.ready.items() if not r}
+
+
 class Proc:
     """The operator under test, and its /proc figures."""
 
@@ -267,6 +348,42 @@ class Proc:
         with open("/proc/%d/stat" % self.p.pid) as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+    def metrics_port(self):
+        """The port of the operator's /metrics (its log's "listening" line); None if unknown."""
+        try:
+            with open(self.logpath, "rb") as f:
+                for line in f:
+                    if b'"msg":"listening"' in line:
+                        port = json.loads(line).get("port")  # the last start's line wins
+        except (OSError, ValueError):
+            return None
+        return locals().get("port")
+
+    def metrics(self):
+        """Reconciles by result, their total seconds, and queue adds, from /metrics ({} if none)."""
+        port = self.metrics_port()
+        if not port:
+            return {}
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            c.request("GET", "/metrics")
+            text = c.getresponse().read().decode()
+        except (OSError, http.client.HTTPException):
+            return {}
+        out = {}
+        for line in text.splitlines():
+            if line.startswith("#") or " " not in line:
+                continue
+            name, value = line.rsplit(" ", 1)
+            if name.startswith("controller_runtime_reconcile_total"):
+                out["reconciles_" + name.split('result="')[1].split('"')[0]] = float(value)
+            elif name.startswith(("controller_runtime_reconcile_time_seconds_sum",
+                                  "controller_runtime_reconcile_time_seconds_count",
+                                  "workqueue_adds_total", "workqueue_retries_total")):
+                out[name.split("{")[0]] = float(value)
+        out["reconciles"] = sum(v for k, v in out.items() if k.startswith("reconciles_"))
+        return out
 
     def stop(self):
         if self.p and self.p.poll() is None:
@@ -354,6 +471,23 @@ def wait_all_ready(api, prefix, k, timeout, proc):
     return False
 
 
+def dump_unready(api, prefix, path):
+    """Writes the KernelCaches that are not Ready, with their warmup Jobs and pods, to path."""
+    out = []
+    for kc in list_kcs(api, prefix):
+        if kc_ready(kc):
+            continue
+        ns, name = kc["metadata"]["namespace"], kc["metadata"]["name"]
+        sel = "labelSelector=kernelcache.io%%2Fname%%3D%s" % name
+        out.append({"kernelcache": kc,
+                    "jobs": api.get("/apis/batch/v1/namespaces/%s/jobs?%s" % (ns, sel))["items"],
+                    "pods": api.get("/api/v1/namespaces/%s/pods?%s" % (ns, sel))["items"]})
+    with open(path, "w") as f:
+        json.dump(out, f, indent=1)
+    if out:
+        log("%d KernelCaches not Ready: %s" % (len(out), path))
+
+
 def pctl(xs, q):
     if not xs:
         return None
@@ -363,10 +497,13 @@ def pctl(xs, q):
 
 def cmd_bench(api, a):
     prefix = a.name + "-kc-"
-    out = {"name": a.name, "nodes": a.nodes, "kcs": a.kcs, "namespaces": a.namespaces}
+    out = {"name": a.name, "nodes": a.nodes, "kcs": a.kcs, "namespaces": a.namespaces,
+           "node_monitor_grace_s": api.node_monitor_grace_s()}
     audit = Audit(a.audit_log, a.audit_user)
     watch = JobWatch(api, prefix)
     watch.start()
+    nodes_watch = NodeWatch(api)
+    nodes_watch.start()
     # Storage: one static RWX volume per KernelCache of class kc-scale.
     kcs = []
     for i in range(a.kcs):
@@ -383,11 +520,20 @@ def cmd_bench(api, a):
     proc.start()
     stop_sampler = threading.Event()
 
+    timeline = open(a.out + ".timeline", "w")  # one JSON line a second: CPU, RSS, reconciles
+
     def sampler():
+        last = 0
         while not stop_sampler.is_set():
             try:
                 proc.peak = max(proc.peak, proc.status().get("VmRSS", 0))
-            except OSError:
+                if time.monotonic() - last >= 1:
+                    last = time.monotonic()
+                    row = {"t": round(last - t0, 1), "cpu_s": proc.cpu(), "rss_mb": proc.status().get("VmRSS")}
+                    row.update(proc.metrics())
+                    timeline.write(json.dumps(row, sort_keys=True) + "\n")
+                    timeline.flush()
+            except (OSError, ValueError):
                 pass
             stop_sampler.wait(0.2)
     threading.Thread(target=sampler, daemon=True).start()
@@ -395,15 +541,19 @@ def cmd_bench(api, a):
         ok = wait_all_ready(api, prefix, a.kcs, a.sync_timeout, proc)
         out["sync_s"] = time.monotonic() - t0
         out["sync_ok"] = ok
+        if not ok:
+            dump_unready(api, prefix, a.out + ".unready-sync.json")
         out["sync_cpu_s"] = proc.cpu()
         out["rss_sync_mb"] = proc.status()["VmRSS"]
         out["sync_requests"] = audit.count(m0)[0]
+        out["sync_reconciles"] = proc.metrics().get("reconciles")
         log("%s: sync %s in %.1f s, RSS %.0f MB, %.1f CPU s, %d requests" %
             (a.name, "ok" if ok else "TIMED OUT", out["sync_s"], out["rss_sync_mb"], out["sync_cpu_s"],
              out["sync_requests"]))
         # Single-node driver-label changes: a fresh driver version on one node,
         # until every KernelCache selecting its pool has a new warmup Job; then back.
         lat, missed, cpu0, m1 = [], 0, proc.cpu(), audit.mark()
+        r1 = proc.metrics().get("reconciles", 0)
         managed = [i for i in range(a.nodes) if i % 50 not in (3, 7)]
         watched = [i for i in managed if PRODUCTS[i % len(PRODUCTS)][0] in by_product]
         for c in range(a.changes):
@@ -426,6 +576,7 @@ def cmd_bench(api, a):
         out["change_p99_s"] = pctl(lat, 0.99)
         out["cpu_per_1k_node_events_s"] = (proc.cpu() - cpu0) * 1000.0 / max(1, 2 * a.changes)
         out["change_requests"] = audit.count(m1)[0]
+        out["change_reconciles"] = proc.metrics().get("reconciles", 0) - r1
         # Rolling relabel of one pool (PRODUCTS[0]) over --roll-seconds.
         pool = [i for i in managed if i % len(PRODUCTS) == 0]
         new = "999.%d.1" % (sum(map(ord, a.name)) % 900 + 100)
@@ -461,11 +612,14 @@ def cmd_bench(api, a):
         out["cpu_total_s"] = proc.cpu()
         # Restart: relist cost (requests and time until all Ready again).
         proc.stop()
-        stop_sampler.set()
         m4, tr = audit.mark(), time.monotonic()
         proc.start()
-        wait_all_ready(api, prefix, a.kcs, a.sync_timeout, proc)
+        out["restart_sync_ok"] = wait_all_ready(api, prefix, a.kcs, a.sync_timeout, proc)
+        out["restart_sync_s"] = time.monotonic() - tr
+        if not out["restart_sync_ok"]:
+            dump_unready(api, prefix, a.out + ".unready-restart.json")
         time.sleep(a.settle_seconds)
+        out["restart_reconciles"] = proc.metrics().get("reconciles")
         n, kinds = audit.count(m4)
         out["restart_requests"] = n
         out["restart_request_kinds"] = kinds
@@ -477,13 +631,22 @@ def cmd_bench(api, a):
             out["jobs_seen"] = len(watch.seen)
         items = list_kcs(api, prefix)
         out["kcs_ready_at_end"] = sum(1 for x in items if kc_ready(x))
+        with nodes_watch.lock:
+            out["node_ready_flips"] = nodes_watch.flips
+            out["node_ready_flipped"] = sorted(nodes_watch.flipped)[:10]
+        pods = api.get("/api/v1/pods?labelSelector=kernelcache.io%2Fcomponent%3Dwarmup")["items"]
+        bad = nodes_watch.not_ready()
+        out["warmup_pods_on_not_ready_nodes"] = sorted(
+            p["metadata"]["name"] + "@" + p["spec"]["nodeName"] for p in pods
+            if p["metadata"].get("labels", {}).get("kernelcache.io/name", "").startswith(prefix)
+            and p["spec"].get("nodeName") in bad)
         out["status_writes"] = audit.count(m0)[1].get("update kernelcaches", 0) + \
             audit.count(m0)[1].get("patch kernelcaches", 0)
         out["requests_total"] = audit.count(m0)[0]
     finally:
         stop_sampler.set()
         proc.stop()
-        watch.stop = True
+        watch.stop = nodes_watch.stop = True
         for ns, name, _ in kcs:
             api.call("DELETE", "/apis/kernelcache.io/v1alpha1/namespaces/%s/kernelcaches/%s" % (ns, name),
                      {"propagationPolicy": "Background"})
@@ -537,6 +700,14 @@ def cmd_check(a):
         bad.append("%d duplicate warmup Jobs (same KernelCache and fingerprint)" % r["duplicate_jobs"])
     if r.get("change_missed"):
         bad.append("%d driver-label changes got no new warmup Job" % r["change_missed"])
+    if (r.get("node_monitor_grace_s") or 0) < 3600:
+        bad.append("kube-controller-manager --node-monitor-grace-period is %s s: kwok posts no heartbeats, "
+                   "so every node flaps Unknown/Ready (run.sh sets 2h)" % r.get("node_monitor_grace_s"))
+    if r.get("node_ready_flips"):
+        bad.append("%d node Ready flips the script did not make (kwok heartbeats? see NodeWatch): %s" %
+                   (r["node_ready_flips"], r.get("node_ready_flipped")))
+    if r.get("warmup_pods_on_not_ready_nodes"):
+        bad.append("warmup pods bound to NotReady nodes: %s" % r["warmup_pods_on_not_ready_nodes"])
     if r.get("idle_requests_per_s", 1) > a.max_idle_rps:
         bad.append("%.2f requests/s at rest (max %.2f): %s" % (r["idle_requests_per_s"], a.max_idle_rps,
                                                              r.get("idle_request_kinds")))

@@ -56,6 +56,10 @@ fi
 
 cluster="$out/cluster"
 cleanup() {
+  # Keep the control plane's logs (controller-manager, scheduler, kwok) of the last size.
+  if [[ -d "$cluster/logs" ]]; then
+    mkdir -p "$out/cluster-logs" && cp "$cluster"/logs/*.log "$out/cluster-logs/" 2>/dev/null || true
+  fi
   "$root/tests/cluster/cluster.sh" --dir "$cluster" down --purge >/dev/null 2>&1 || true
 }
 trap cleanup EXIT INT TERM
@@ -73,12 +77,17 @@ rules:
 - level: None
 EOF
   : >"$out/audit.log"
+  # kwok posts no node heartbeats (no Leases); with the default 50 s grace period the
+  # node lifecycle controller would mark every kwok node Unknown (tainted unreachable)
+  # and kwok set it Ready again, a node event storm a real fleet, whose kubelets renew
+  # Leases, does not have: a longer grace period than any run keeps the nodes still.
   say "$nodes nodes: control plane with kwok (audit log of the operator's user)"
   "$root/tests/cluster/cluster.sh" --dir "$cluster" up --with-kwok \
     --kwok-stage "$root/tests/operator/kwok/pod-complete.yaml" \
     --apiserver-arg "--audit-policy-file=$out/audit-policy.yaml" \
     --apiserver-arg "--audit-log-path=$out/audit.log" \
-    --apiserver-arg "--audit-log-maxsize=0" >&2
+    --apiserver-arg "--audit-log-maxsize=0" \
+    --controller-manager-arg "--node-monitor-grace-period=2h" >&2
   pki="$cluster/pki"
   # The operators' identity: its own client certificate, system:masters.
   openssl req -newkey rsa:2048 -nodes -keyout "$out/bench.key" -out "$out/bench.csr" \
@@ -90,8 +99,13 @@ EOF
     -e "s|client-key-data: .*|client-key-data: $(base64 -w0 <"$out/bench.key")|" \
     "$cluster/kubeconfig" >"$out/bench.kubeconfig"
   "$root/tests/cluster/cluster.sh" --dir "$cluster" kubectl apply -f "$root/crds/" >&2
-  "$root/tests/cluster/cluster.sh" --dir "$cluster" kubectl wait --for=condition=Established \
-    --timeout=60s crd/kernelcaches.kernelcache.io >&2
+  # kubectl wait fails at once ("<nil> is of the type <nil>") when it reads the
+  # CRD before the apiserver wrote any condition: retry until Established.
+  for _ in $(seq 60); do
+    "$root/tests/cluster/cluster.sh" --dir "$cluster" kubectl wait --for=condition=Established \
+      --timeout=60s crd/kernelcaches.kernelcache.io >&2 2>/dev/null && break
+    sleep 1
+  done
   ns=$(( kcs < 20 ? kcs : 20 ))
   say "$nodes nodes: fleet ($((nodes * pods_per_node)) pods, $ns namespaces)"
   python3 "$here/driver.py" --cluster "$cluster" fleet --nodes "$nodes" --pods $((nodes * pods_per_node)) \

@@ -3,6 +3,7 @@
 #
 # Usage: tests/cluster/cluster.sh [--dir DIR] <command> [options]
 #   up [--with-kwok] [--kwok-stage FILE]... [--apiserver-arg ARG]...
+#      [--controller-manager-arg ARG]...
 #      [--with-node [--node-gpus N] [--node-label K=V]... [--kubelet-arg ARG]...]
 #      [--owner-pid PID] [--timeout SECS]
 #                       start etcd, kube-apiserver, kube-controller-manager,
@@ -49,7 +50,7 @@ if [[ "${1:-}" == "--dir" ]]; then
   shift 2
 fi
 cmd="${1:-}"
-[[ -n "$cmd" ]] || { sed -n '2,39p' "$0"; exit 2; }
+[[ -n "$cmd" ]] || { sed -n '2,40p' "$0"; exit 2; }
 shift
 mkdir -p "$DIR"
 DIR="$(cd "$DIR" && pwd)"
@@ -336,6 +337,8 @@ start_apiserver() {
 
 start_controller_manager() {
   pid_of kube-controller-manager >/dev/null && return 0
+  local extra=()
+  [[ -n "${KCM_ARGS:-}" ]] && read -r -a extra <<<"$KCM_ARGS"
   mkdir -p "$DIR/controller-manager"
   start_component kube-controller-manager "$KC_K8S_DIR/kube-controller-manager" \
     --kubeconfig="$KUBECONFIG_FILE" \
@@ -345,7 +348,7 @@ start_controller_manager() {
     --leader-elect=false --controllers='*' \
     --service-account-private-key-file="$PKI/sa.key" --root-ca-file="$PKI/ca.crt" \
     --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
-    --service-cluster-ip-range="$SERVICE_CIDR" --profiling=false
+    --service-cluster-ip-range="$SERVICE_CIDR" --profiling=false "${extra[@]}"
 }
 
 start_scheduler() {
@@ -443,6 +446,7 @@ case "$cmd" in
     WITH_KWOK="${KC_WITH_KWOK:-0}"
     KWOK_STAGES=""
     APISERVER_ARGS=""
+    KCM_ARGS=""
     WITH_NODE="${KC_WITH_NODE:-0}"
     NODE_GPUS=4
     NODE_LABELS=""
@@ -458,6 +462,11 @@ case "$cmd" in
         --apiserver-arg)  # one flag per use, no spaces (kept in options.env)
           [[ "$2" != *[[:space:]]* ]] || die "--apiserver-arg '$2' must not contain spaces"
           APISERVER_ARGS+=" $2"
+          shift
+          ;;
+        --controller-manager-arg)  # likewise, for kube-controller-manager
+          [[ "$2" != *[[:space:]]* ]] || die "--controller-manager-arg '$2' must not contain spaces"
+          KCM_ARGS+=" $2"
           shift
           ;;
         --with-node) WITH_NODE=1 ;;
@@ -486,6 +495,7 @@ case "$cmd" in
 WITH_KWOK=$WITH_KWOK
 KWOK_STAGES="$KWOK_STAGES"
 APISERVER_ARGS="$APISERVER_ARGS"
+KCM_ARGS="$KCM_ARGS"
 WITH_NODE=$WITH_NODE
 NODE_GPUS=$NODE_GPUS
 NODE_LABELS="$NODE_LABELS"
