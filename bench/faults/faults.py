@@ -22,7 +22,10 @@ each at a random moment of the load (seeded):
               create) and the leader replica SIGKILLed 0.2 s later; it comes
               back 1 s after
 After each fault the load pauses and the script waits until the operator
-converged to the true state: every KernelCache Ready, observedGeneration
+converged to the true state (after every fault but the leader kill, which
+makes its own, one node is relabelled to a new driver as soon as the API
+answers: the operator must see it through re-established watches and warm
+the new fingerprint): every KernelCache Ready, observedGeneration
 current, and for each driver its eligible selected nodes carry (kwok-managed,
 schedulable) a fingerprint of that product and driver in state Ready. It
 counts duplicate warmup Jobs (two unfinished Jobs of one KernelCache and
@@ -163,6 +166,18 @@ class Load(threading.Thread):
                 self.errors += 1
 
 
+def probe_api(api, call, timeout=60):
+    """call() once the API server answers again (it may be restarting)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return call()
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 def converge(api, kcs, a, t_fault):
     deadline = time.monotonic() + a.converge_timeout
     wrong = []
@@ -238,8 +253,13 @@ def main():
                 time.sleep(1)
                 victim.start()
             detail = "killed %s" % (who or "?")
-        t_fault = time.monotonic()
         load.pause.set()
+        if fault != "leader":
+            # A change right after the fault: the operator must see it through
+            # its re-established watches (a new driver: a new fingerprint).
+            probe_api(api, lambda: api.merge("/api/v1/nodes/gpu-%05d" % rng.randrange(a.nodes), {
+                "metadata": {"labels": {driver.DRIVER_LABEL: "580.%d.%02d" % (100 + n, n)}}}))
+        t_fault = time.monotonic()
         took, wrong = converge(api, kcs, a, t_fault)
         rows.append({"fault": fault, "detail": detail, "converge_s": took, "not_converged": wrong,
                      "duplicate_jobs": len(watcher.dups) - dups_before})
