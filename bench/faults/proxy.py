@@ -27,6 +27,8 @@ It counts requests, delayed and throttled ones, Jobs created through it, and
 410 Gone answers (HTTP 410, or an ERROR watch event with code 410).
 """
 import http.client
+import json
+import os
 import random
 import socket
 import socketserver
@@ -46,6 +48,8 @@ class Faults:
         self.throttle = 0.0
         self.retry_after = 1
         self.hook = None  # (callable(replica, phase), phase)
+        self.trace = os.environ.get("KC_PROXY_TRACE") == "1"  # log every watch event too
+        self.logf = None  # a file: one line per request (time, replica, method, path, status, ms, bytes)
         self.counts = {"requests": 0, "delayed": 0, "throttled": 0, "job_posts": 0, "gone_410": 0,
                        "upstream_down": 0}
 
@@ -56,6 +60,15 @@ class Faults:
     def snapshot(self):
         with self.lock:
             return dict(self.counts)
+
+    def log(self, replica, method, target, status, t0, nbytes):
+        if self.logf is None:
+            return
+        line = "%s.%03d %s %s %s %s %.0f %d\n" % (time.strftime("%H:%M:%S", time.localtime(t0)), int(t0 * 1000) % 1000,
+                                              replica, method, target, status, (time.time() - t0) * 1000, nbytes)
+        with self.lock:
+            self.logf.write(line)
+            self.logf.flush()
 
     def arm_job_hook(self, hook, phase):
         with self.lock:
@@ -82,6 +95,20 @@ class Faults:
             if d > 0:
                 self.counts["delayed"] += 1
             return False, d, hook
+
+
+def _events(data):
+    """'TYPE kind/name@rv ...' of the watch events in one chunk (tracing)."""
+    out = []
+    for line in data.splitlines():
+        try:
+            e = json.loads(line)
+            o = e.get("object", {})
+            m = o.get("metadata", {})
+            out.append("%s:%s/%s@%s" % (e.get("type"), o.get("kind"), m.get("name"), m.get("resourceVersion")))
+        except ValueError:
+            out.append("partial")
+    return ",".join(out)
 
 
 def _read_head(rf):
@@ -131,6 +158,7 @@ class _Handler(socketserver.BaseRequestHandler):
                     return
                 method, target, headers = head
                 body = _read_body(rf, headers)
+                t0 = time.time()
                 throttled, delay, hook = srv.faults.decide(method, target)
                 if throttled:
                     msg = ('{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
@@ -139,6 +167,7 @@ class _Handler(socketserver.BaseRequestHandler):
                     sock.sendall(b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
                                  b"Retry-After: %d\r\nContent-Length: %d\r\n\r\n" % (srv.faults.retry_after,
                                                                                       len(msg)) + msg)
+                    srv.faults.log(srv.replica, method, target, "429*", t0, 0)
                     continue
                 if delay > 0:
                     time.sleep(delay)
@@ -156,12 +185,14 @@ class _Handler(socketserver.BaseRequestHandler):
                         up.putheader("Content-Length", str(len(body)))
                     up.endheaders(body or None)
                     resp = up.getresponse()
-                except (OSError, http.client.HTTPException):
+                except (OSError, http.client.HTTPException) as e:
                     srv.faults.count("upstream_down")
+                    srv.faults.log(srv.replica, method, target, "down(%s)" % type(e).__name__, t0, 0)
                     return  # the API server is gone: so is this connection
                 if hook:
                     resp.read()
                     hook[0](srv.replica, "after")
+                    srv.faults.log(srv.replica, method, target, "%d,killed" % resp.status, t0, 0)
                     return
                 if resp.status == 410:
                     srv.faults.count("gone_410")
@@ -175,18 +206,29 @@ class _Handler(socketserver.BaseRequestHandler):
                 elif resp.chunked or resp.length is None:
                     out.append("Transfer-Encoding: chunked")
                     sock.sendall(("\r\n".join(out) + "\r\n\r\n").encode("latin-1"))
-                    while True:
-                        data = resp.read1(65536)
-                        if not data:
-                            break
-                        if b'"code":410' in data:
-                            srv.faults.count("gone_410")
-                        sock.sendall(b"%x\r\n%s\r\n" % (len(data), data))
-                    sock.sendall(b"0\r\n\r\n")
+                    if srv.faults.trace and "watch=1" in target:
+                        srv.faults.log(srv.replica, method, target, "%d,open" % resp.status, t0, 0)
+                    n = 0
+                    try:
+                        while True:
+                            data = resp.read1(65536)
+                            if not data:
+                                break
+                            n += len(data)
+                            if srv.faults.trace and "watch=1" in target:
+                                srv.faults.log(srv.replica, "EVENT", target.split("?")[0],
+                                               _events(data), t0, len(data))
+                            if b'"code":410' in data:
+                                srv.faults.count("gone_410")
+                            sock.sendall(b"%x\r\n%s\r\n" % (len(data), data))
+                        sock.sendall(b"0\r\n\r\n")
+                    finally:
+                        srv.faults.log(srv.replica, method, target, "%d,stream" % resp.status, t0, n)
                 else:
                     data = resp.read()
                     out.append("Content-Length: %d" % len(data))
                     sock.sendall(("\r\n".join(out) + "\r\n\r\n").encode("latin-1") + data)
+                    srv.faults.log(srv.replica, method, target, resp.status, t0, len(data))
                 if resp.will_close:
                     up.close()
                     up = None
