@@ -17,12 +17,18 @@ kill  (--kills times): a previous cache is published and READY; a new warmup
       staging survived, else a new job prepares and seals), which must publish
       a cache that verifies.
 fill  (--fills times, root only: a tmpfs): the volume is a tmpfs holding the
-      tree plus a little room; a filler thread writes a file outside the
-      cache until the volume is full, starting at a seeded random moment of
-      the seal (0 .. the time a clean seal of the same tree takes). The seal
-      must either publish a cache that verifies or exit 8 (volume full) with
-      nothing new READY; after the filler's file is removed a retry must
-      publish a cache that verifies.
+      tree plus a little room. Even runs: a filler thread writes a file
+      outside the cache until the volume is full, starting at a seeded random
+      moment of the seal (0 .. the time a clean seal of the same tree takes);
+      every other one replaces a READY cache. Odd runs: the seal's own writes
+      fill it: the volume is full before the seal but for k free pages, k
+      seeded from 0 .. the pages the manifest needs + 1 (the manifest fails,
+      READY fails, or both fit), replacing a READY cache. The seal must
+      either publish a cache that verifies or exit 8 (volume full) with
+      nothing new READY, and a replacing seal that runs out of space must
+      leave the previous cache READY (a full volume must not lose a good
+      cache); after the filler's file is removed a retry must publish a cache
+      that verifies.
 Prints a table and writes it to --out as JSON; exit 1 on any violation.
 """
 import argparse
@@ -203,7 +209,25 @@ class Filler(threading.Thread):
         self.full_at = self.delay + time.monotonic() - t0
 
 
+def fill_until_full(path, leave_pages=0):
+    """Fills the volume with one file; then frees `leave_pages` 4 KiB pages."""
+    with open(path, "wb", buffering=0) as f:
+        for chunk in (b"\0" * (1 << 20), b"\0" * 4096):
+            try:
+                while True:
+                    f.write(chunk)
+            except OSError:
+                pass
+    if leave_pages:
+        os.truncate(path, max(0, os.path.getsize(path) - leave_pages * 4096))
+
+
 def fill_campaign(a, rng, work):
+    """Even runs: the volume fills at a random moment of the seal (a filler
+    thread), every other one replacing a READY cache. Odd runs: the seal's
+    own writes fill it (full before the seal, then k pages freed, k drawn
+    from 0 .. the pages its manifest needs + 1: the manifest, READY or
+    nothing fails), always replacing a READY cache."""
     rows, violations = [], []
     mnt = os.path.join(work, "tmpfs")
     size = a.mib + 8 + a.files * 4 // 1024 * 2  # the tree, its manifest, a little room
@@ -211,10 +235,11 @@ def fill_campaign(a, rng, work):
     if not ok:
         log("fill: cannot mount a tmpfs (%s): skipped (needs root)" % why)
         return None, []
+    room_files, room_mib = max(1, a.files // 4), max(1, a.mib // 4)
     try:
-        # A clean seal of the same tree: the window the filler's start is drawn from.
         root = os.path.join(mnt, "vol")
         iw = Initwarm(a.initwarm, root)
+        # A clean seal of the timed runs' tree: the window the filler's start is drawn from.
         os.makedirs(root)
         iw.prepare("clean")
         fill_tree(iw.staging("clean"), a.files, a.mib << 20, 7)
@@ -223,50 +248,79 @@ def fill_campaign(a, rng, work):
         window = time.monotonic() - t0
         if rc != 0:
             raise RuntimeError("clean seal on the tmpfs failed: %s" % out[-300:])
+        # The manifest of the room runs' tree (same names, sizes and uid length every time).
+        shutil.rmtree(root)
+        os.makedirs(root)
+        iw.prepare("room-00")
+        fill_tree(iw.staging("room-00"), room_files, room_mib << 20, 11)
+        if iw.seal("room-00")[0] != 0:
+            raise RuntimeError("room seal on the tmpfs failed")
+        manifest_pages = -(-os.path.getsize(os.path.join(root, "v1", FP, "manifest.json")) // 4096)
         for k in range(a.fills):
+            run = k + 1
             shutil.rmtree(root, ignore_errors=True)
             os.makedirs(root)
-            replace = k % 2 == 1  # every other run replaces a READY cache
+            room = k % 2 == 1
+            replace = room or k % 4 == 2
             old = None
             if replace:
                 iw.prepare("old")
-                fill_tree(iw.staging("old"), a.files // 4, (a.mib << 20) // 4, 9)
+                fill_tree(iw.staging("old"), 50, 1 << 20, 9)
                 if iw.seal("old")[0] != 0:
                     raise RuntimeError("the previous cache did not seal on the tmpfs")
                 old = iw.ready()
-            uid = "job-%d" % k
-            iw.prepare(uid)
-            fill_tree(iw.staging(uid), a.files, (a.mib << 20) * (3 if replace else 4) // 4, 20 + k)
-            start = rng.uniform(0, window)
-            filler = Filler(os.path.join(mnt, "filler"), start)
-            t0 = time.monotonic()
-            seal = subprocess.Popen(iw.seal_cmd(uid), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            filler.start()
-            out = seal.communicate()[0].decode(errors="replace")
-            rc, took = seal.returncode, time.monotonic() - t0
-            filler.join()
-            row = {"filler_start_s": round(start, 3), "seal_s": round(took, 3), "seal_exit": rc,
-                   "replace": replace, "full_at_s": round(filler.full_at, 3),
-                   "full_during_seal": filler.full_at < took}
+            filler_path = os.path.join(mnt, "filler")
+            row = {"mode": "room" if room else "timed", "replace": replace}
+            if room:
+                uid = "room-%02d" % k
+                iw.prepare(uid)
+                fill_tree(iw.staging(uid), room_files, room_mib << 20, 11)
+                pages = rng.randint(0, manifest_pages + 1)
+                fill_until_full(filler_path, pages)
+                row.update({"free_pages": pages, "manifest_pages": manifest_pages, "full_during_seal": True})
+                t0 = time.monotonic()
+                rc, out = iw.seal(uid)
+                took = time.monotonic() - t0
+                what = "%d pages free (manifest %d)" % (pages, manifest_pages)
+            else:
+                uid = "job-%d" % k
+                iw.prepare(uid)
+                fill_tree(iw.staging(uid), a.files, (a.mib << 20) * (3 if replace else 4) // 4, 20 + k)
+                start = rng.uniform(0, window)
+                filler = Filler(filler_path, start)
+                t0 = time.monotonic()
+                seal = subprocess.Popen(iw.seal_cmd(uid), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                filler.start()
+                out = seal.communicate()[0].decode(errors="replace")
+                rc, took = seal.returncode, time.monotonic() - t0
+                filler.join()
+                row.update({"filler_start_s": round(start, 3), "full_at_s": round(filler.full_at, 3),
+                            "full_during_seal": filler.full_at < took})
+                what = "full at %.3f s" % filler.full_at
+            row.update({"seal_s": round(took, 3), "seal_exit": rc})
             now = iw.ready()
             row["ready"] = "old" if old is not None and now == old else "none" if now is None else "new"
             if rc == 0:
                 if row["ready"] != "new":
-                    violations.append("fill %d: seal exit 0 but READY is %s" % (k, row["ready"]))
+                    violations.append("fill %d: seal exit 0 but READY is %s" % (run, row["ready"]))
             elif rc == 8:
                 if row["ready"] == "new":
-                    violations.append("fill %d: exit 8 (volume full) but the new cache is READY" % k)
+                    violations.append("fill %d: exit 8 (volume full) but the new cache is READY" % run)
+                if replace and row["ready"] != "old":
+                    violations.append("fill %d (%s): a replacing seal ran out of space and the previous READY "
+                                      "cache is gone (READY %s): a full volume lost a good cache" %
+                                      (run, what, row["ready"]))
             else:
                 violations.append("fill %d: seal exit %d (want 0, or 8 for a full volume): %s" %
-                                  (k, rc, out[-300:]))
+                                  (run, rc, out[-300:]))
             if now is not None:
                 vrc, vout = iw.verify()
                 row["ready_verifies"] = vrc == 0
                 if vrc != 0:
-                    violations.append("fill %d: READY cache fails verification: %s" % (k, vout[-300:]))
+                    violations.append("fill %d: READY cache fails verification: %s" % (run, vout[-300:]))
             for p in other_ready(root):
-                violations.append("fill %d: a READY outside the published cache: %s" % (k, p))
-            os.unlink(filler.path)
+                violations.append("fill %d: a READY outside the published cache: %s" % (run, p))
+            os.unlink(filler_path)
             # Room again: the retry (the same job when its staging is left) publishes.
             if rc != 0:
                 ruid = uid if os.path.isdir(iw.staging(uid)) else uid + "-retry"
@@ -278,10 +332,10 @@ def fill_campaign(a, rng, work):
                 row["retry_ok"] = rc2 == 0 and vrc == 0
                 if not row["retry_ok"]:
                     violations.append("fill %d: retry by %s after freeing space: seal %d verify %d: %s %s" %
-                                      (k, ruid, rc2, vrc, out2[-200:], vout[-200:]))
+                                      (run, ruid, rc2, vrc, out2[-200:], vout[-200:]))
             rows.append(row)
-            log("fill %2d full at %.3f s, seal took %.3f: exit %d, READY %s, verify %s, retry %s" % (
-                k + 1, filler.full_at, took, rc, row["ready"], row.get("ready_verifies", "-"),
+            log("fill %2d %-5s %-26s seal %.3f s: exit %d, READY %s, verify %s, retry %s" % (
+                k + 1, row["mode"], what, took, rc, row["ready"], row.get("ready_verifies", "-"),
                 {True: "ok", False: "FAILED"}.get(row.get("retry_ok"), "-")))
         return rows, violations
     finally:
@@ -328,7 +382,8 @@ def main():
         print("| %s | %d | %d / %d / %d | %d | %d of %d | %d |" % (
             name, len(rows), c["old"], c["none"], c["new"], bad, sum(1 for r in retried if r["retry_ok"]),
             len(retried), len(v)))
-    line("sealer SIGKILLed at a random point", kills, v1)
+    if kills:
+        line("sealer SIGKILLed at a random point", kills, v1)
     if fills is None or fills:
         line("volume fills up during seal", fills, v2)
         if fills:
