@@ -13,7 +13,7 @@
 # Usage: bench/faults/run.sh [--nodes 200] [--kcs 10] [--pods-per-node 2] [--seed 1]
 #          [--apiserver 3] [--etcd 2] [--compactions 1] [--leader 3] [--slow 1]
 #          [--throttle 1] [--restart 1] [--fault-seconds 10] [--converge-timeout 120]
-#          [--seal-kills 20] [--seal-fills 10] [--seal-files 2000] [--seal-mib 32]
+#          [--seal-kills 12] [--seal-fills 8] [--seal-files 2000] [--seal-mib 32]
 #          [--operator PATH] [--initwarm PATH] [--out DIR] [--keep]
 # The issue's size: --nodes 1000 --kcs 50 --apiserver 10 --etcd 5 --leader 10.
 # A count of 0 leaves a fault out; --seal-kills 0 --seal-fills 0 skips step 1.
@@ -22,7 +22,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 nodes=200 kcs=10 pods_per_node=2 seed=1 keep=0
 faults=()
-seal=(--kills 20 --fills 10 --files 2000 --mib 32)
+seal=(--kills 12 --fills 8 --files 2000 --mib 32)
 operator="$root/build/operator/kernelcache-operator"
 initwarm="$root/build/initwarm/initwarm"
 out="${TMPDIR:-/tmp}/kc-faults-$$"

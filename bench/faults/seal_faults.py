@@ -3,8 +3,8 @@
 
 Python 3 standard library only; runs the real initwarm binary, no cluster.
 
-  seal_faults.py --initwarm BIN [--files 3000] [--mib 48] [--kills 20]
-                 [--fills 10] [--seed 1] [--out FILE]
+  seal_faults.py --initwarm BIN [--files 2000] [--mib 32] [--kills 12]
+                 [--fills 8] [--seed 1] [--out FILE]
 
 kill  (--kills times): a previous cache is published and READY; a new warmup
       (another job uid, other bytes) is sealed with --replace and SIGKILLed at a
@@ -275,7 +275,9 @@ def fill_campaign(a, rng, work):
                 uid = "room-%02d" % k
                 iw.prepare(uid)
                 fill_tree(iw.staging(uid), room_files, room_mib << 20, 11)
-                pages = rng.randint(0, manifest_pages + 1)
+                # Half the runs at the READY write (room for the manifest only).
+                pages = rng.choice((manifest_pages, manifest_pages, manifest_pages + 1,
+                                    rng.randint(0, manifest_pages - 1)))
                 fill_until_full(filler_path, pages)
                 row.update({"free_pages": pages, "manifest_pages": manifest_pages, "full_during_seal": True})
                 t0 = time.monotonic()
@@ -345,10 +347,10 @@ def fill_campaign(a, rng, work):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--initwarm", required=True)
-    p.add_argument("--files", type=int, default=3000)
-    p.add_argument("--mib", type=int, default=48)
-    p.add_argument("--kills", type=int, default=20)
-    p.add_argument("--fills", type=int, default=10)
+    p.add_argument("--files", type=int, default=2000)
+    p.add_argument("--mib", type=int, default=32)
+    p.add_argument("--kills", type=int, default=12)
+    p.add_argument("--fills", type=int, default=8)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out")
     a = p.parse_args()
@@ -387,9 +389,14 @@ def main():
     if fills is None or fills:
         line("volume fills up during seal", fills, v2)
         if fills:
+            room = [r for r in fills if r["mode"] == "room"]
             print("  (fill: the volume was full before the seal ended in %d of %d runs; %d seals exited 8, "
-                  "volume full, the others published)" % (sum(1 for r in fills if r["full_during_seal"]),
-                                                          len(fills), sum(1 for r in fills if r["seal_exit"] == 8)))
+                  "volume full, the others published; %d runs had room for the manifest but not READY, %d of "
+                  "them replacing a READY cache that stayed READY)" % (
+                      sum(1 for r in fills if r["full_during_seal"]), len(fills),
+                      sum(1 for r in fills if r["seal_exit"] == 8),
+                      sum(1 for r in room if r["free_pages"] == r["manifest_pages"]),
+                      sum(1 for r in room if r["free_pages"] == r["manifest_pages"] and r["ready"] == "old")))
     for v in violations:
         print("VIOLATION: " + v)
     sys.exit(1 if violations else 0)
