@@ -22,7 +22,10 @@ each at a random moment of the load (seeded):
               create) and the leader replica SIGKILLed 0.2 s later; it comes
               back 1 s after
 After each fault the load pauses and the script waits until the operator
-converged to the true state: every KernelCache Ready, observedGeneration
+converged to the true state (after every fault but the leader kill, which
+makes its own, one node is relabelled to a new driver as soon as the API
+answers: the operator must see it through re-established watches and warm
+the new fingerprint): every KernelCache Ready, observedGeneration
 current, and for each driver its eligible selected nodes carry (kwok-managed,
 schedulable) a fingerprint of that product and driver in state Ready. It
 counts duplicate warmup Jobs (two unfinished Jobs of one KernelCache and
@@ -163,6 +166,18 @@ class Load(threading.Thread):
                 self.errors += 1
 
 
+def probe_api(api, call, timeout=60):
+    """call() once the API server answers again (it may be restarting)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return call()
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 def converge(api, kcs, a, t_fault):
     deadline = time.monotonic() + a.converge_timeout
     wrong = []
@@ -211,7 +226,12 @@ def main():
             ["leader"] * a.leader)
     rng.shuffle(plan)
     rows = []
+    restarts = 0
     for n, fault in enumerate(plan):
+        for r in replicas:  # as a kubelet would: a replica that exited (lost its lease) restarts
+            if r.p.poll() is not None:
+                restarts += 1
+                r.start()
         load.pause.clear()
         time.sleep(rng.uniform(1.0, 4.0))  # a random moment of the load
         dups_before = len(watcher.dups)
@@ -238,8 +258,13 @@ def main():
                 time.sleep(1)
                 victim.start()
             detail = "killed %s" % (who or "?")
-        t_fault = time.monotonic()
         load.pause.set()
+        if fault != "leader":
+            # A change right after the fault: the operator must see it through
+            # its re-established watches (a new driver: a new fingerprint).
+            probe_api(api, lambda: api.merge("/api/v1/nodes/gpu-%05d" % rng.randrange(a.nodes), {
+                "metadata": {"labels": {driver.DRIVER_LABEL: "580.%d.%02d" % (100 + n, n)}}}))
+        t_fault = time.monotonic()
         took, wrong = converge(api, kcs, a, t_fault)
         rows.append({"fault": fault, "detail": detail, "converge_s": took, "not_converged": wrong,
                      "duplicate_jobs": len(watcher.dups) - dups_before})
@@ -251,7 +276,7 @@ def main():
     for r in replicas:
         r.kill()
     result = {"nodes": a.nodes, "kcs": a.kcs, "seed": a.seed, "rows": rows, "label_changes": load.changes,
-              "pods_created": load.pods, "load_errors": load.errors, "warmup_jobs_seen": len(watcher.seen),
+              "pods_created": load.pods, "load_errors": load.errors, "replica_restarts": restarts, "warmup_jobs_seen": len(watcher.seen),
               "duplicates": sorted(str(d) for d in watcher.dups)}
     with open(a.out, "w") as f:
         json.dump(result, f, indent=1)
@@ -265,8 +290,8 @@ def main():
         print("%-11s %6d %12s %12d %16d" % (fault, len(rs), span, sum(r["duplicate_jobs"] for r in rs),
                                             sum(1 for r in rs if r["converge_s"] is None)))
     print("load: %d driver-label changes, %d pods created (%d calls failed during faults); "
-          "%d warmup Jobs seen; duplicate Jobs in all: %d" %
-          (load.changes, load.pods, load.errors, len(watcher.seen), len(watcher.dups)))
+          "%d warmup Jobs seen; duplicate Jobs in all: %d; replicas restarted after exiting: %d" %
+          (load.changes, load.pods, load.errors, len(watcher.seen), len(watcher.dups), restarts))
     bad = [r for r in rows if r["converge_s"] is None or r["duplicate_jobs"]]
     sys.exit(1 if bad else 0)
 

@@ -32,7 +32,10 @@ mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 cluster="$out/cluster"
 trap '"$root/tests/cluster/cluster.sh" --dir "$cluster" down --purge >/dev/null 2>&1 || true' EXIT INT TERM
+# kwok posts no node heartbeats: without a long grace the node lifecycle
+# controller flips every node Unknown and back (bench/scale/README.md).
 up_args="--with-kwok --kwok-stage $root/tests/operator/kwok/pod-complete.yaml"
+up_args+=" --controller-manager-arg --node-monitor-grace-period=2h"
 say "control plane with kwok"
 # shellcheck disable=SC2086
 "$root/tests/cluster/cluster.sh" --dir "$cluster" up $up_args >&2
