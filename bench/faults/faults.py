@@ -80,6 +80,16 @@ def cluster(a, *args):
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def eligible_index(rng, nodes):
+    """A random node the fleet made eligible (driver.py cmd_fleet: i % 50 == 3
+    is cordoned, 7 NotReady). Relabelling those would make a fingerprint no
+    eligible node carries: Pending by design, its KernelCache not Ready."""
+    while True:
+        i = rng.randrange(nodes)
+        if i % 50 not in (3, 7):
+            return i
+
+
 def eligible(node):
     ann = node["metadata"].get("annotations", {})
     return ann.get("kwok.x-k8s.io/node") == "fake" and not node["spec"].get("unschedulable")
@@ -151,7 +161,7 @@ class Load(threading.Thread):
                 continue
             tick += 1
             try:
-                i = self.rng.randrange(self.a.nodes)
+                i = eligible_index(self.rng, self.a.nodes)
                 self.api.merge("/api/v1/nodes/gpu-%05d" % i,
                                {"metadata": {"labels": {driver.DRIVER_LABEL: self.rng.choice(driver.DRIVERS)}}})
                 self.changes += 1
@@ -249,7 +259,7 @@ def main():
         elif fault == "leader":
             who = leader(api)
             victim = next((r for r in replicas if r.ident == who), None)
-            i = rng.randrange(a.nodes)
+            i = eligible_index(rng, a.nodes)
             api.merge("/api/v1/nodes/gpu-%05d" % i,
                       {"metadata": {"labels": {driver.DRIVER_LABEL: "580.%d.%02d" % (100 + n, n)}}})
             time.sleep(0.2)
@@ -262,7 +272,7 @@ def main():
         if fault != "leader":
             # A change right after the fault: the operator must see it through
             # its re-established watches (a new driver: a new fingerprint).
-            probe_api(api, lambda: api.merge("/api/v1/nodes/gpu-%05d" % rng.randrange(a.nodes), {
+            probe_api(api, lambda: api.merge("/api/v1/nodes/gpu-%05d" % eligible_index(rng, a.nodes), {
                 "metadata": {"labels": {driver.DRIVER_LABEL: "580.%d.%02d" % (100 + n, n)}}}))
         t_fault = time.monotonic()
         took, wrong = converge(api, kcs, a, t_fault)
