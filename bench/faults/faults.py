@@ -76,36 +76,80 @@ log = driver.log
 
 
 class Replica:
-    """One operator process; talks to the API server through its own proxy."""
+    """One operator process; talks to the API server through its own proxy.
+    A Supervisor starts it again 1 s after it exited, as a kubelet restarts a
+    container, unless it is held down."""
 
     def __init__(self, a, ident, faults):
         self.a, self.ident, self.p, self.starts = a, ident, None, 0
         self.logpath = "%s.%s.log" % (a.out, ident)
         self.proxy = proxy.Proxy(a.cluster, driver.Api(a.cluster).port, faults, ident)
         self.kubeconfig = self.proxy.kubeconfig("%s.%s.kubeconfig" % (a.out, ident))
+        self.lock = threading.RLock()
+        self.held = False  # no restart while set
+        self.intended = False  # the last exit was the campaign's doing
+        self.exits = 0  # exits nobody asked for (a leader that lost its Lease exits by design)
+        self.died_at = None
+
+    def running(self):
+        return self.p is not None and self.p.poll() is None
 
     def start(self):
-        self.starts += 1
-        self.p = subprocess.Popen(
-            [self.a.operator, "--kubeconfig=" + self.kubeconfig, "--leader-elect=true",
-             "--leader-election-namespace=default", "--identity=" + self.ident,
-             "--bind-address=127.0.0.1", "--http-port=0", "--initwarm-image=kc.local/initwarm:test",
-             "--warmup-priority-class=", "--log-level=" + self.a.log_level],
-            stdout=open(self.logpath, "a"), stderr=subprocess.STDOUT, start_new_session=True)
+        with self.lock:
+            if self.running():
+                return
+            self.starts += 1
+            self.intended, self.died_at = False, None
+            self.p = subprocess.Popen(
+                [self.a.operator, "--kubeconfig=" + self.kubeconfig, "--leader-elect=true",
+                 "--leader-election-namespace=default", "--identity=" + self.ident,
+                 "--bind-address=127.0.0.1", "--http-port=0", "--initwarm-image=kc.local/initwarm:test",
+                 "--warmup-priority-class=", "--log-level=" + self.a.log_level],
+                stdout=open(self.logpath, "a"), stderr=subprocess.STDOUT, start_new_session=True)
 
-    def kill(self):
-        if self.p and self.p.poll() is None:
-            self.p.kill()
-            self.p.wait()
+    def kill(self, hold=False):
+        with self.lock:
+            self.intended, self.held = True, hold
+            if self.running():
+                self.p.kill()
+                self.p.wait()
 
-    def stop(self):
+    def stop(self, hold=False):
         """SIGTERM; SIGKILL if it has not exited 20 s later."""
-        if self.p and self.p.poll() is None:
-            self.p.terminate()
-            try:
-                self.p.wait(20)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        with self.lock:
+            self.intended, self.held = True, hold
+            if self.running():
+                self.p.terminate()
+                try:
+                    self.p.wait(20)
+                except subprocess.TimeoutExpired:
+                    self.p.kill()
+                    self.p.wait()
+
+    def release(self):
+        with self.lock:
+            self.held = False
+
+
+class Supervisor(threading.Thread):
+    def __init__(self, replicas):
+        super().__init__(daemon=True)
+        self.replicas, self.stop = replicas, threading.Event()
+
+    def run(self):
+        while not self.stop.wait(0.2):
+            for r in self.replicas:
+                with r.lock:
+                    if r.p is None or r.running() or r.held:
+                        continue
+                    if r.died_at is None:
+                        r.died_at = time.monotonic()
+                        if not r.intended:
+                            r.exits += 1
+                            log("%s exited by itself (%s); restarting it, as a kubelet would" %
+                                (r.ident, r.p.returncode))
+                    if time.monotonic() - r.died_at >= 1.0:
+                        r.start()
 
 
 def leader(api):
@@ -132,6 +176,16 @@ def kill_component(a, name):
         except ProcessLookupError:
             return
         time.sleep(0.05)
+
+
+def eligible_index(rng, nodes):
+    """A random node the fleet made eligible (driver.py cmd_fleet: i % 50 == 3
+    is cordoned, 7 NotReady). Relabelling those would make a fingerprint no
+    eligible node carries: Pending by design, its KernelCache not Ready."""
+    while True:
+        i = rng.randrange(nodes)
+        if i % 50 not in (3, 7):
+            return i
 
 
 def eligible(node):
@@ -246,7 +300,7 @@ class Load(threading.Thread):
                 continue
             tick += 1
             try:
-                i = self.rng.randrange(self.a.nodes)
+                i = eligible_index(self.rng, self.a.nodes)
                 self.api.merge("/api/v1/nodes/gpu-%05d" % i,
                                {"metadata": {"labels": {driver.DRIVER_LABEL: self.rng.choice(driver.DRIVERS)}}})
                 self.changes += 1
@@ -301,7 +355,8 @@ class Campaign:
         self.fresh = 0
         self.killed = threading.Event()
         self.killed_detail = ""
-        self.down_until_converged = []
+        self.hold_victim = False
+        self.supervisor = Supervisor(self.replicas)
 
     def relabel_fresh(self):
         """One kwok-managed node of a product some KernelCache selects to a
@@ -310,9 +365,8 @@ class Campaign:
         self.fresh += 1
         products = min(self.a.kcs, len(driver.PRODUCTS))
         while True:
-            i = self.rng.randrange(self.a.nodes)
-            # driver.cmd_fleet: i % 50 == 3 is cordoned, == 7 NotReady
-            if i % 50 not in (3, 7) and i % len(driver.PRODUCTS) < products:
+            i = eligible_index(self.rng, self.a.nodes)
+            if i % len(driver.PRODUCTS) < products:
                 break
         version = "580.%d.%02d" % (100 + self.fresh, self.fresh % 100)
         t = time.time()
@@ -350,7 +404,7 @@ class Campaign:
 
     def on_job_post(self, replica, phase):
         r = next(r for r in self.replicas if r.ident == replica)
-        r.kill()
+        r.kill(hold=self.hold_victim)
         self.killed_detail = "%s, %s its Job POST reached the API server" % (
             replica, "before" if phase == "before" else "after")
         self.killed.set()
@@ -377,30 +431,29 @@ class Campaign:
         if fault == "leader":
             self.killed.clear()
             phase = self.rng.choice(("before", "after"))
+            # Half the time a lost pod: the victim stays down until convergence,
+            # so the other replica must take the Lease when it expires (15 s);
+            # else a container restart: back 1 s later with the same identity.
+            self.hold_victim = self.rng.random() < 0.5
             self.faults.arm_job_hook(self.on_job_post, phase)
             self.relabel_fresh()
             if not self.killed.wait(60):
                 self.faults.disarm()
                 return "no Job POST within 60 s: nothing killed", None
-            if self.rng.random() < 0.5:
-                # A container restart in the same pod: back 1 s later, same identity.
-                time.sleep(1)
-                for r in self.replicas:
-                    if r.p.poll() is not None:
-                        r.start()
-                return self.killed_detail + "; back 1 s later", None
-            # A lost pod: the other replica takes the Lease once it expires;
-            # the victim starts again only after convergence.
-            self.down_until_converged = [r for r in self.replicas if r.p.poll() is not None]
-            return self.killed_detail + "; failover, back after convergence", None
+            if self.hold_victim:
+                return self.killed_detail + "; failover, back after convergence", None
+            return self.killed_detail + "; back 1 s later", None
         if fault == "restart":
             for r in self.replicas:
-                r.p.terminate()
+                with r.lock:
+                    r.held = r.intended = True
+                    if r.running():
+                        r.p.terminate()
             for r in self.replicas:
-                r.stop()
+                r.stop(hold=True)
             for r in self.replicas:
-                r.start()
-            return "both replicas SIGTERMed and started again", None
+                r.release()
+            return "both replicas SIGTERMed, back 1 s later", None
         if fault in ("slow", "throttle"):
             with self.faults.lock:
                 if fault == "slow":
@@ -424,6 +477,7 @@ class Campaign:
             self.kcs.append((ns, name, product))
         for r in self.replicas:
             r.start()
+        self.supervisor.start()
         sampler = Sampler(api)
         sampler.start()
         took, wrong = converge(api, self.kcs, a)
@@ -442,6 +496,7 @@ class Campaign:
             load.pause.clear()
             time.sleep(self.rng.uniform(1.0, 4.0))  # a random moment of the load
             dups0, regr0 = sampler.counts()
+            exits0 = sum(r.exits for r in self.replicas)
             px0 = self.faults.snapshot()
             t_inject = time.monotonic()
             detail, _ = self.inject(fault)
@@ -453,14 +508,14 @@ class Campaign:
             took, wrong = converge(api, self.kcs, a)
             self.clear()
             job_after, ready_lag = self.operator_share(change)
-            for r in self.down_until_converged:
-                r.start()
-            self.down_until_converged = []
+            for r in self.replicas:
+                r.release()
             dups1, regr1 = sampler.counts()
             px1 = self.faults.snapshot()
             row = {"fault": fault, "detail": detail, "outage_s": outage, "converge_s": took, "not_converged": wrong,
                    "job_created_after_s": job_after, "ready_after_job_s": ready_lag,
                    "duplicate_jobs": dups1 - dups0, "status_regressions": regr1 - regr0,
+                   "replica_exits": sum(r.exits for r in self.replicas) - exits0,
                    "proxy": {k: px1[k] - px0[k] for k in px1}}
             rows.append(row)
             log("%2d %-10s %-50s converged %s, duplicates %d, lost %d, 410s %d%s" % (
@@ -469,15 +524,17 @@ class Campaign:
                 ", not converged: %s" % wrong[:5] if wrong else ""))
         load.stop.set()
         sampler.stop.set()
+        self.supervisor.stop.set()
         for r in self.replicas:
-            r.stop()
+            r.stop(hold=True)
             r.proxy.close()
         with sampler.lock:
             dups, regressions = sorted(str(d) for d in sampler.dups), list(sampler.regressions)
         return {"nodes": a.nodes, "kcs": a.kcs, "seed": a.seed, "baseline_converge_s": baseline, "rows": rows,
                 "label_changes": load.changes, "pods_created": load.pods, "load_errors": load.errors,
                 "warmup_jobs_seen": len(sampler.seen), "duplicates": dups, "status_regressions": regressions,
-                "proxy": self.faults.snapshot(), "operator_starts": {r.ident: r.starts for r in self.replicas}}
+                "proxy": self.faults.snapshot(), "operator_starts": {r.ident: r.starts for r in self.replicas},
+                "replica_exits": {r.ident: r.exits for r in self.replicas}}
 
 
 def rfc3339(ts):
@@ -495,9 +552,9 @@ def table(res, out=sys.stdout):
     p = lambda s="": print(s, file=out)  # noqa: E731
     p("\nfaults under load: %d kwok GPU nodes, %d KernelCaches, 2 operator replicas; seed %d" %
       (res["nodes"], res["kcs"], res["seed"]))
-    p("| fault | count | outage s | converge s | of which operator: change to Job s, Job done to Ready s | "
-      "duplicate Jobs | lost status updates | 410s seen | 429s sent | requests |")
-    p("|---|---|---|---|---|---|---|---|---|---|")
+    p("| fault | count | outage s | converge s | operator's share: change to Job s, Job done to Ready s | "
+      "duplicate Jobs | lost status updates | replica exits | 410s seen | 429s sent | requests |")
+    p("|---|---|---|---|---|---|---|---|---|---|---|")
     for fault in FAULTS:
         rs = [r for r in res["rows"] if r["fault"] == fault]
         if not rs:
@@ -508,8 +565,9 @@ def table(res, out=sys.stdout):
         conv = fmt_span([r["converge_s"] for r in rs]) + (" (%d NOT)" % nc if nc else "")
         share = "%s, %s" % (fmt_span([r.get("job_created_after_s") for r in rs]),
                             fmt_span([r.get("ready_after_job_s") for r in rs]))
-        p("| %s | %d | %s | %s | %s | %d | %d | %d | %d | %d |" % (
+        p("| %s | %d | %s | %s | %s | %d | %d | %d | %d | %d | %d |" % (
             fault, len(rs), outage, conv, share, sum(r["duplicate_jobs"] for r in rs), lost,
+            sum(r.get("replica_exits", 0) for r in rs),
             sum(r["proxy"]["gone_410"] for r in rs), sum(r["proxy"]["throttled"] for r in rs),
             sum(r["proxy"]["requests"] for r in rs)))
     p("load: %d driver-label changes, %d pods created (%d calls failed during faults); %d warmup Jobs seen; "
@@ -541,8 +599,9 @@ def main():
     try:
         res = c.run()
     finally:
+        c.supervisor.stop.set()
         for r in c.replicas:
-            r.kill()
+            r.kill(hold=True)
     with open(a.out, "w") as f:
         json.dump(res, f, indent=1)
     table(res)
