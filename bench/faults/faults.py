@@ -391,8 +391,8 @@ class Campaign:
                 if f.get("driver") != version or not f.get("job"):
                     continue
                 _, job = self.api.call("GET", "/apis/batch/v1/namespaces/%s/jobs/%s" % (ns, f["job"]))
-                if job.get("metadata", {}).get("creationTimestamp"):
-                    created.append(rfc3339(job["metadata"]["creationTimestamp"]) - t_change)
+                if job.get("metadata", {}).get("creationTimestamp"):  # whole seconds, as the API has them
+                    created.append(rfc3339(job["metadata"]["creationTimestamp"]) - int(t_change))
                 done = job.get("status", {}).get("completionTime")
                 # status.readyAt is the Job's finish time; when the operator
                 # wrote it is its last status write (the load is paused).
@@ -541,11 +541,11 @@ def rfc3339(ts):
     return calendar.timegm(time.strptime(ts, "%Y-%m-%dT%H:%M:%SZ"))
 
 
-def fmt_span(xs):
+def fmt_span(xs, f="%.1f"):
     xs = [x for x in xs if x is not None]
     if not xs:
         return "-"
-    return "%.1f" % xs[0] if len(xs) == 1 else "%.1f-%.1f" % (min(xs), max(xs))
+    return f % xs[0] if len(xs) == 1 else (f + "-" + f) % (min(xs), max(xs))
 
 
 def table(res, out=sys.stdout):
@@ -563,8 +563,8 @@ def table(res, out=sys.stdout):
         lost = sum(r["status_regressions"] + len(r["not_converged"]) for r in rs)
         nc = sum(1 for r in rs if r["converge_s"] is None)
         conv = fmt_span([r["converge_s"] for r in rs]) + (" (%d NOT)" % nc if nc else "")
-        share = "%s, %s" % (fmt_span([r.get("job_created_after_s") for r in rs]),
-                            fmt_span([r.get("ready_after_job_s") for r in rs]))
+        share = "%s, %s" % (fmt_span([r.get("job_created_after_s") for r in rs], "%d"),
+                            fmt_span([r.get("ready_after_job_s") for r in rs], "%d"))
         p("| %s | %d | %s | %s | %s | %d | %d | %d | %d | %d | %d |" % (
             fault, len(rs), outage, conv, share, sum(r["duplicate_jobs"] for r in rs), lost,
             sum(r.get("replica_exits", 0) for r in rs),
