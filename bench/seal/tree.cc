@@ -55,7 +55,7 @@ std::string HexName(std::uint64_t v) {
 std::vector<HashJob> BuildTree(const fs::path& dir, std::uint64_t total_bytes) {
   std::vector<char> block(1 << 20);
   for (size_t i = 0; i < block.size(); ++i) block[i] = static_cast<char>((i * 2654435761u) >> 13);
-  static constexpr std::array<const char*, 6> kExt = {".cubin", ".json", ".ptx",
+  static constexpr std::array<const char*, 6> kExt = {".cubin", ".json",  ".ptx",
                                                       ".ttir",  ".ttgir", ".llir"};
   std::vector<HashJob> jobs;
   std::uint64_t written = 0;
@@ -72,8 +72,8 @@ std::vector<HashJob> BuildTree(const fs::path& dir, std::uint64_t total_bytes) {
     written += sz;
   }
   static constexpr std::uint64_t kLargeMiB[] = {50, 120, 200, 80, 160};
-  static constexpr const char* kLargeDir[] = {"vllm/torch_compile_cache/rank_0_0",
-                                              "inductor/aoti", "nv"};
+  static constexpr const char* kLargeDir[] = {"vllm/torch_compile_cache/rank_0_0", "inductor/aoti",
+                                              "nv"};
   for (int i = 0; written < total_bytes; ++i) {
     std::uint64_t sz = std::min<std::uint64_t>(kLargeMiB[i % 5] << 20, total_bytes - written);
     fs::path p = dir / kLargeDir[i % 3] / ("artifact_" + std::to_string(i));
