@@ -41,7 +41,7 @@ TEST(FsyncPool, FirstErrorNamesTheFileAndTheRestAreClosedUnsynced) {
   std::vector<int> fds = OpenFiles(d, 5);
   std::uint64_t synced = 0;
   FsyncPool pool(1, 16, [&](std::uint64_t n) { synced = n; });  // one thread: in order
-  pool.Add(1 << 20, "no-such-descriptor");                       // EBADF
+  pool.Add(1 << 20, "no-such-descriptor");                      // EBADF
   for (int fd : fds) pool.Add(fd, "f");
   Status s = pool.Finish();
   EXPECT_FALSE(s.ok());
@@ -65,8 +65,8 @@ TEST(HashFilesFsync, EveryFileSyncedBeforeItReturns) {
   std::vector<HashJob> jobs;
   for (int i = 0; i < 30; ++i) {
     auto p = d.path() / ("f" + std::to_string(i));
-    testing::WriteFile(p, testing::Bytes(1000 + static_cast<std::uint64_t>(i),
-                                         static_cast<std::uint32_t>(i)));
+    testing::WriteFile(
+        p, testing::Bytes(1000 + static_cast<std::uint64_t>(i), static_cast<std::uint32_t>(i)));
     jobs.push_back({p, 1000 + static_cast<std::uint64_t>(i)});
   }
   HashOptions o;
