@@ -1,11 +1,11 @@
 // FsyncPool: fsyncs and closes descriptors on threads of its own.
 //
-// On ext4 (and other journaling filesystems) each fsync waits for a journal
-// commit and a device flush, about 1 ms on the development VM's disk; done
-// one after another on seal's hashing threads they cost more than the
-// hashing (docs/benchmarks.md, "Seal, verify and copy throughput").
-// Concurrent fsyncs share commits, so the pool runs `threads` of them at once
-// while the caller goes on. Add() takes ownership of an open descriptor: it
+// Each fsync waits for the device's write cache to be flushed (and, on a
+// journaling filesystem, for a journal commit): about 1 ms per file on the
+// development VM's disk, so one after another on seal's hashing threads they
+// cost more than the hashing (docs/benchmarks.md, "Seal, verify and copy
+// throughput"). Concurrent fsyncs share flushes and commits, so the pool runs
+// `threads` of them at once while the caller goes on. Add() takes ownership of an open descriptor: it
 // is fsynced through that same descriptor, then closed. Add() blocks while
 // `max_pending` descriptors wait, which bounds the open descriptors. After
 // the first failure the rest are closed unsynced. Finish() waits for all and

@@ -32,8 +32,9 @@ struct HashOptions {
   int threads = 0;  // 0: 2 x std::thread::hardware_concurrency()
   bool fsync = false;
   std::size_t buffer_bytes = 1 << 20;
-  // Concurrent fsyncs share journal commits: 16 at once synced a 5,000-file
-  // tree 1.8x faster than 4 and 11x faster than 1 (docs/benchmarks.md).
+  // Concurrent fsyncs share device flushes (and journal commits): 16 at once
+  // synced a 5,141-file tree 1.8x faster than 4 and 11x faster than 1
+  // (docs/benchmarks.md).
   int fsync_threads = 16;
   std::function<void(std::uint64_t files_done, std::uint64_t bytes_done)> on_progress;
   // After each fsync, with the count so far (from a pool thread).
