@@ -5,14 +5,13 @@
 // development VM's disk, so one after another on seal's hashing threads they
 // cost more than the hashing (docs/benchmarks.md, "Seal, verify and copy
 // throughput"). Concurrent fsyncs share flushes and commits, so the pool runs
-// `threads` of them at once while the caller goes on. Add() takes ownership of an open descriptor: it
-// is fsynced through that same descriptor, then closed. Add() blocks while
-// `max_pending` descriptors wait, which bounds the open descriptors. After
-// the first failure the rest are closed unsynced. Finish() waits for all and
-// returns the first error; EINVAL from fsync (a filesystem that cannot sync
-// this object, as some network filesystems for directories) is success, as
-// in FsyncPath. `on_synced(n)` runs after each fsync with the count so far
-// (failpoints), on a pool thread.
+// `threads` of them at once while the caller goes on. Add() takes ownership of an open descriptor:
+// it is fsynced through that same descriptor, then closed. Add() blocks while `max_pending`
+// descriptors wait, which bounds the open descriptors. After the first failure the rest are closed
+// unsynced. Finish() waits for all and returns the first error; EINVAL from fsync (a filesystem
+// that cannot sync this object, as some network filesystems for directories) is success, as in
+// FsyncPath. `on_synced(n)` runs after each fsync with the count so far (failpoints), on a pool
+// thread.
 #pragma once
 
 #include <condition_variable>
