@@ -7,6 +7,7 @@
 #   ./scripts/build.sh initwarm bench_seal
 #   bench/seal/run.sh [--sizes "512 512 5120"] [--dir /tmp/kc-bench-seal]
 #                     [--cold drop_caches|fadvise] [--out results.tsv]
+#                     [--initwarm PATH]   (another build, e.g. main's, to compare)
 #
 # --sizes: tree sizes in MiB, one pass pair (cold, warm) each; a size listed
 # twice runs twice (the spread). The tree is bench_seal's (bench/seal/tree.h:
@@ -57,6 +58,7 @@ while [[ $# -gt 0 ]]; do
     --dir) dir="$2"; shift 2 ;;
     --cold) cold="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
+    --initwarm) initwarm="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -135,7 +137,7 @@ unseal() {
 echo "bench/seal/run.sh: sizes ${sizes} MiB, cold = ${cold}, dir ${dir}"
 echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) memory"
 echo "disk: $(df -hT "$(dirname "$dir")" | awk 'NR == 2 { print $1, $2, $3 }'); $(lsblk -dno NAME,SIZE,ROTA,MODEL "$(df "$(dirname "$dir")" | awk 'NR == 2 { print $1 }')" 2>/dev/null | sed 's/  */ /g') (rota = rotational flag)"
-echo "initwarm from commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown), $(cp --version | head -1)"
+echo "initwarm: $initwarm (checkout at $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)), $(cp --version | head -1)"
 run=0
 for size in $sizes; do
   run=$((run + 1))
