@@ -10,9 +10,11 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <thread>
 
 #include "initwarm/fsutil.h"
+#include "initwarm/fsync_pool.h"
 
 namespace kc::initwarm {
 namespace {
@@ -102,13 +104,15 @@ StatusOr<std::vector<std::string>> HashFiles(const std::vector<HashJob>& jobs,
     if (first_error.ok()) first_error = std::move(s);
     stop = true;
   };
+  std::optional<FsyncPool> syncer;
+  if (opts.fsync) syncer.emplace(opts.fsync_threads, 256, opts.on_fsynced);
   auto worker = [&] {
     std::vector<char> buf(opts.buffer_bytes);
     auto on_bytes = [&](std::uint64_t n) {
       std::uint64_t b = bytes_done.fetch_add(n) + n;
       if (opts.on_progress) opts.on_progress(files_done.load(), b);
     };
-    while (!stop.load()) {
+    while (!stop.load() && !(syncer && syncer->failed())) {
       size_t i = next.fetch_add(1);
       if (i >= order.size()) return;
       const HashJob& job = jobs[order[i]];
@@ -126,10 +130,11 @@ StatusOr<std::vector<std::string>> HashFiles(const std::vector<HashJob>& jobs,
                           " bytes now, " + std::to_string(job.size) +
                           " when listed; seal after the warmup has stopped writing");
       }
-      if (s.ok() && opts.fsync && ::fsync(fd) != 0 && errno != EINVAL) {
-        s = ErrnoStatus(errno, "fsync " + job.path.string());
+      if (s.ok() && syncer) {
+        syncer->Add(fd, job.path.string());  // fsynced and closed there
+      } else {
+        ::close(fd);
       }
-      ::close(fd);
       if (!s.ok()) {
         fail(s);
         return;
@@ -143,6 +148,10 @@ StatusOr<std::vector<std::string>> HashFiles(const std::vector<HashJob>& jobs,
   pool.reserve(static_cast<size_t>(threads));
   for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
+  if (syncer) {
+    Status synced = syncer->Finish();
+    if (first_error.ok()) first_error = synced;
+  }
   if (!first_error.ok()) return first_error;
   return out;
 }

@@ -6,7 +6,8 @@
 //   2. refuse when v1/<fp> is already READY, unless `replace` (AlreadyExists);
 //   3. walk staging (no symlinks out, no special files), refuse an empty
 //      cache unless `allow_empty` (FailedPrecondition);
-//   4. hash and fsync every file on all cores, fsync every directory;
+//   4. hash every file on all cores, fsync every file and then every
+//      directory on an FsyncPool (fsync_pool.h), all done before step 5;
 //   5. write manifest.json durably (temp + fsync + rename);
 //   6. move an existing v1/<fp> aside into .quarantine/ (READY one: "-replaced",
 //      leftover without READY: "-incomplete"), rename staging -> v1/<fp>,

@@ -7,11 +7,15 @@
 #include <cerrno>
 #include <chrono>
 #include <iostream>
+#include <numeric>
+#include <set>
 #include <thread>
 
 #include "core/manifest.h"
 #include "core/security_context.h"
 #include "initwarm/fsutil.h"
+#include "initwarm/hasher.h"
+#include "initwarm/parallel.h"
 
 namespace kc::initwarm {
 
@@ -49,22 +53,35 @@ std::string HumanDuration(std::int64_t ms) {
   return buf;
 }
 
-Status CopyCache(const fs::path& src, const fs::path& dst, const core::Manifest& m) {
+Status CopyCache(const fs::path& src, const fs::path& dst, const core::Manifest& m, int threads) {
   KC_RETURN_IF_ERROR(MkdirAll(dst));
   for (auto dir : core::kFrameworkDirs) KC_RETURN_IF_ERROR(MkdirAll(dst / dir));
-  std::error_code ec;
+  // Directories once each, then the files, largest first, on `threads`.
+  std::set<fs::path> parents;
   for (const auto& f : m.files) {
     KC_RETURN_IF_ERROR(core::CheckRelativePath(f.path));
-    fs::path to = dst / f.path;
-    KC_RETURN_IF_ERROR(MkdirAll(to.parent_path()));
-    fs::copy_file(src / f.path, to, fs::copy_options::overwrite_existing, ec);
-    if (ec) return ErrnoStatus(ec.value(), "copy " + (src / f.path).string());
-    // The copy is the pod's own: the app containers (the cache group) may
-    // rewrite it (docs/permissions.md).
-    if (::chmod(to.c_str(), core::kCopyFileMode) != 0) {
-      return ErrnoStatus(errno, "chmod " + to.string());
-    }
+    parents.insert((dst / f.path).parent_path());
   }
+  for (const auto& p : parents) KC_RETURN_IF_ERROR(MkdirAll(p));
+  std::vector<size_t> order(m.files.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return m.files[a].size > m.files[b].size; });
+  KC_RETURN_IF_ERROR(ParallelFor(
+      order.size(), threads > 0 ? threads : DefaultHashThreads(), [&](size_t i) -> Status {
+        const core::ManifestFile& f = m.files[order[i]];
+        const fs::path to = dst / f.path;
+        std::error_code ec;
+        fs::copy_file(src / f.path, to, fs::copy_options::overwrite_existing, ec);
+        if (ec) return ErrnoStatus(ec.value(), "copy " + (src / f.path).string());
+        // The copy is the pod's own: the app containers (the cache group) may
+        // rewrite it (docs/permissions.md).
+        if (::chmod(to.c_str(), core::kCopyFileMode) != 0) {
+          return ErrnoStatus(errno, "chmod " + to.string());
+        }
+        return OkStatus();
+      }));
+  std::error_code ec;
   for (const auto& l : m.links) {
     KC_RETURN_IF_ERROR(core::CheckSymlinkTarget(l.path, l.target));
     fs::path to = dst / l.path;
@@ -179,7 +196,7 @@ StatusOr<fs::path> TryUse(const WaitOptions& o, const WaitDeps& deps, const std:
     CheckDigest(&r, expected_digest);
     if (!r.ok) return reject(r);
     fs::path copy = LocalDir(o) / ("copy-" + fp + "-" + RandomHex());
-    Status s = CopyCache(published, copy, r.manifest);
+    Status s = CopyCache(published, copy, r.manifest, o.threads);
     if (!s.ok()) {
       (void)RemoveTree(copy);
       return s;

@@ -465,5 +465,30 @@ TEST_F(WaitTest, FixedFingerprintWithoutResolver) {
   EXPECT_EQ(Wait(opts_, deps_).status().code(), StatusCode::kInvalidArgument);
 }
 
+// CopyCache on several copiers: every listed file lands with its bytes, in
+// its own directory; a listed file missing from the source fails the copy,
+// naming it.
+TEST(CopyCacheTest, ManyFilesOnSeveralCopiers) {
+  testing::ScratchDir d;
+  const fs::path src = d.path() / "src";
+  core::Manifest m;
+  for (int i = 0; i < 60; ++i) {
+    std::string rel = "triton/k" + std::to_string(i % 7) + "/f" + std::to_string(i);
+    std::string bytes = testing::Bytes(100 + static_cast<std::uint64_t>(i) * 37, i);
+    testing::WriteFile(src / rel, bytes);
+    m.files.push_back({rel, bytes.size(), ""});
+  }
+  testing::WriteFile(src / "manifest.json", "{}");
+  testing::WriteFile(src / "READY", "x\n");
+  ASSERT_TRUE(CopyCache(src, d.path() / "dst", m, 4).ok());
+  for (const auto& f : m.files) {
+    EXPECT_EQ(ReadFile(d.path() / "dst" / f.path), ReadFile(src / f.path)) << f.path;
+  }
+  m.files.push_back({"inductor/missing", 1, ""});
+  Status s = CopyCache(src, d.path() / "dst2", m, 4);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("inductor/missing"), std::string::npos) << s;
+}
+
 }  // namespace
 }  // namespace kc::initwarm

@@ -7,6 +7,7 @@
 #   ./scripts/build.sh initwarm bench_seal
 #   bench/seal/run.sh [--sizes "512 512 5120"] [--dir /tmp/kc-bench-seal]
 #                     [--cold drop_caches|fadvise] [--out results.tsv]
+#                     [--initwarm PATH]   (another build, e.g. main's, to compare)
 #
 # --sizes: tree sizes in MiB, one pass pair (cold, warm) each; a size listed
 # twice runs twice (the spread). The tree is bench_seal's (bench/seal/tree.h:
@@ -31,8 +32,11 @@
 #                fingerprint on the volume, the copy to --local-dir, the same
 #                checks on the copy, the view symlink
 #   wait Copy+C  the same with --verify Checksums (the copy is hashed too)
+# A third pass, fresh, rebuilds the tree without fsync (dirty pages, as a
+# warmup leaves it) and times seal against read+sync (bench_seal --read, then
+# sync(1), which writes the dirty pages back), on a second fresh tree.
 # Ratios are throughput over the yardstick's in the same pass: seal, verify
-# over read; wait Copy over cp -a. `load` is the 1-minute load average just
+# over read (fresh: over read+sync); wait Copy over cp -a. `load` is the 1-minute load average just
 # before the command (other work on the machine shares its cores).
 # Disk: the tree plus one copy at a time; everything under --dir is removed
 # at the end.
@@ -54,6 +58,7 @@ while [[ $# -gt 0 ]]; do
     --dir) dir="$2"; shift 2 ;;
     --cold) cold="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
+    --initwarm) initwarm="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -113,6 +118,15 @@ record() {
     $3, $2, $4, $7, $6 / 1048576 / $7, $5 / $7, $8, $9, $10 }' "$results"
 }
 
+# fresh_tree: a new tree in a new staging directory, not fsynced (dirty pages).
+fresh_tree() {
+  rm -rf "$root"
+  sync
+  "$initwarm" prepare --root "$root" --fingerprint "$fp" --job-uid "$owner" \
+    --view "$dir/warmup-view" >/dev/null
+  "$bench" --only-tree --fresh --size-mib "$size" --dir "$staging" >/dev/null
+}
+
 # unseal: put the published tree back in staging, as before the seal.
 unseal() {
   mv "$published" "$staging"
@@ -123,7 +137,7 @@ unseal() {
 echo "bench/seal/run.sh: sizes ${sizes} MiB, cold = ${cold}, dir ${dir}"
 echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) memory"
 echo "disk: $(df -hT "$(dirname "$dir")" | awk 'NR == 2 { print $1, $2, $3 }'); $(lsblk -dno NAME,SIZE,ROTA,MODEL "$(df "$(dirname "$dir")" | awk 'NR == 2 { print $1 }')" 2>/dev/null | sed 's/  */ /g') (rota = rotational flag)"
-echo "initwarm from commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown), $(cp --version | head -1)"
+echo "initwarm: $initwarm (checkout at $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)), $(cp --version | head -1)"
 run=0
 for size in $sizes; do
   run=$((run + 1))
@@ -137,7 +151,7 @@ for size in $sizes; do
     [ "$temp" = warm ] && unseal
     prime "$staging" "$temp"
     timed read "$bench" --read "$staging"
-    record "$size" "$run" "$temp" read ""
+    record "$size" "$run" "$temp" read "walk $(jq .walkS "$logs/read.log") s"
     prime "$staging" "$temp"
     timed seal "$initwarm" seal --root "$root" --fingerprint "$fp" --job-uid "$owner"
     record "$size" "$run" "$temp" seal "$(grep "^{" "$logs/seal.log" | jq -c .durations | tr -d '"')"
@@ -159,6 +173,13 @@ for size in $sizes; do
       rm -rf "$local_dir"/copy-* "$view"
     done
   done
+  # fresh: the tree as a warmup leaves it for seal (written, not fsynced).
+  fresh_tree
+  timed read sh -c '"$1" --read "$2" >/dev/null && sync' _ "$bench" "$staging"
+  record "$size" "$run" fresh "read+sync" ""
+  fresh_tree
+  timed seal "$initwarm" seal --root "$root" --fingerprint "$fp" --job-uid "$owner"
+  record "$size" "$run" fresh seal "$(grep "^{" "$logs/seal.log" | jq -c .durations | tr -d '"')"
 done
 rm -rf "$dir"
 
@@ -167,7 +188,7 @@ echo
 echo "## seal, verify and wait --mode Copy against a raw read and cp -a ($(date -u +%Y-%m-%dT%H:%MZ), cold = $cold)"
 awk -F'\t' '
   { key = $2 SUBSEP $3; mbs = $6 / 1048576 / $7
-    if ($4 == "read") base_read[key] = mbs
+    if ($4 ~ /^read/) { base_read[key] = mbs; base_name[key] = $4 }
     if ($4 == "cp -a") base_cp[key] = mbs
     row[NR] = $0; speed[NR] = mbs }
   END {
@@ -175,7 +196,7 @@ awk -F'\t' '
     printf "|---|---|---|---|---|---|---|---|---|---|---|\n"
     for (i = 1; i <= NR; i++) {
       split(row[i], f, "\t"); key = f[2] SUBSEP f[3]; ratio = ""
-      if (f[4] == "seal" || f[4] == "verify") ratio = sprintf("%s/read %.2f", f[4], speed[i] / base_read[key])
+      if (f[4] == "seal" || f[4] == "verify") ratio = sprintf("%s/%s %.2f", f[4], base_name[key], speed[i] / base_read[key])
       if (f[4] ~ /^wait/) ratio = sprintf("/cp -a %.2f", speed[i] / base_cp[key])
       printf "| %.1f GiB | %s | %s | %s | %.2f | %.0f | %.0f | %.2f | %s | %s | %s |\n",
         f[6] / 1073741824, f[2], f[3], f[4], f[7], speed[i], f[5] / f[7], f[8], ratio, f[9], f[10]

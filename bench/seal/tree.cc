@@ -20,7 +20,7 @@ using initwarm::HashJob;
 namespace {
 
 void WriteFileOfSize(const fs::path& p, std::uint64_t size, const std::vector<char>& block,
-                     std::uint64_t salt) {
+                     std::uint64_t salt, bool sync) {
   fs::create_directories(p.parent_path());
   int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -39,7 +39,7 @@ void WriteFileOfSize(const fs::path& p, std::uint64_t size, const std::vector<ch
     left -= n;
     ++buf[8];
   }
-  ::fsync(fd);
+  if (sync) ::fsync(fd);
   ::close(fd);
 }
 
@@ -52,7 +52,7 @@ std::string HexName(std::uint64_t v) {
 
 }  // namespace
 
-std::vector<HashJob> BuildTree(const fs::path& dir, std::uint64_t total_bytes) {
+std::vector<HashJob> BuildTree(const fs::path& dir, std::uint64_t total_bytes, bool sync) {
   std::vector<char> block(1 << 20);
   for (size_t i = 0; i < block.size(); ++i) block[i] = static_cast<char>((i * 2654435761u) >> 13);
   static constexpr std::array<const char*, 6> kExt = {".cubin", ".json",  ".ptx",
@@ -67,7 +67,7 @@ std::vector<HashJob> BuildTree(const fs::path& dir, std::uint64_t total_bytes) {
                                     : dir / "triton" / HexName(kernel);
     std::uint64_t sz = 1024 + (salt * 7919) % (std::uint64_t{49} * 1024);
     fs::path p = kdir / ("kernel_" + std::to_string(kernel) + kExt[salt % kExt.size()]);
-    WriteFileOfSize(p, sz, block, ++salt);
+    WriteFileOfSize(p, sz, block, ++salt, sync);
     jobs.push_back({p, sz});
     written += sz;
   }
@@ -77,7 +77,7 @@ std::vector<HashJob> BuildTree(const fs::path& dir, std::uint64_t total_bytes) {
   for (int i = 0; written < total_bytes; ++i) {
     std::uint64_t sz = std::min<std::uint64_t>(kLargeMiB[i % 5] << 20, total_bytes - written);
     fs::path p = dir / kLargeDir[i % 3] / ("artifact_" + std::to_string(i));
-    WriteFileOfSize(p, sz, block, ++salt);
+    WriteFileOfSize(p, sz, block, ++salt, sync);
     jobs.push_back({p, sz});
     written += sz;
   }

@@ -7,7 +7,8 @@
 // .llir; two kernels in three under triton/<hash>/, the third under
 // Inductor's own Triton cache inductor/triton/0/<hash>/), the rest in a few
 // large artifacts of 50-200 MB (vllm/torch_compile_cache/, inductor/aoti/,
-// nv/). Every file is fsynced, so its pages are clean and can be dropped.
+// nv/). With `sync` every file is fsynced, so its pages are clean and can be
+// dropped; without, the tree is as a warmup leaves it for seal: dirty pages.
 // Exits the process on a write error (a benchmark, not a library).
 #pragma once
 
@@ -21,7 +22,7 @@
 namespace kc::bench {
 
 std::vector<initwarm::HashJob> BuildTree(const std::filesystem::path& dir,
-                                         std::uint64_t total_bytes);
+                                         std::uint64_t total_bytes, bool sync = true);
 
 // The regular files under `dir` as seal lists them (initwarm::WalkCache:
 // manifest.json and READY at the top are left out).

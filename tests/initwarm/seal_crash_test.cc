@@ -63,10 +63,11 @@ int Verify(const fs::path& root, std::string* out) {
 
 TEST(SealCrash, KillAtManyPointsNeverShowsAHalfCache) {
   const std::vector<std::string> points = {
-      "hash:1",    "hash:2",    "hash:5",      "hash:10",       "hash:20",       "hash:30",
-      "hash:41",   "bytes:1",   "bytes:65536", "bytes:1048576", "bytes:3000000", "bytes:6000000",
-      "dirsync:1", "dirsync:4", "dirsync:9",   "manifest:0",    "manifest:1",    "publish:0",
-      "publish:1", "publish:2", "publish:3",   "publish:4",     "publish:5",     "publish:6",
+      "hash:1",     "hash:2",     "hash:5",      "hash:10",       "hash:20",       "hash:30",
+      "hash:41",    "bytes:1",    "bytes:65536", "bytes:1048576", "bytes:3000000", "bytes:6000000",
+      "fsync:1",    "fsync:20",   "fsync:41",    "dirsync:1",     "dirsync:4",     "dirsync:9",
+      "manifest:0", "manifest:1", "publish:0",   "publish:1",     "publish:2",     "publish:3",
+      "publish:4",  "publish:5",  "publish:6",
   };
   int kills = 0;
   for (const auto& point : points) {
