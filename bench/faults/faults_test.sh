@@ -19,10 +19,11 @@ initwarm="$3"
 out="$(mktemp -d "${TMPDIR:-/tmp}/kc-faults-test.XXXXXX")"
 finish() {
   rc=$?
+  "$src/tests/cluster/cluster.sh" --dir "$out/cluster" down >/dev/null 2>&1 || true
   if [[ $rc == 0 ]]; then rm -rf "$out"; else echo "faults_test: FAILED (rc $rc); kept $out" >&2; fi
 }
 trap finish EXIT
-"$src/bench/faults/run.sh" --operator "$operator" --initwarm "$initwarm" --out "$out" --seed 7 \
+"$src/bench/faults/run.sh" --operator "$operator" --initwarm "$initwarm" --out "$out" --keep --seed 7 \
   --seal-kills 6 --seal-fills 4 --seal-files 500 --seal-mib 8 \
   --nodes 120 --kcs 6 --apiserver 2 --etcd 1 --compactions 1 --leader 2 --slow 1 --throttle 1 \
   --restart 1 --fault-seconds 5 --converge-timeout 120
