@@ -24,12 +24,12 @@ Faults, in a seeded random order, each at a seeded random moment of the load:
               gets 410 Gone (counted at the proxies)
   leader      the next Job POST through a proxy SIGKILLs the replica that sent
               it, before the request reaches the API server or after it was
-              created and before the answer reaches the replica (seeded); a
-              node is relabelled to a new driver (new fingerprints: Jobs to
-              create) to make that POST happen; the replica starts again 1 s
-              later (a restarted container: same identity) or, seeded, only
-              after convergence (a lost pod: the other replica must take the
-              Lease when it expires, 15 s)
+              created and before the answer reaches the replica; a node is
+              relabelled to a new driver (new fingerprints: Jobs to create) to
+              make that POST happen; the replica starts again 1 s later (a
+              restarted container: same identity) or only after convergence
+              (a lost pod: the other replica must take the Lease when it
+              expires, 15 s); the kills cycle through the four cases
   slow        every request of both replicas delayed 0.2-1.5 s for
               --fault-seconds, and while converging
   throttle    half the requests of both replicas answered 429 with
@@ -356,6 +356,7 @@ class Campaign:
         self.killed = threading.Event()
         self.killed_detail = ""
         self.hold_victim = False
+        self.leader_kills = 0
         self.supervisor = Supervisor(self.replicas)
 
     def relabel_fresh(self):
@@ -433,11 +434,15 @@ class Campaign:
             return "at revision %s" % rev, None
         if fault == "leader":
             self.killed.clear()
-            phase = self.rng.choice(("before", "after"))
-            # Half the time a lost pod: the victim stays down until convergence,
-            # so the other replica must take the Lease when it expires (15 s);
-            # else a container restart: back 1 s later with the same identity.
-            self.hold_victim = self.rng.random() < 0.5
+            # The leader kills cycle through the four cases: a container restart
+            # (back 1 s later, same identity) or a lost pod (down until
+            # convergence: the other replica takes the Lease when it expires,
+            # 15 s), each with the kill before or after the Job POST reached
+            # the API server.
+            k = self.leader_kills
+            self.leader_kills += 1
+            self.hold_victim = k % 2 == 1
+            phase = ("before", "after")[(k // 2) % 2]
             self.faults.arm_job_hook(self.on_job_post, phase)
             self.relabel_fresh()
             if not self.killed.wait(60):
