@@ -8,7 +8,7 @@
 # throttling, a restart. Fails on a duplicate warmup Job, a lost status
 # update, a KernelCache not converged within 120 s of a fault, a READY cache
 # failing verification or any other seal invariant (the exit status of
-# run.sh). Asserts invariants, not timings. About 4 minutes on 2 cores.
+# run.sh). Asserts invariants, not timings. About 4.5 minutes on 2 cores.
 # On failure the run's directory (tables, JSON, operator logs, the proxies'
 # request log, the control plane's logs) is kept and named.
 # Usage: faults_test.sh SOURCE_DIR OPERATOR_BINARY INITWARM_BINARY
