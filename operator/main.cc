@@ -254,7 +254,7 @@ int Run(int argc, char** argv) {
     le.on_error = [lelog](const Status& s) { lelog.Warn("lease", {{"error", s.ToString()}}); };
     // Join the election once the informer caches are synced: a leader
     // restarted under the same identity would otherwise renew its own Lease
-    // at once and hold it through a full relist (82 s at 1,000 nodes) while
+    // at once and hold it through a full relist (21-33 s at 1,000 nodes) while
     // the synced standby waits; so the standby takes over when the Lease
     // expires, and on a small fleet the restarted replica still takes its own
     // Lease back as soon as it synced (bench/faults, docs/benchmarks.md).
