@@ -257,18 +257,25 @@ TEST_F(SealTest, MissingStagingNamesPrepare) {
   EXPECT_NE(r.status().message().find("initwarm prepare"), std::string::npos);
 }
 
+// A small tmpfs at `path` for the full-disk cases, unmounted at the end.
+struct SmallVolume {
+  fs::path path;
+  bool mounted = false;
+  SmallVolume(fs::path p, const char* options) : path(std::move(p)) {
+    fs::create_directories(path);
+    mounted = ::mount("tmpfs", path.c_str(), "tmpfs", 0, options) == 0;
+  }
+  ~SmallVolume() {
+    if (mounted) ::umount2(path.c_str(), MNT_DETACH);
+  }
+};
+
 // Full disk during seal: a small tmpfs holds the volume; the cache fills it
 // so manifest.json cannot be written. Nothing may be published.
 TEST_F(SealTest, FullDiskPublishesNothing) {
-  fs::path mnt = dir_.path() / "small";
-  fs::create_directories(mnt);
-  if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=256k") != 0) {
-    GTEST_SKIP() << "cannot mount a tmpfs here (needs root/CAP_SYS_ADMIN)";
-  }
-  struct Unmount {
-    fs::path p;
-    ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }
-  } unmount{mnt};
+  const fs::path mnt = dir_.path() / "small";
+  SmallVolume volume(mnt, "size=256k");
+  if (!volume.mounted) GTEST_SKIP() << "cannot mount a tmpfs here (needs root/CAP_SYS_ADMIN)";
   root_ = mnt;
   fs::path staging = PrepareStaging("job-1");
   ASSERT_FALSE(staging.empty());
@@ -299,15 +306,9 @@ TEST_F(SealTest, FullDiskPublishesNothing) {
 // but not READY, the previous cache was left in the quarantine and nothing
 // was READY. Each pass leaves one more 4 KiB page free on a full tmpfs.
 TEST_F(SealTest, FullDiskDuringReplaceKeepsThePreviousCacheReady) {
-  fs::path mnt = dir_.path() / "small";
-  fs::create_directories(mnt);
-  if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=1m") != 0) {
-    GTEST_SKIP() << "cannot mount a tmpfs here (needs root/CAP_SYS_ADMIN)";
-  }
-  struct Unmount {
-    fs::path p;
-    ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }
-  } unmount{mnt};
+  const fs::path mnt = dir_.path() / "small";
+  SmallVolume volume(mnt, "size=1m");
+  if (!volume.mounted) GTEST_SKIP() << "cannot mount a tmpfs here (needs root/CAP_SYS_ADMIN)";
   const fs::path filler = mnt / "filler";
   int failed_at_manifest = 0, failed_at_ready = 0, published = 0;
   for (int pages = 0; pages <= 16 && published == 0; ++pages) {

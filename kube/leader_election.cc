@@ -193,6 +193,7 @@ void LeaderElector::Release() {
 }
 
 void LeaderElector::Run(const std::stop_token& stop) {
+  if (config_.ready_to_lead && !config_.ready_to_lead(stop)) return;
   // Acquire.
   while (!stop.stop_requested()) {
     if (TryAcquireOrRenew() == Attempt::kOk) break;

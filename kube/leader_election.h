@@ -18,6 +18,11 @@
 //   runs, and Run returns. Run also returns when `stop` is requested; with
 //   release_on_cancel it then releases the lease (holder cleared,
 //   leaseDurationSeconds 1) so another candidate takes over at its next try.
+// - With ready_to_lead set, Run() first calls it and joins the election only
+//   once it returns true (false: Run returns without touching the Lease).
+//   The operator waits for its informer caches there: a restarted leader
+//   (same identity, its Lease still its own) would otherwise renew the Lease
+//   at once and hold it through a full relist while a synced standby waits.
 // - on_new_leader(identity) is called whenever the observed holder changes
 //   to a non-empty identity (this one included).
 // - Requires lease_duration > renew_deadline > retry_period (Validate...).
@@ -56,6 +61,9 @@ struct LeaderElectionConfig {
   Clock::Duration retry_period = std::chrono::seconds(2);
   bool release_on_cancel = true;
   LeaderCallbacks callbacks;
+  // Blocks until this candidate may lead (true) or must not (false: `stop`
+  // was requested); nullptr: at once.
+  std::function<bool(std::stop_token)> ready_to_lead;
   Clock* clock = nullptr;                       // default RealClock()
   std::function<void(const Status&)> on_error;  // default: stderr
 };

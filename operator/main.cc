@@ -252,6 +252,18 @@ int Run(int argc, char** argv) {
     le.release_on_cancel = true;
     const Logger lelog = log.With("logger", "leader-election");
     le.on_error = [lelog](const Status& s) { lelog.Warn("lease", {{"error", s.ToString()}}); };
+    // Join the election once the informer caches are synced: a leader
+    // restarted under the same identity would otherwise renew its own Lease
+    // at once and hold it through a full relist (21-33 s at 1,000 nodes) while
+    // the synced standby waits; so the standby takes over when the Lease
+    // expires, and on a small fleet the restarted replica still takes its own
+    // Lease back as soon as it synced (bench/faults, docs/benchmarks.md).
+    le.ready_to_lead = [&controller, lelog](const std::stop_token& token) {
+      lelog.Info("waiting for informer caches before joining the election");
+      if (!controller.WaitForSync(token, std::chrono::hours(24))) return false;
+      lelog.Info("caches synced; joining the election");
+      return true;
+    };
     le.callbacks.on_started_leading = [&](const std::stop_token& token) {
       lelog.Info("became leader", {{"identity", c.identity}});
       metrics.SetLeader(c.lease_name, true);

@@ -24,12 +24,12 @@ Faults, in a seeded random order, each at a seeded random moment of the load:
               gets 410 Gone (counted at the proxies)
   leader      the next Job POST through a proxy SIGKILLs the replica that sent
               it, before the request reaches the API server or after it was
-              created and before the answer reaches the replica (seeded); a
-              node is relabelled to a new driver (new fingerprints: Jobs to
-              create) to make that POST happen; the replica starts again 1 s
-              later (a restarted container: same identity) or, seeded, only
-              after convergence (a lost pod: the other replica must take the
-              Lease when it expires, 15 s)
+              created and before the answer reaches the replica; a node is
+              relabelled to a new driver (new fingerprints: Jobs to create) to
+              make that POST happen; the replica starts again 1 s later (a
+              restarted container: same identity) or only after convergence
+              (a lost pod: the other replica must take the Lease when it
+              expires, 15 s); the kills cycle through the four cases
   slow        every request of both replicas delayed 0.2-1.5 s for
               --fault-seconds, and while converging
   throttle    half the requests of both replicas answered 429 with
@@ -356,6 +356,7 @@ class Campaign:
         self.killed = threading.Event()
         self.killed_detail = ""
         self.hold_victim = False
+        self.leader_kills = 0
         self.supervisor = Supervisor(self.replicas)
 
     def relabel_fresh(self):
@@ -374,15 +375,16 @@ class Campaign:
         return driver.PRODUCTS[i % len(driver.PRODUCTS)][0], version, t
 
     def operator_share(self, change):
-        """For the fingerprint of a relabel_fresh() change, the operator's own
-        share of the time to converge (1 s resolution, API timestamps): from
-        the change to its warmup Job's creation, and from the Job's completion
-        (status.completionTime, set by kube-controller-manager) to the status
-        write that made it Ready; the latest over the KernelCaches selecting
-        the product. The rest is the control plane's (the Job controller,
-        the scheduler, kwok)."""
+        """For the fingerprint of a relabel_fresh() change, the time to
+        converge split by who spent it (whole seconds, API timestamps; the
+        latest over the KernelCaches selecting the product): the operator
+        from the change to its warmup Job's creation; the control plane from
+        the Job's creation to its status.completionTime (the Job controller
+        creates the pod, the scheduler binds it, kwok runs and completes it:
+        3 s, the controller marks the Job complete); the operator again from
+        then to the status write that made the fingerprint Ready."""
         product, version, t_change = change
-        created, lag = [], []
+        created, run, lag = [], [], []
         for ns, name, prod in self.kcs:
             if prod != product:
                 continue
@@ -394,13 +396,15 @@ class Campaign:
                 if job.get("metadata", {}).get("creationTimestamp"):  # whole seconds, as the API has them
                     created.append(rfc3339(job["metadata"]["creationTimestamp"]) - int(t_change))
                 done = job.get("status", {}).get("completionTime")
+                if done and job.get("metadata", {}).get("creationTimestamp"):
+                    run.append(rfc3339(done) - rfc3339(job["metadata"]["creationTimestamp"]))
                 # status.readyAt is the Job's finish time; when the operator
                 # wrote it is its last status write (the load is paused).
                 wrote = [m.get("time") for m in kc["metadata"].get("managedFields", [])
                          if m.get("subresource") == "status" and m.get("time")]
                 if done and wrote:
                     lag.append(max(rfc3339(w) for w in wrote) - rfc3339(done))
-        return (max(created) if created else None), (max(lag) if lag else None)
+        return tuple(max(x) if x else None for x in (created, run, lag))
 
     def on_job_post(self, replica, phase):
         r = next(r for r in self.replicas if r.ident == replica)
@@ -430,11 +434,15 @@ class Campaign:
             return "at revision %s" % rev, None
         if fault == "leader":
             self.killed.clear()
-            phase = self.rng.choice(("before", "after"))
-            # Half the time a lost pod: the victim stays down until convergence,
-            # so the other replica must take the Lease when it expires (15 s);
-            # else a container restart: back 1 s later with the same identity.
-            self.hold_victim = self.rng.random() < 0.5
+            # The leader kills cycle through the four cases: a container restart
+            # (back 1 s later, same identity) or a lost pod (down until
+            # convergence: the other replica takes the Lease when it expires,
+            # 15 s), each with the kill before or after the Job POST reached
+            # the API server.
+            k = self.leader_kills
+            self.leader_kills += 1
+            self.hold_victim = k % 2 == 1
+            phase = ("before", "after")[(k // 2) % 2]
             self.faults.arm_job_hook(self.on_job_post, phase)
             self.relabel_fresh()
             if not self.killed.wait(60):
@@ -507,13 +515,13 @@ class Campaign:
             change = self.relabel_fresh()
             took, wrong = converge(api, self.kcs, a)
             self.clear()
-            job_after, ready_lag = self.operator_share(change)
+            job_after, job_run, ready_lag = self.operator_share(change)
             for r in self.replicas:
                 r.release()
             dups1, regr1 = sampler.counts()
             px1 = self.faults.snapshot()
             row = {"fault": fault, "detail": detail, "outage_s": outage, "converge_s": took, "not_converged": wrong,
-                   "job_created_after_s": job_after, "ready_after_job_s": ready_lag,
+                   "job_created_after_s": job_after, "job_run_s": job_run, "ready_after_job_s": ready_lag,
                    "duplicate_jobs": dups1 - dups0, "status_regressions": regr1 - regr0,
                    "replica_exits": sum(r.exits for r in self.replicas) - exits0,
                    "proxy": {k: px1[k] - px0[k] for k in px1}}
@@ -545,14 +553,15 @@ def fmt_span(xs, f="%.1f"):
     xs = [x for x in xs if x is not None]
     if not xs:
         return "-"
-    return f % xs[0] if len(xs) == 1 else (f + "-" + f) % (min(xs), max(xs))
+    lo, hi = f % min(xs), f % max(xs)
+    return lo if lo == hi else "%s-%s" % (lo, hi)
 
 
 def table(res, out=sys.stdout):
     p = lambda s="": print(s, file=out)  # noqa: E731
     p("\nfaults under load: %d kwok GPU nodes, %d KernelCaches, 2 operator replicas; seed %d" %
       (res["nodes"], res["kcs"], res["seed"]))
-    p("| fault | count | outage s | converge s | operator's share: change to Job s, Job done to Ready s | "
+    p("| fault | count | outage s | converge s | change to Job / Job run / Job done to Ready s | "
       "duplicate Jobs | lost status updates | replica exits | 410s seen | 429s sent | requests |")
     p("|---|---|---|---|---|---|---|---|---|---|---|")
     for fault in FAULTS:
@@ -563,8 +572,8 @@ def table(res, out=sys.stdout):
         lost = sum(r["status_regressions"] + len(r["not_converged"]) for r in rs)
         nc = sum(1 for r in rs if r["converge_s"] is None)
         conv = fmt_span([r["converge_s"] for r in rs]) + (" (%d NOT)" % nc if nc else "")
-        share = "%s, %s" % (fmt_span([r.get("job_created_after_s") for r in rs], "%d"),
-                            fmt_span([r.get("ready_after_job_s") for r in rs], "%d"))
+        share = " / ".join(fmt_span([r.get(k) for r in rs], "%d")
+                           for k in ("job_created_after_s", "job_run_s", "ready_after_job_s"))
         p("| %s | %d | %s | %s | %s | %d | %d | %d | %d | %d | %d |" % (
             fault, len(rs), outage, conv, share, sum(r["duplicate_jobs"] for r in rs), lost,
             sum(r.get("replica_exits", 0) for r in rs),

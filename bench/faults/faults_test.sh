@@ -8,7 +8,7 @@
 # throttling, a restart. Fails on a duplicate warmup Job, a lost status
 # update, a KernelCache not converged within 120 s of a fault, a READY cache
 # failing verification or any other seal invariant (the exit status of
-# run.sh). Asserts invariants, not timings. About 4 minutes on 2 cores.
+# run.sh). Asserts invariants, not timings. About 4.5 minutes on 2 cores.
 # On failure the run's directory (tables, JSON, operator logs, the proxies'
 # request log, the control plane's logs) is kept and named.
 # Usage: faults_test.sh SOURCE_DIR OPERATOR_BINARY INITWARM_BINARY
@@ -19,10 +19,11 @@ initwarm="$3"
 out="$(mktemp -d "${TMPDIR:-/tmp}/kc-faults-test.XXXXXX")"
 finish() {
   rc=$?
+  "$src/tests/cluster/cluster.sh" --dir "$out/cluster" down >/dev/null 2>&1 || true
   if [[ $rc == 0 ]]; then rm -rf "$out"; else echo "faults_test: FAILED (rc $rc); kept $out" >&2; fi
 }
 trap finish EXIT
-"$src/bench/faults/run.sh" --operator "$operator" --initwarm "$initwarm" --out "$out" --seed 7 \
+"$src/bench/faults/run.sh" --operator "$operator" --initwarm "$initwarm" --out "$out" --keep --seed 7 \
   --seal-kills 6 --seal-fills 4 --seal-files 500 --seal-mib 8 \
   --nodes 120 --kcs 6 --apiserver 2 --etcd 1 --compactions 1 --leader 2 --slow 1 --throttle 1 \
   --restart 1 --fault-seconds 5 --converge-timeout 120

@@ -126,6 +126,32 @@ def other_ready(root):
     return bad
 
 
+def check_published(iw, root, now, what, row, violations):
+    """`initwarm verify` on whatever is READY; no READY anywhere else."""
+    if now is not None:
+        vrc, vout = iw.verify()
+        row["ready_verifies"] = vrc == 0
+        if vrc != 0:
+            violations.append("%s: READY cache fails verification: %s" % (what, vout[-300:]))
+    for p in other_ready(root):
+        violations.append("%s: a READY outside the published cache: %s" % (what, p))
+
+
+def retry(iw, uid, a, seed, what, row, violations):
+    """The retry after a failed seal: the same job when its staging is left,
+    else a new warmup; it must publish a cache that verifies."""
+    ruid = uid if os.path.isdir(iw.staging(uid)) else uid + "-retry"
+    if ruid != uid:
+        iw.prepare(ruid)
+        fill_tree(iw.staging(ruid), a.files, (a.mib << 20) // 2, seed)
+    rc, out = iw.seal(ruid)
+    vrc, vout = iw.verify()
+    row["retry"], row["retry_ok"] = ruid, rc == 0 and vrc == 0
+    if not row["retry_ok"]:
+        violations.append("%s: retry by %s: seal exit %d, verify exit %d: %s %s" %
+                          (what, ruid, rc, vrc, out[-200:], vout[-200:]))
+
+
 def kill_campaign(a, rng, work):
     rows, violations = [], []
     root = os.path.join(work, "kill")
@@ -151,27 +177,10 @@ def kill_campaign(a, rng, work):
         row = {"point": point, "killed": rc == 128 + 9 or rc == -9, "seal_s": time.monotonic() - t0}
         now = iw.ready()
         row["ready_after_kill"] = "old" if now == old else "none" if now is None else "new"
-        if now is not None:
-            if now != old and iw.producer() != "job-b":
-                violations.append("%s: READY is neither the old cache nor job-b's" % point)
-            vrc, vout = iw.verify()
-            row["ready_verifies"] = vrc == 0
-            if vrc != 0:
-                violations.append("%s: READY cache fails verification: %s" % (point, vout[-300:]))
-        for p in other_ready(root):
-            violations.append("%s: a READY outside the published cache: %s" % (point, p))
-        # The retry: the same job if its staging survived, else a new warmup.
-        uid = "job-b" if os.path.isdir(iw.staging("job-b")) else "job-c"
-        if uid == "job-c":
-            iw.prepare("job-c")
-            fill_tree(iw.staging("job-c"), a.files, a.mib << 20, 100 + k)
-        rc2, out2 = iw.seal(uid)
-        vrc, vout = iw.verify()
-        row["retry"] = uid
-        row["retry_ok"] = rc2 == 0 and vrc == 0
-        if not row["retry_ok"]:
-            violations.append("%s: retry by %s: seal exit %d, verify exit %d: %s %s" %
-                              (point, uid, rc2, vrc, out2[-200:], vout[-200:]))
+        if now is not None and now != old and iw.producer() != "job-b":
+            violations.append("%s: READY is neither the old cache nor job-b's" % point)
+        check_published(iw, root, now, point, row, violations)
+        retry(iw, "job-b", a, 100 + k, point, row, violations)
         if not row["killed"]:
             violations.append("%s: the failpoint was not reached (exit %d): %s" % (point, rc, out[-200:]))
         rows.append(row)
@@ -199,13 +208,7 @@ class Filler(threading.Thread):
     def run(self):
         time.sleep(self.delay)
         t0 = time.monotonic()
-        with open(self.path, "wb", buffering=0) as f:
-            for chunk in (b"\0" * (1 << 20), b"\0" * 4096):
-                try:
-                    while True:
-                        f.write(chunk)
-                except OSError:
-                    pass
+        fill_until_full(self.path)
         self.full_at = self.delay + time.monotonic() - t0
 
 
@@ -315,26 +318,10 @@ def fill_campaign(a, rng, work):
             else:
                 violations.append("fill %d: seal exit %d (want 0, or 8 for a full volume): %s" %
                                   (run, rc, out[-300:]))
-            if now is not None:
-                vrc, vout = iw.verify()
-                row["ready_verifies"] = vrc == 0
-                if vrc != 0:
-                    violations.append("fill %d: READY cache fails verification: %s" % (run, vout[-300:]))
-            for p in other_ready(root):
-                violations.append("fill %d: a READY outside the published cache: %s" % (run, p))
+            check_published(iw, root, now, "fill %d" % run, row, violations)
             os.unlink(filler_path)
-            # Room again: the retry (the same job when its staging is left) publishes.
-            if rc != 0:
-                ruid = uid if os.path.isdir(iw.staging(uid)) else uid + "-retry"
-                if ruid != uid:
-                    iw.prepare(ruid)
-                    fill_tree(iw.staging(ruid), a.files, (a.mib << 20) // 2, 50 + k)
-                rc2, out2 = iw.seal(ruid)
-                vrc, vout = iw.verify()
-                row["retry_ok"] = rc2 == 0 and vrc == 0
-                if not row["retry_ok"]:
-                    violations.append("fill %d: retry by %s after freeing space: seal %d verify %d: %s %s" %
-                                      (run, ruid, rc2, vrc, out2[-200:], vout[-200:]))
+            if rc != 0:  # room again: the retry publishes
+                retry(iw, uid, a, 50 + k, "fill %d (after freeing space)" % run, row, violations)
             rows.append(row)
             log("fill %2d %-5s %-26s seal %.3f s: exit %d, READY %s, verify %s, retry %s" % (
                 k + 1, row["mode"], what, took, rc, row["ready"], row.get("ready_verifies", "-"),
