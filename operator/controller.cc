@@ -7,6 +7,7 @@
 
 #include "api/meta.h"
 #include "core/api_types.h"
+#include "operator/cache_transforms.h"
 #include "operator/eligibility.h"
 #include "operator/gate_reports.h"
 #include "operator/views.h"
@@ -152,6 +153,7 @@ kube::Informer& Controller::AddInformer(const kube::Resource& r, const std::stri
                          : kube::Clock::Duration::zero();
   Logger log = logger_.With({{"informer", r.resource}, {"namespace", ns.empty() ? "*" : ns}});
   io.on_error = [log](const Status& s) { log.Warn("informer error", {{"error", s.ToString()}}); };
+  io.transform = CacheTransformFor(r);  // only the fields the operator reads are cached
   informers_.push_back(std::make_unique<kube::Informer>(client_, r, ns, sel, io));
   stores->push_back(&informers_.back()->store());
   return *informers_.back();

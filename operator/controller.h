@@ -14,6 +14,9 @@
 //   PersistentVolumeClaim -> its KernelCache ownerReference, and every
 //                           KernelCache whose spec.storage.existingClaim names it
 //
+// The informers cache only what the operator reads of each object
+// (operator/cache_transforms.h): no managedFields, no Job or Pod specs.
+//
 // Lifecycle: StartInformers() (every replica: the caches also serve
 // /v1/resolve and /readyz), then RunWorkers(stop) while leading; it waits
 // for the caches to sync, enqueues every KernelCache, runs the workers until
