@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-
 namespace kc::op {
 namespace {
 
@@ -38,9 +37,9 @@ kube::ObjectTransform Projection(Json mask) {
 
 kube::ObjectTransform CacheTransformFor(const kube::Resource& r) {
   if (r.group.empty() && r.resource == "nodes") {
-    return Projection(Mask(Metadata(false), {{"unschedulable", true}, {"taints", true}},
-                           {{"allocatable", true},
-                            {"conditions", {{"type", true}, {"status", true}}}}));
+    return Projection(
+        Mask(Metadata(false), {{"unschedulable", true}, {"taints", true}},
+             {{"allocatable", true}, {"conditions", {{"type", true}, {"status", true}}}}));
   }
   if (r.group.empty() && r.resource == "pods") {
     return Projection(Mask(Metadata(false), {{"nodeName", true}},

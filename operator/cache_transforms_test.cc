@@ -32,12 +32,13 @@ Json Load(const std::string& file) {
 // client annotations, the bulk of spec and status.
 Json Noisy(Json o) {
   Json& meta = o["metadata"];
-  meta["managedFields"] = {{{"apiVersion", "v1"},
-                            {"fieldsType", "FieldsV1"},
-                            {"manager", "kubectl-client-side-apply"},
-                            {"operation", "Update"},
-                            {"time", "2026-12-02T09:00:00Z"},
-                            {"fieldsV1", {{"f:metadata", {{"f:labels", {{".", Json::object()}}}}}}}}};
+  meta["managedFields"] = {
+      {{"apiVersion", "v1"},
+       {"fieldsType", "FieldsV1"},
+       {"manager", "kubectl-client-side-apply"},
+       {"operation", "Update"},
+       {"time", "2026-12-02T09:00:00Z"},
+       {"fieldsV1", {{"f:metadata", {{"f:labels", {{".", Json::object()}}}}}}}}};
   if (!meta.contains("annotations")) meta["annotations"] = Json::object();
   meta["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] = std::string(600, 'x');
   return o;
@@ -81,12 +82,10 @@ TEST(CacheTransforms, NodeViewReadsTheSameFromTheKeptNode) {
       {"hostile conditions", with([](Json& n) { n["status"]["conditions"] = "hostile"; })},
       {"cordoned", with([](Json& n) { n["spec"]["unschedulable"] = true; })},
       {"no allocatable", with([](Json& n) { n["status"].erase("allocatable"); })},
-      {"a GPU count that is not one", with([](Json& n) {
-         n["status"]["allocatable"]["nvidia.com/gpu"] = "1.5";
-       })},
-      {"being deleted", with([](Json& n) {
-         n["metadata"]["deletionTimestamp"] = "2026-12-02T09:00:00Z";
-       })},
+      {"a GPU count that is not one",
+       with([](Json& n) { n["status"]["allocatable"]["nvidia.com/gpu"] = "1.5"; })},
+      {"being deleted",
+       with([](Json& n) { n["metadata"]["deletionTimestamp"] = "2026-12-02T09:00:00Z"; })},
       {"no labels", with([](Json& n) { n["metadata"].erase("labels"); })},
   };
   const kube::ObjectTransform keep = CacheTransformFor(kube::resources::kNodes);
@@ -161,21 +160,21 @@ Json GatedPod() {
   pod["metadata"]["name"] = "llama-server-7f9c-x2x";
   pod["metadata"]["labels"] = {{"app", "llama"}, {"kernelcache.io/consumer", "llama"}};
   pod["status"]["phase"] = "Running";
-  pod["status"]["initContainerStatuses"] = {
-      {{"name", "kernelcache-wait"},
-       {"lastState",
-        {{"terminated",
-          {{"exitCode", 0}, {"message", core::GateReportToJson([&] {
-                               core::GateReport bad = r;
-                               bad.quarantined = {q};
-                               return bad;
-                             }())},
-           {"finishedAt", "2026-12-02T09:01:00Z"}}}}},
-       {"state",
-        {{"terminated",
-          {{"exitCode", 0},
-           {"message", core::GateReportToJson(r)},
-           {"finishedAt", "2026-12-02T09:02:00Z"}}}}}}};
+  pod["status"]["initContainerStatuses"] = {{{"name", "kernelcache-wait"},
+                                             {"lastState",
+                                              {{"terminated",
+                                                {{"exitCode", 0},
+                                                 {"message", core::GateReportToJson([&] {
+                                                    core::GateReport bad = r;
+                                                    bad.quarantined = {q};
+                                                    return bad;
+                                                  }())},
+                                                 {"finishedAt", "2026-12-02T09:01:00Z"}}}}},
+                                             {"state",
+                                              {{"terminated",
+                                                {{"exitCode", 0},
+                                                 {"message", core::GateReportToJson(r)},
+                                                 {"finishedAt", "2026-12-02T09:02:00Z"}}}}}}};
   return pod;
 }
 
@@ -186,14 +185,13 @@ TEST(CacheTransforms, PodViewAndGateReportsReadTheSameFromTheKeptPod) {
   };
   const std::vector<Case> cases = {
       {"a sealed warmup pod", WarmupPod()},
-      {"a failed warmup", with(WarmupPod(),
-                               [](Json& p) {
-                                 p["status"]["phase"] = "Failed";
-                                 p["status"]["initContainerStatuses"][0]["state"]["terminated"] = {
-                                     {"exitCode", 1},
-                                     {"reason", "Error"},
-                                     {"message", "CUDA out of memory"}};
-                               })},
+      {"a failed warmup",
+       with(WarmupPod(),
+            [](Json& p) {
+              p["status"]["phase"] = "Failed";
+              p["status"]["initContainerStatuses"][0]["state"]["terminated"] = {
+                  {"exitCode", 1}, {"reason", "Error"}, {"message", "CUDA out of memory"}};
+            })},
       {"unschedulable", with(WarmupPod(),
                              [](Json& p) {
                                p["spec"].erase("nodeName");
@@ -205,13 +203,12 @@ TEST(CacheTransforms, PodViewAndGateReportsReadTheSameFromTheKeptPod) {
                                                  {"lastTransitionTime", "2026-12-02T09:00:05Z"},
                                                  {"message", "0/3 nodes are available"}}}}};
                              })},
-      {"being deleted", with(WarmupPod(),
-                             [](Json& p) {
-                               p["metadata"]["deletionTimestamp"] = "2026-12-02T09:05:00Z";
-                             })},
+      {"being deleted",
+       with(WarmupPod(),
+            [](Json& p) { p["metadata"]["deletionTimestamp"] = "2026-12-02T09:05:00Z"; })},
       {"a gated model pod with two gate reports", GatedPod()},
-      {"hostile statuses", with(WarmupPod(),
-                                [](Json& p) { p["status"]["containerStatuses"] = "hostile"; })},
+      {"hostile statuses",
+       with(WarmupPod(), [](Json& p) { p["status"]["containerStatuses"] = "hostile"; })},
   };
   const kube::ObjectTransform keep = CacheTransformFor(kube::resources::kPods);
   for (const Case& c : cases) {
@@ -266,17 +263,19 @@ TEST(CacheTransforms, JobViewReadsTheSameFromTheKeptJob) {
                                           {"message", "Job has reached the backoff limit"},
                                           {"lastTransitionTime", "2026-12-02T09:10:00Z"}}}}};
                       })},
-      {"running", with(WarmupJob(), [](Json& j) { j["status"] = {{"active", 1}}; })},
+      {"running", with(WarmupJob(),
+                       [](Json& j) {
+                         j["status"] = {{"active", 1}};
+                       })},
       {"a GC Job (its ids are an annotation)",
        with(WarmupJob(),
             [](Json& j) {
               j["metadata"]["labels"]["kernelcache.io/component"] = "gc";
               j["metadata"]["annotations"]["kernelcache.io/gc-fingerprints"] = "0123,4567";
             })},
-      {"being deleted", with(WarmupJob(),
-                             [](Json& j) {
-                               j["metadata"]["deletionTimestamp"] = "2026-12-02T09:11:00Z";
-                             })},
+      {"being deleted",
+       with(WarmupJob(),
+            [](Json& j) { j["metadata"]["deletionTimestamp"] = "2026-12-02T09:11:00Z"; })},
   };
   const kube::ObjectTransform keep = CacheTransformFor(kube::resources::kJobs);
   for (const Case& c : cases) {

@@ -24,12 +24,10 @@ std::vector<std::string> Names(const std::vector<NodeView>& nodes) {
   return out;
 }
 
-const Labels kH100 = {{"nvidia.com/gpu.present", "true"},
-                      {"nvidia.com/gpu.product", "H100"},
-                      {"driver", "570"}};
-const Labels kH200 = {{"nvidia.com/gpu.present", "true"},
-                      {"nvidia.com/gpu.product", "H200"},
-                      {"driver", "570"}};
+const Labels kH100 = {
+    {"nvidia.com/gpu.present", "true"}, {"nvidia.com/gpu.product", "H100"}, {"driver", "570"}};
+const Labels kH200 = {
+    {"nvidia.com/gpu.present", "true"}, {"nvidia.com/gpu.product", "H200"}, {"driver", "570"}};
 
 TEST(NodeIndexTest, SelectedMatchesEveryPairOfTheSelector) {
   NodeIndex index;
@@ -47,9 +45,7 @@ TEST(NodeIndexTest, SelectedMatchesEveryPairOfTheSelector) {
       {"one pair", {{"nvidia.com/gpu.product", "H100"}}, {"a", "c"}},
       {"a pair many nodes share", {{"nvidia.com/gpu.present", "true"}}, {"a", "b", "c"}},
       {"two pairs", {{"nvidia.com/gpu.present", "true"}, {"driver", "570"}}, {"a", "b", "c"}},
-      {"pairs no one node has together",
-       {{"nvidia.com/gpu.product", "H100"}, {"role", "cpu"}},
-       {}},
+      {"pairs no one node has together", {{"nvidia.com/gpu.product", "H100"}, {"role", "cpu"}}, {}},
       {"a value no node carries", {{"nvidia.com/gpu.product", "B200"}}, {}},
       {"a key no node carries", {{"zone", "a"}}, {}},
       {"key and value are not confused", {{"nvidia.com/gpu.product=H100", ""}}, {}},
