@@ -111,6 +111,7 @@ StatusOr<ResolveUrl> ParseResolveUrl(std::string_view s) {
   constexpr std::string_view kEndpoint = "/v1/resolve";
   if (std::string_view(u.prefix).ends_with(kEndpoint)) {
     u.prefix.resize(u.prefix.size() - kEndpoint.size());
+    while (!u.prefix.empty() && u.prefix.back() == '/') u.prefix.pop_back();
   }
   if (authority.starts_with('[')) {  // [IPv6] or [IPv6]:port
     const auto close = authority.find(']');

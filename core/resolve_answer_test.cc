@@ -95,6 +95,8 @@ TEST(ResolveUrl, Forms) {
            {"http://10.96.0.50/v1/resolve", {"10.96.0.50", "80", ""}},
            {"http://h:81/kc/", {"h", "81", "/kc"}},
            {"http://h/kc/v1/resolve", {"h", "80", "/kc"}},
+           {"http://h//v1/resolve", {"h", "80", ""}},
+           {"http://h/kc//v1/resolve/", {"h", "80", "/kc"}},
            {"http://[fd00::1]:9", {"fd00::1", "9", ""}},
            {"http://[fd00::1]/p", {"fd00::1", "80", "/p"}},
        }) {

@@ -214,6 +214,7 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
   // Publish.
   MaybeCrash("publish", 0);
   r.outcome = "Published";
+  fs::path previous;  // the READY cache this seal replaces, moved aside
   if (Exists(published)) {
     bool ready = Exists(layout.Ready(fp));
     if (ready && !o.replace) {
@@ -226,16 +227,28 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
     if (ready) {
       r.outcome = "Replaced";
       r.replaced_to = aside.string();
+      previous = aside;
     }
   }
+  // A publish that fails from here on (a full volume: READY cannot be
+  // written) puts the previous READY cache back: a failed replacement must
+  // not cost the good cache it was replacing. (A crash here still leaves it
+  // in the quarantine: READY shows nothing then, never a half cache.)
+  auto put_back = [&](const Status& failed) {
+    if (previous.empty() || Exists(published) || !Rename(previous, published).ok()) return failed;
+    (void)FsyncPath(layout.VersionDir());
+    return Status(failed.code(), failed.message() + "; the previous cache is READY again");
+  };
   MaybeCrash("publish", 1);
-  KC_RETURN_IF_ERROR(Rename(staging, published));
-  KC_RETURN_IF_ERROR(FsyncPath(layout.VersionDir()));
-  KC_RETURN_IF_ERROR(FsyncPath(staging.parent_path()));
-  MaybeCrash("publish", 2);
+  if (Status s = Rename(staging, published); !s.ok()) return put_back(s);
+  Status ready = FsyncPath(layout.VersionDir());
+  if (ready.ok()) ready = FsyncPath(staging.parent_path());
   fs::path ready_tmp = layout.Ready(fp);
   ready_tmp += ".tmp." + std::to_string(::getpid());
-  Status ready = WriteNewFile(ready_tmp, r.manifest_digest + "\n");
+  if (ready.ok()) {
+    MaybeCrash("publish", 2);
+    ready = WriteNewFile(ready_tmp, r.manifest_digest + "\n");
+  }
   if (ready.ok()) {
     MaybeCrash("publish", 3);
     ready = Rename(ready_tmp, layout.Ready(fp));
@@ -248,7 +261,7 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
     if (Rename(published, staging).ok()) {
       (void)FsyncPath(layout.VersionDir());
     }
-    return ready;
+    return put_back(ready);
   }
   MaybeCrash("publish", 4);
   const std::int64_t t_pub = NowMillis();

@@ -15,8 +15,9 @@
 //   8. release the lock.
 // A reader that trusts only READY sees the old cache, nothing, or the new
 // complete cache, whatever step a crash interrupts. ENOSPC anywhere is
-// ResourceExhausted with nothing published (a staging directory already
-// renamed is renamed back so the warmup can be retried or collected).
+// ResourceExhausted with nothing new published (a staging directory already
+// renamed is renamed back so the warmup can be retried or collected, and a
+// READY cache moved aside by step 6 is renamed back: READY again).
 #pragma once
 
 #include <cstdint>

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+
 #include "core/layout.h"
 #include "core/manifest.h"
 #include "initwarm/fsutil.h"
@@ -287,6 +289,77 @@ TEST_F(SealTest, FullDiskPublishesNothing) {
   EXPECT_FALSE(Exists(l.Published(fp_)));
   EXPECT_FALSE(Exists(l.Ready(fp_)));
   EXPECT_TRUE(Exists(staging));  // left for GC or a retry
+}
+
+// A volume that fills up while a seal replaces a READY cache: whichever of
+// its writes runs out of space (the manifest, or READY after the new cache
+// was renamed in and the old one moved aside), the seal fails with
+// ResourceExhausted and the previous cache is READY again. Found by the
+// fault campaign (bench/faults/seal_faults.py): with room for the manifest
+// but not READY, the previous cache was left in the quarantine and nothing
+// was READY. Each pass leaves one more 4 KiB page free on a full tmpfs.
+TEST_F(SealTest, FullDiskDuringReplaceKeepsThePreviousCacheReady) {
+  fs::path mnt = dir_.path() / "small";
+  fs::create_directories(mnt);
+  if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=1m") != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs here (needs root/CAP_SYS_ADMIN)";
+  }
+  struct Unmount {
+    fs::path p;
+    ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }
+  } unmount{mnt};
+  const fs::path filler = mnt / "filler";
+  int failed_at_manifest = 0, failed_at_ready = 0, published = 0;
+  for (int pages = 0; pages <= 16 && published == 0; ++pages) {
+    SCOPED_TRACE("free pages: " + std::to_string(pages));
+    root_ = mnt / ("vol" + std::to_string(pages));
+    view_ = dir_.path() / ("view" + std::to_string(pages));
+    core::Layout l(root_);
+    fs::path s1 = PrepareStaging("job-1");
+    ASSERT_FALSE(s1.empty());
+    testing::WriteTritonCache(s1, 2);
+    ASSERT_TRUE(Seal(Opts("job-1")).ok());
+    const std::string old_digest = ReadFile(l.Ready(fp_));
+    fs::path s2 = PrepareStaging("job-2");
+    ASSERT_FALSE(s2.empty());
+    testing::WriteTritonCache(s2, 4);
+    {  // Fill the volume, then free `pages` pages.
+      std::string chunk(4096, 'x');
+      FILE* f = std::fopen(filler.c_str(), "wb");
+      ASSERT_NE(f, nullptr);
+      setvbuf(f, nullptr, _IONBF, 0);
+      while (std::fwrite(chunk.data(), 1, chunk.size(), f) == chunk.size()) {
+      }
+      std::fclose(f);
+      const auto size = fs::file_size(filler);
+      fs::resize_file(filler, size > pages * 4096u ? size - pages * 4096u : 0);
+    }
+    auto o = Opts("job-2");
+    o.replace = true;
+    auto r = Seal(o);
+    if (r.ok()) {
+      EXPECT_EQ(r->outcome, "Replaced");
+      EXPECT_NE(ReadFile(l.Ready(fp_)), old_digest);
+      ++published;
+    } else {
+      EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted) << r.status();
+      ASSERT_TRUE(Exists(l.Ready(fp_))) << "the previous cache is not READY: " << r.status();
+      EXPECT_EQ(ReadFile(l.Ready(fp_)), old_digest);
+      auto m = core::ParseManifest(ReadFile(l.Manifest(fp_)));
+      ASSERT_TRUE(m.ok()) << m.status();
+      EXPECT_EQ(m->producer_owner, "job-1");
+      EXPECT_TRUE(Exists(s2));  // the new cache is left for a retry or GC
+      if (Exists(s2 / core::kManifestFileName)) {
+        ++failed_at_ready;
+      } else {
+        ++failed_at_manifest;
+      }
+    }
+    fs::remove(filler);
+  }
+  EXPECT_GT(failed_at_manifest, 0);
+  EXPECT_GT(failed_at_ready, 0) << "no pass had room for the manifest and not for READY";
+  EXPECT_EQ(published, 1);
 }
 
 }  // namespace

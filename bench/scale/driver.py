@@ -435,6 +435,18 @@ def kc_object(name, ns, product, i):
                      "storage": {"storageClassName": "kc-scale", "size": "10Gi"}}}
 
 
+def create_kc(api, name, ns, product, i):
+    """KernelCache kc_object(...) and its static RWX volume (class kc-scale,
+    pre-bound to the claim the operator creates)."""
+    api.call("POST", "/api/v1/persistentvolumes", {
+        "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "%s-pv" % name},
+        "spec": {"capacity": {"storage": "100Gi"}, "accessModes": ["ReadWriteMany"],
+                 "persistentVolumeReclaimPolicy": "Delete", "storageClassName": "kc-scale",
+                 "claimRef": {"namespace": ns, "name": name + "-cache"},
+                 "hostPath": {"path": "/tmp/%s" % name}}})
+    api.call("POST", "/apis/kernelcache.io/v1alpha1/namespaces/%s/kernelcaches" % ns, kc_object(name, ns, product, i))
+
+
 def kc_ready(obj):
     for c in obj.get("status", {}).get("conditions", []):
         if c.get("type") == "Ready":
@@ -498,13 +510,7 @@ def cmd_bench(api, a):
         name, ns = prefix + str(i), "kc-scale-%d" % (i % a.namespaces)
         product = PRODUCTS[i % len(PRODUCTS)][0]
         kcs.append((ns, name, product))
-        api.call("POST", "/api/v1/persistentvolumes", {
-            "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "%s-pv" % name},
-            "spec": {"capacity": {"storage": "100Gi"}, "accessModes": ["ReadWriteMany"],
-                     "persistentVolumeReclaimPolicy": "Delete", "storageClassName": "kc-scale",
-                     "claimRef": {"namespace": ns, "name": name + "-cache"},
-                     "hostPath": {"path": "/tmp/%s" % name}}})
-        api.call("POST", "/apis/kernelcache.io/v1alpha1/namespaces/%s/kernelcaches" % ns, kc_object(name, ns, product, i))
+        create_kc(api, name, ns, product, i)
     by_product = {}
     for ns, name, product in kcs:
         by_product.setdefault(product, []).append(name)
