@@ -22,6 +22,7 @@
 
 #include "base/status.h"
 #include "kube/resource.h"
+#include "kube/transform.h"
 
 namespace kc::kube {
 
@@ -108,7 +109,9 @@ class Client {
 };
 
 // Every page of a list, concatenated (`options.limit` sets the page size).
+// With a `transform`, each item is transformed as its page arrives, so the
+// whole untransformed list is never held at once.
 StatusOr<ListResult> ListAll(Client& client, const Resource& r, const std::string& ns,
-                             ListOptions options);
+                             ListOptions options, const ObjectTransform& transform = {});
 
 }  // namespace kc::kube

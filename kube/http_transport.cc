@@ -1,12 +1,12 @@
 #include "kube/http_transport.h"
 
-#include <cpprest/containerstream.h>
 #include <cpprest/http_client.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include <algorithm>
 #include <boost/asio/ssl.hpp>
 #include <chrono>
 #include <fstream>
@@ -15,6 +15,7 @@
 #include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 namespace kc::kube {
 namespace {
@@ -216,15 +217,32 @@ Status HttpTransport::Stream(const HttpRequest& request, std::stop_token stop,
       response->body = r.extract_utf8string(/*ignore_content_type=*/true).get();
       return OkStatus();
     }
-    concurrency::streams::istream body = r.body();
+    // Whatever has arrived, in blocks: istream::read_line takes the buffer's
+    // lock once per byte (most of the operator's CPU on a busy Node watch).
+    // getn of what is available returns at once; of 1 byte when nothing is,
+    // it waits for the next chunk (or the end: 0).
+    auto buffer = r.body().streambuf();
+    std::vector<uint8_t> block(64 * 1024);
+    std::string pending;
+    auto deliver = [&](std::string_view line) {
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      return line.empty() || on_line(line);
+    };
     while (!stop.stop_requested()) {
-      // A fresh buffer per line: a cleared container_buffer keeps its write
-      // position, so reusing one would pad the next line.
-      concurrency::streams::container_buffer<std::string> line;
-      const size_t n = body.read_line(line).get();
-      if (n == 0 && body.is_eof()) break;
-      if (line.collection().empty()) continue;
-      if (!on_line(line.collection())) return OkStatus();
+      const size_t want = std::clamp<size_t>(buffer.in_avail(), 1, block.size());
+      const size_t n = buffer.getn(block.data(), want).get();
+      if (n == 0) {
+        if (!pending.empty()) deliver(pending);  // a last line without its newline
+        break;
+      }
+      pending.append(reinterpret_cast<const char*>(block.data()), n);
+      size_t start = 0;
+      for (size_t nl = pending.find('\n'); nl != std::string::npos;
+           nl = pending.find('\n', start)) {
+        if (!deliver(std::string_view(pending).substr(start, nl - start))) return OkStatus();
+        start = nl + 1;
+      }
+      pending.erase(0, start);
     }
   } catch (const std::exception& e) {
     if (stop.stop_requested()) return CancelledError("stream cancelled");

@@ -230,6 +230,38 @@ TEST(HttpTransportTest, StreamDeliversLinesAsTheyArriveAcrossChunks) {
                                              "{\"n\":3}", "{\"n\":4}"}));
 }
 
+// Lines longer than the transport's read block, CRLF endings, empty lines,
+// and a last line the server ends without a newline.
+TEST(HttpTransportTest, StreamSplitsLongLinesCrlfAndAnUnterminatedLastLine) {
+  const std::string big = "{\"big\":\"" + std::string(200 * 1024, 'x') + "\"}";
+  TestServer server([&](const RawRequest&, tcp::socket& s) {
+    std::string body = std::string(kChunkedHead);
+    for (size_t i = 0; i < big.size(); i += 7000) body += Chunk(big.substr(i, 7000));
+    body += Chunk("\n\n{\"n\":2}\r\n{\"n\":3}");
+    Write(s, body + "0\r\n\r\n");
+  });
+  auto transport = HttpTransport::Create(ConfigFor(server));
+  ASSERT_TRUE(transport.ok()) << transport.status();
+  HttpRequest req;
+  req.method = "GET";
+  req.path = "/api/v1/nodes?watch=1";
+  std::vector<std::string> lines;
+  HttpResponse response;
+  Status s = (*transport)
+                 ->Stream(
+                     req, {},
+                     [&](std::string_view line) {
+                       lines.emplace_back(line);
+                       return true;
+                     },
+                     &response);
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], big);
+  EXPECT_EQ(lines[1], "{\"n\":2}");
+  EXPECT_EQ(lines[2], "{\"n\":3}");
+}
+
 TEST(HttpTransportTest, StreamErrorStatusReturnsBodyWithoutLines) {
   TestServer server([&](const RawRequest&, tcp::socket& s) {
     Write(s,

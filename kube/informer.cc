@@ -82,11 +82,11 @@ Status Informer::ListAndReplace(const std::stop_token& stop) {
   options.label_selector = selector_.label_selector;
   options.field_selector = selector_.field_selector;
   options.limit = options_.page_size;
-  StatusOr<ListResult> list = ListAll(client_, resource_, ns_, options);
+  StatusOr<ListResult> list = ListAll(client_, resource_, ns_, options, options_.transform);
   if (!list.ok() && IsGone(list.status()) && options.limit > 0) {
     // The continue token expired between pages: one unpaged list instead.
     options.limit = 0;
-    list = ListAll(client_, resource_, ns_, options);
+    list = ListAll(client_, resource_, ns_, options, options_.transform);
   }
   if (!list.ok()) return list.status().WithContext("list " + resource_.resource);
   if (stop.stop_requested()) return CancelledError("informer stopped");
@@ -129,17 +129,23 @@ bool Informer::HandleEvent(const WatchEvent& event, bool* delivered, Status* err
     SetResourceVersion(rv);
     return true;
   }
+  Json transformed;
+  const Json* obj = &event.object;
+  if (options_.transform) {
+    transformed = options_.transform(event.object);
+    obj = &transformed;
+  }
   {
     std::lock_guard<std::mutex> l(dispatch_mu_);
     if (event.type == WatchEvent::Type::kDeleted) {
-      std::optional<Json> previous = store_.Remove(ObjectKey(event.object));
-      if (previous) DispatchDelete(event.object, /*final_state_unknown=*/false);
+      std::optional<Json> previous = store_.Remove(ObjectKey(*obj));
+      if (previous) DispatchDelete(*obj, /*final_state_unknown=*/false);
     } else {
-      std::optional<Json> previous = store_.Upsert(event.object);
+      std::optional<Json> previous = store_.Upsert(*obj);
       if (previous) {
-        DispatchUpdate(*previous, event.object);
+        DispatchUpdate(*previous, *obj);
       } else {
-        DispatchAdd(event.object);
+        DispatchAdd(*obj);
       }
     }
     // Under dispatch_mu_, so a relist cannot interleave between store and rv.

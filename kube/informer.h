@@ -25,6 +25,10 @@
 //   on_update(obj, obj) once per period (level-triggered safety net).
 // - Failures are reported once each through options.on_error (default:
 //   stderr); Gone and idle timeouts are normal and not reported.
+// - With options.transform (kube/transform.h), every listed object and every
+//   ADDED/MODIFIED/DELETED event's object is transformed before the store
+//   and the handlers see it: the cache holds, and handlers receive, only
+//   what the transform keeps (client-go's SetTransform).
 //
 // Thread-safe: store(), HasSynced(), LastResourceVersion() from any thread.
 #pragma once
@@ -59,6 +63,7 @@ struct InformerOptions {
   int watch_timeout_seconds = 300;
   Clock* clock = nullptr;                       // default RealClock()
   std::function<void(const Status&)> on_error;  // default: one line on stderr
+  ObjectTransform transform;                    // default: objects kept whole
 };
 
 class Informer {

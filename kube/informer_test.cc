@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <thread>
 
 #include "kube/testing/fake_client.h"
@@ -247,6 +249,68 @@ TEST(InformerTest, GoneMidStreamAlsoRelists) {
   ASSERT_TRUE(client.WaitForOpenWatches(1));
   client.DisconnectWatches(GoneError("too old resource version"));
   ASSERT_TRUE(Eventually([&] { return inf.ListCount() == 2; }));
+}
+
+// Every object the store or a handler sees went through the transform: the
+// paged list, watch adds, updates (old and new), deletes, and a relist.
+TEST(InformerTest, TransformShapesTheCacheAndEveryHandlerCall) {
+  FakeClient client;
+  auto secret = [](const std::string& name, const std::string& v) {
+    Json o = Cm(name, v);
+    o["data"]["secret"] = "s3cr3t";
+    o["metadata"]["managedFields"] = {{{"manager", "kubectl"}}};
+    return o;
+  };
+  for (const char* n : {"a", "b", "c"}) ASSERT_TRUE(client.Create(kCm, "ns", secret(n, "1")).ok());
+  InformerOptions options = FastOptions();
+  std::atomic<int> calls{0};
+  options.transform = [&](const Json& o) {
+    ++calls;
+    return Project(o,
+                   {{"metadata", {{"name", true}, {"namespace", true}, {"resourceVersion", true}}},
+                    {"data", {{"v", true}}}});
+  };
+  Informer inf(client, kCm, "ns", {}, options);
+  std::mutex mu;
+  std::vector<Json> seen;
+  EventHandler h;
+  h.on_add = [&](const Json& o) {
+    std::lock_guard<std::mutex> l(mu);
+    seen.push_back(o);
+  };
+  h.on_update = [&](const Json& a, const Json& b) {
+    std::lock_guard<std::mutex> l(mu);
+    seen.push_back(a);
+    seen.push_back(b);
+  };
+  h.on_delete = [&](const Json& o, bool) {
+    std::lock_guard<std::mutex> l(mu);
+    seen.push_back(o);
+  };
+  inf.AddEventHandler(h);
+  std::jthread run([&](const std::stop_token& st) { inf.Run(st); });
+  ASSERT_TRUE(inf.WaitForSync({}, seconds(10)));
+  ASSERT_TRUE(client.WaitForOpenWatches(1));
+  ASSERT_TRUE(client.Create(kCm, "ns", secret("d", "1")).ok());
+  ASSERT_TRUE(client.Patch(kCm, "ns", "a", PatchType::kMerge, {{"data", {{"v", "2"}}}}).ok());
+  ASSERT_TRUE(client.Delete(kCm, "ns", "b").ok());
+  ASSERT_TRUE(Eventually([&] { return !inf.store().Get("ns/b"); }));
+  client.DisconnectWatches(GoneError("too old resource version"));  // relist
+  ASSERT_TRUE(Eventually([&] { return inf.ListCount() == 2; }));
+  ASSERT_TRUE(client.Patch(kCm, "ns", "c", PatchType::kMerge, {{"data", {{"v", "3"}}}}).ok());
+  ASSERT_TRUE(Eventually([&] { return Value(inf, "ns/c") == "3"; }));
+
+  EXPECT_GE(calls.load(), 9);  // 3 listed, d, a, b, 3 relisted, c
+  for (const Json& o : inf.store().List()) {
+    EXPECT_FALSE(o["data"].contains("secret")) << o.dump();
+    EXPECT_FALSE(o["metadata"].contains("managedFields")) << o.dump();
+  }
+  std::lock_guard<std::mutex> l(mu);
+  EXPECT_GE(seen.size(), 7u);  // 3 adds, add d, update a (2), delete b, update c (2)
+  for (const Json& o : seen) {
+    EXPECT_EQ(o["data"].size(), 1u) << o.dump();
+    EXPECT_FALSE(o["metadata"].contains("managedFields")) << o.dump();
+  }
 }
 
 TEST(InformerTest, ResyncRedeliversEveryObjectPerPeriod) {

@@ -1,7 +1,8 @@
 // Caches: read access to the informer stores the reconciler and the resolve
 // endpoint work from (never the API server). With a namespace list there is
 // one store per namespace for each namespaced kind; lookups search them all.
-// Tests fill kube::Store objects directly.
+// Nodes are read as NodeViews from the NodeIndex the Node informer keeps.
+// Tests fill kube::Store and NodeIndex objects directly.
 // Thread-safe (the stores are).
 #pragma once
 
@@ -10,19 +11,20 @@
 #include <vector>
 
 #include "kube/store.h"
+#include "operator/node_index.h"
 
 namespace kc::op {
 
 struct Caches {
   std::vector<const kube::Store*> kernelcaches;
-  std::vector<const kube::Store*> nodes;
+  const NodeIndex* nodes = nullptr;
   std::vector<const kube::Store*> jobs;
   std::vector<const kube::Store*> pods;
   std::vector<const kube::Store*> pvcs;
   // Gated model pods (label kernelcache.io/consumer), for their gate reports.
   std::vector<const kube::Store*> gated_pods;
 
-  // By "<ns>/<name>" (or "<name>" for nodes).
+  // By "<ns>/<name>".
   static std::optional<kube::Json> Get(const std::vector<const kube::Store*>& stores,
                                        const std::string& key);
   static std::vector<kube::Json> All(const std::vector<const kube::Store*>& stores);

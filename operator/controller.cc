@@ -7,6 +7,7 @@
 
 #include "api/meta.h"
 #include "core/api_types.h"
+#include "operator/cache_transforms.h"
 #include "operator/eligibility.h"
 #include "operator/gate_reports.h"
 #include "operator/views.h"
@@ -63,12 +64,6 @@ std::string GateMessages(const Json& pod) {
   return out;
 }
 
-bool NodeRelevantChange(const Json& a, const Json& b) {
-  NodeView x = NodeViewFromJson(a), y = NodeViewFromJson(b);
-  return x.labels != y.labels || x.unschedulable != y.unschedulable || x.ready != y.ready ||
-         x.gpu_allocatable != y.gpu_allocatable;
-}
-
 }  // namespace
 
 Controller::Controller(kube::Client& client, ControllerOptions options, OperatorMetrics* metrics,
@@ -84,9 +79,18 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
   for (const std::string& ns : namespaces) {
     auto& kcs = AddInformer(resources::KernelCaches(), ns, "", &caches_.kernelcaches);
     kcs.AddEventHandler({
-        [this](const Json& o) { Enqueue(kube::ObjectKey(o)); },
-        [this](const Json&, const Json& o) { Enqueue(kube::ObjectKey(o)); },
-        [this](const Json& o, bool) { Enqueue(kube::ObjectKey(o)); },
+        [this](const Json& o) {
+          RememberSelector(o);
+          Enqueue(kube::ObjectKey(o));
+        },
+        [this](const Json&, const Json& o) {
+          RememberSelector(o);
+          Enqueue(kube::ObjectKey(o));
+        },
+        [this](const Json& o, bool) {
+          ForgetSelector(o);
+          Enqueue(kube::ObjectKey(o));
+        },
     });
     auto& jobs = AddInformer(kube::resources::kJobs, ns, owned, &caches_.jobs);
     jobs.AddEventHandler({
@@ -121,17 +125,34 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
         [this](const Json& o, bool) { EnqueueForPvc(o); },
     });
   }
-  auto& nodes = AddInformer(kube::resources::kNodes, "", "", &caches_.nodes);
+  // Nodes: the index first, then the KernelCaches the node concerns, so the
+  // reconcile that follows reads the new state.
+  caches_.nodes = &node_index_;
+  std::vector<const kube::Store*> node_stores;  // read through node_index_ only
+  auto& nodes = AddInformer(kube::resources::kNodes, "", "", &node_stores);
   nodes.AddEventHandler({
-      [this](const Json& o) { EnqueueForNode(o); },
-      [this](const Json& old_node, const Json& new_node) {
-        bool relevant = false;
-        Safely(logger_, "node", [&] { relevant = NodeRelevantChange(old_node, new_node); });
-        if (!relevant) return;
-        EnqueueForNode(old_node);
-        EnqueueForNode(new_node);
+      [this](const Json& o) {
+        Safely(logger_, "node", [&] {
+          NodeView v = NodeViewFromJson(o);
+          node_index_.Upsert(v);
+          EnqueueForNode(v.labels);
+        });
       },
-      [this](const Json& o, bool) { EnqueueForNode(o); },
+      [this](const Json& old_node, const Json& new_node) {
+        Safely(logger_, "node", [&] {
+          NodeView before = NodeViewFromJson(old_node), after = NodeViewFromJson(new_node);
+          if (before == after) return;  // a heartbeat, an image list: nothing Decide reads
+          node_index_.Upsert(after);
+          EnqueueForNode(before.labels);
+          if (after.labels != before.labels) EnqueueForNode(after.labels);
+        });
+      },
+      [this](const Json& o, bool) {
+        Safely(logger_, "node", [&] {
+          node_index_.Remove(api::MetaString(o, "name"));
+          EnqueueForNode(api::MetaOf(o).labels);
+        });
+      },
   });
 
   events_ = std::make_unique<ClientEventSink>(client_, logger_, options_.identity);
@@ -152,6 +173,7 @@ kube::Informer& Controller::AddInformer(const kube::Resource& r, const std::stri
                          : kube::Clock::Duration::zero();
   Logger log = logger_.With({{"informer", r.resource}, {"namespace", ns.empty() ? "*" : ns}});
   io.on_error = [log](const Status& s) { log.Warn("informer error", {{"error", s.ToString()}}); };
+  io.transform = CacheTransformFor(r);  // only the fields the operator reads are cached
   informers_.push_back(std::make_unique<kube::Informer>(client_, r, ns, sel, io));
   stores->push_back(&informers_.back()->store());
   return *informers_.back();
@@ -209,14 +231,30 @@ void Controller::EnqueueConsumer(const Json& pod) {
   Enqueue(meta.namespace_ + "/" + it->second);
 }
 
-void Controller::EnqueueForNode(const Json& node) {
-  Safely(logger_, "node", [&] {
-    const auto labels = api::MetaOf(node).labels;
-    for (const Json& kc : Caches::All(caches_.kernelcaches)) {
-      auto selector = StringMap(At(At(kc, "spec"), "nodeSelector"));
-      if (NodeSelectorMatches(selector, labels)) Enqueue(kube::ObjectKey(kc));
-    }
+void Controller::RememberSelector(const Json& kc) {
+  Safely(logger_, "kernelcache", [&] {
+    auto selector = StringMap(At(At(kc, "spec"), "nodeSelector"));
+    std::lock_guard<std::mutex> l(selectors_mu_);
+    selectors_[kube::ObjectKey(kc)] = std::move(selector);
   });
+}
+
+void Controller::ForgetSelector(const Json& kc) {
+  Safely(logger_, "kernelcache", [&] {
+    std::lock_guard<std::mutex> l(selectors_mu_);
+    selectors_.erase(kube::ObjectKey(kc));
+  });
+}
+
+void Controller::EnqueueForNode(const std::map<std::string, std::string>& labels) {
+  std::vector<std::string> keys;
+  {
+    std::lock_guard<std::mutex> l(selectors_mu_);
+    for (const auto& [key, selector] : selectors_) {
+      if (NodeSelectorMatches(selector, labels)) keys.push_back(key);
+    }
+  }
+  for (const std::string& key : keys) Enqueue(key);
 }
 
 void Controller::EnqueueForPvc(const Json& pvc) {
@@ -308,7 +346,7 @@ ResolveResponse Controller::Resolve(const ResolveQuery& q) const {
     in.pods = o.pods;
     in.unschedulable_grace = o.settings.unschedulable_grace;
   }
-  if (auto node = Caches::Get(caches_.nodes, q.node)) in.node = NodeViewFromJson(*node);
+  if (auto node = node_index_.Get(q.node)) in.node = std::move(*node);
   return op::Resolve(q, in, std::chrono::system_clock::now());
 }
 

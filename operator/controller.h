@@ -14,6 +14,9 @@
 //   PersistentVolumeClaim -> its KernelCache ownerReference, and every
 //                           KernelCache whose spec.storage.existingClaim names it
 //
+// The informers cache only what the operator reads of each object
+// (operator/cache_transforms.h): no managedFields, no Job or Pod specs.
+//
 // Lifecycle: StartInformers() (every replica: the caches also serve
 // /v1/resolve and /readyz), then RunWorkers(stop) while leading; it waits
 // for the caches to sync, enqueues every KernelCache, runs the workers until
@@ -24,7 +27,9 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -81,7 +86,12 @@ class Controller {
                               const std::string& label_selector,
                               std::vector<const kube::Store*>* stores);
   void Enqueue(const std::string& key);
-  void EnqueueForNode(const kube::Json& node);
+  // Every KernelCache whose spec.nodeSelector matches `labels`.
+  void EnqueueForNode(const std::map<std::string, std::string>& labels);
+  // The KernelCaches' nodeSelectors, kept by their informer's handlers, so a
+  // node event neither copies nor parses every KernelCache.
+  void RememberSelector(const kube::Json& kc);
+  void ForgetSelector(const kube::Json& kc);
   void EnqueueByLabel(const kube::Json& obj);
   void EnqueueConsumer(const kube::Json& pod);  // label kernelcache.io/consumer
   void EnqueueForPvc(const kube::Json& pvc);
@@ -92,6 +102,10 @@ class Controller {
   OperatorMetrics* metrics_;
   Logger logger_;
   Caches caches_;
+  NodeIndex node_index_;
+  std::mutex selectors_mu_;
+  // KernelCache key -> its spec.nodeSelector.
+  std::map<std::string, std::map<std::string, std::string>> selectors_;
   std::vector<std::unique_ptr<kube::Informer>> informers_;
   std::vector<std::jthread> informer_threads_;
   std::unique_ptr<kube::WorkQueue> queue_;

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -111,6 +113,97 @@ TEST(ControllerTest, WarmsOneJobPerFingerprintAndFollowsNodeChanges) {
 
   workers.request_stop();
   workers.join();
+  controller.Stop();
+}
+
+// Takes every key queued now (the test plays the worker), sorted.
+std::vector<std::string> Drain(kube::WorkQueue& q) {
+  std::vector<std::string> keys;
+  while (q.Len() > 0) {
+    auto k = q.Get();
+    if (!k) break;
+    keys.push_back(*k);
+    q.Done(*k);
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+// A node event queues only the KernelCaches whose nodeSelector matches the
+// node's old or new labels, and none for a change Decide does not read (a
+// heartbeat, the image list). Node events arrive in order, so each step
+// ends with a change that does queue, and what it drains shows the steps
+// before it queued nothing else.
+TEST(ControllerTest, NodeEventsQueueOnlyTheKernelCachesTheyConcern) {
+  kube::FakeClient fake;
+  auto product = [](Json n, const std::string& p) {
+    n["metadata"]["labels"]["nvidia.com/gpu.product"] = p;
+    return n;
+  };
+  ASSERT_TRUE(fake.Create(kube::resources::kNodes, "", GpuNode("h200-1", "580.159.04")).ok());
+  ASSERT_TRUE(fake.Create(kube::resources::kNodes, "",
+                          product(GpuNode("b200-1", "580.159.04"), "NVIDIA-B200"))
+                  .ok());
+  Json llama = KernelCacheObj();
+  llama["spec"]["nodeSelector"]["nvidia.com/gpu.product"] = "NVIDIA-H200";
+  Json other = KernelCacheObj();
+  other["metadata"]["name"] = "other";
+  other["spec"]["nodeSelector"]["nvidia.com/gpu.product"] = "NVIDIA-B200";
+  ASSERT_TRUE(fake.Create(resources::KernelCaches(), "ml", llama).ok());
+  ASSERT_TRUE(fake.Create(resources::KernelCaches(), "ml", other).ok());
+  std::ostringstream logs;
+  Controller controller(fake, ControllerOptions{}, nullptr, Logger(&logs, true, LogLevel::kInfo));
+  controller.StartInformers();  // no workers: the test takes the keys
+  ASSERT_TRUE(controller.WaitForSync({}, 10s));
+  EXPECT_EQ(Drain(controller.queue()), (std::vector<std::string>{"ml/llama", "ml/other"}));
+
+  auto change = [&](const std::string& name, const std::function<void(Json&)>& f) {
+    auto node = fake.Get(kube::resources::kNodes, "", name);
+    ASSERT_TRUE(node.ok());
+    f(*node);
+    ASSERT_TRUE(fake.Update(kube::resources::kNodes, "", *node).ok());
+  };
+  auto drained_after = [&](size_t n) {
+    EXPECT_TRUE(Eventually([&] { return controller.queue().Len() >= n; })) << logs.str();
+    return Drain(controller.queue());
+  };
+  auto driver = [](const std::string& v) {
+    return [v](Json& n) { n["metadata"]["labels"]["nvidia.com/cuda.driver-version.full"] = v; };
+  };
+
+  // A heartbeat and new images on the H200 node, then a B200 driver change.
+  change("h200-1", [](Json& n) {
+    n["status"]["conditions"][0]["lastHeartbeatTime"] = "2026-12-02T09:00:00Z";
+    n["status"]["images"] = {{{"names", {"registry.example/llama:1"}}}};
+  });
+  change("b200-1", driver("580.200.01"));
+  EXPECT_EQ(drained_after(1), std::vector<std::string>{"ml/other"});
+
+  // Cordoning or a driver change of the H200 node: only its KernelCache.
+  change("h200-1", [](Json& n) { n["spec"]["unschedulable"] = true; });
+  EXPECT_EQ(drained_after(1), std::vector<std::string>{"ml/llama"});
+  change("h200-1", driver("580.200.01"));
+  EXPECT_EQ(drained_after(1), std::vector<std::string>{"ml/llama"});
+
+  // Relabelled from one pool to the other: both (old and new labels).
+  change("h200-1", [&](Json& n) { n = product(n, "NVIDIA-B200"); });
+  EXPECT_EQ(drained_after(2), (std::vector<std::string>{"ml/llama", "ml/other"}));
+
+  // Deleted: the KernelCaches of its last labels (now the B200 pool's).
+  ASSERT_TRUE(fake.Delete(kube::resources::kNodes, "", "h200-1").ok());
+  EXPECT_EQ(drained_after(1), std::vector<std::string>{"ml/other"});
+  EXPECT_EQ(controller.Resolve({"ml", "other", "h200-1"}).body.value("node", Json()), Json());
+
+  // A deleted KernelCache's selector is forgotten: B200 events queue nothing
+  // for it, only the KernelCache that selects every GPU node, added now.
+  ASSERT_TRUE(fake.Delete(resources::KernelCaches(), "ml", "other").ok());
+  EXPECT_EQ(drained_after(1), std::vector<std::string>{"ml/other"});  // its own delete event
+  Json all = KernelCacheObj();
+  all["metadata"]["name"] = "all";
+  ASSERT_TRUE(fake.Create(resources::KernelCaches(), "ml", all).ok());
+  EXPECT_EQ(drained_after(1), std::vector<std::string>{"ml/all"});
+  change("b200-1", driver("580.300.01"));
+  EXPECT_EQ(drained_after(1), std::vector<std::string>{"ml/all"});
   controller.Stop();
 }
 

@@ -84,6 +84,7 @@ struct NodeView {
   bool unschedulable = false;   // spec.unschedulable (cordoned)
   bool ready = true;            // condition Ready == "True"
   int64_t gpu_allocatable = 0;  // status.allocatable["nvidia.com/gpu"]
+  friend bool operator==(const NodeView&, const NodeView&) = default;
 };
 
 // A Job labelled kernelcache.io/name=<kc name> (warmup and GC Jobs).
@@ -103,6 +104,7 @@ struct JobView {
   bool deleting = false;        // metadata.deletionTimestamp set
   Time created{};
   std::optional<Time> finished;  // status.completionTime or the Failed condition's time
+  friend bool operator==(const JobView&, const JobView&) = default;
 };
 
 // A Pod of a warmup Job (label job-name / batch.kubernetes.io/job-name).
@@ -123,6 +125,7 @@ struct PodView {
   // lastTransitionTime) and the scheduler's message.
   std::optional<Time> unschedulable_since;
   std::string unschedulable_message;
+  friend bool operator==(const PodView&, const PodView&) = default;
 };
 
 // The PVC named core::ClaimName(kc), when it exists.
@@ -134,6 +137,7 @@ struct PvcView {
   bool owned_by_us = false;               // an ownerReference with the KernelCache's uid
   bool deleting = false;
   Time created{};
+  friend bool operator==(const PvcView&, const PvcView&) = default;
 };
 
 // What the gate (`kernelcache-wait`) of one gated model pod reported
@@ -143,6 +147,7 @@ struct GateReportView {
   std::string node;
   core::GateReport report;
   std::optional<Time> finished;  // the gate container's terminated.finishedAt
+  friend bool operator==(const GateReportView&, const GateReportView&) = default;
 };
 
 struct Observed {

@@ -67,12 +67,7 @@ Observed Reconciler::Observe(const Json& kc_json) const {
   o.settings = settings_;
   const std::string& ns = o.kc.metadata.namespace_;
   const std::string& name = o.kc.metadata.name;
-  for (const Json& n : Caches::All(caches_.nodes)) {
-    NodeView v = NodeViewFromJson(n);
-    if (NodeSelectorMatches(o.kc.spec.node_selector, v.labels)) o.nodes.push_back(std::move(v));
-  }
-  std::sort(o.nodes.begin(), o.nodes.end(),
-            [](const NodeView& a, const NodeView& b) { return a.name < b.name; });
+  if (caches_.nodes != nullptr) o.nodes = caches_.nodes->Selected(o.kc.spec.node_selector);
   for (const Json& j : Caches::ByLabel(caches_.jobs, ns, kLabelName, name)) {
     o.jobs.push_back(JobViewFromJson(j));
   }

@@ -3,7 +3,8 @@
 //   Result Reconcile("<namespace>/<name>")
 //
 // 1. Reads the KernelCache and what belongs to it from the informer caches
-//    (never from the API server): matching Nodes, its Jobs and their Pods
+//    (never from the API server): matching Nodes (from the NodeIndex, in
+//    name order), its Jobs and their Pods
 //    (label kernelcache.io/name), its claim; builds an Observed.
 // 2. Calls the pure Decide(observed, now) (operator/decide.h).
 // 3. Carries out plan.actions in order through the client: creates treat

@@ -47,14 +47,15 @@ Json Kc() {
 
 struct Fixture {
   kube::FakeClient fake;
-  kube::Store kcs, nodes, jobs, pods, pvcs;
+  kube::Store kcs, jobs, pods, pvcs;
+  NodeIndex nodes;
   RecordingSink sink;
   OperatorMetrics metrics;
   std::ostringstream logs;
   std::unique_ptr<Reconciler> r;
 
   Fixture() {
-    Caches c{{&kcs}, {&nodes}, {&jobs}, {&pods}, {&pvcs}, {}};
+    Caches c{{&kcs}, &nodes, {&jobs}, {&pods}, {&pvcs}, {}};
     r = std::make_unique<Reconciler>(fake, c, Settings{}, &sink, &metrics,
                                      Logger(&logs, true, LogLevel::kDebug));
     auto created = fake.Create(resources::KernelCaches(), "ml", Kc());

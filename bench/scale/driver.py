@@ -553,7 +553,7 @@ def cmd_bench(api, a):
         # Single-node driver-label changes: a fresh driver version on one node,
         # until every KernelCache selecting its pool has a new warmup Job; then back.
         lat, missed, cpu0, m1 = [], 0, proc.cpu(), audit.mark()
-        r1 = proc.metrics().get("reconciles", 0)
+        r1 = proc.metrics()
         managed = [i for i in range(a.nodes) if i % 50 not in (3, 7)]
         watched = [i for i in managed if PRODUCTS[i % len(PRODUCTS)][0] in by_product]
         for c in range(a.changes):
@@ -576,7 +576,11 @@ def cmd_bench(api, a):
         out["change_p99_s"] = pctl(lat, 0.99)
         out["cpu_per_1k_node_events_s"] = (proc.cpu() - cpu0) * 1000.0 / max(1, 2 * a.changes)
         out["change_requests"] = audit.count(m1)[0]
-        out["change_reconciles"] = proc.metrics().get("reconciles", 0) - r1
+        r2 = proc.metrics()
+        out["change_reconciles"] = r2.get("reconciles", 0) - r1.get("reconciles", 0)
+        t_sum = "controller_runtime_reconcile_time_seconds_sum"
+        if out["change_reconciles"]:
+            out["change_reconcile_mean_s"] = (r2.get(t_sum, 0) - r1.get(t_sum, 0)) / out["change_reconciles"]
         # Rolling relabel of one pool (PRODUCTS[0]) over --roll-seconds.
         pool = [i for i in managed if i % len(PRODUCTS) == 0]
         new = "999.%d.1" % (sum(map(ord, a.name)) % 900 + 100)
@@ -666,9 +670,12 @@ ROWS = [("rss_sync_mb", "RSS after sync (MB)"), ("rss_peak_mb", "RSS peak (MB)")
         ("cpu_per_1k_node_events_s", "CPU per 1k node events (s)"),
         ("change_p50_s", "label change -> Job p50 (s)"), ("change_p99_s", "label change -> Job p99 (s)"),
         ("change_missed", "changes without Job in time"), ("change_requests", "requests during changes"),
+        ("change_reconciles", "reconciles during changes"),
+        ("change_reconcile_mean_s", "reconcile wall time, mean, changes (s)"),
         ("roll_converge_after_last_s", "pool roll: Ready after last relabel (s)"),
         ("roll_requests", "pool roll: requests"), ("idle_requests_per_s", "requests/s at rest"),
         ("restart_requests", "restart: requests (relist)"), ("restart_rss_mb", "restart: RSS (MB)"),
+        ("restart_cpu_s", "restart: CPU to resync + 5 s (s)"),
         ("status_writes", "status writes (all)"), ("jobs_seen", "warmup Jobs created"),
         ("duplicate_jobs", "duplicate Jobs"), ("cpu_total_s", "CPU total (s)")]
 

@@ -7,9 +7,13 @@
 # Usage: bench/scale/run.sh [--nodes 300[,1000,...]] [--kcs 6] [--pods-per-node 4]
 #          [--changes 50] [--roll-seconds 20] [--idle-seconds 20] [--sync-timeout 300]
 #          [--operator PATH] [--reference PATH] [--out DIR] [--only ours|reference|both]
+#          [--baseline PATH]
 # --operator defaults to build/operator/kernelcache-operator; --reference is
-# built from bench/scale/reference (go build) when not given. Results:
-# DIR/<nodes>-{ours,reference}.json and the table on stdout.
+# built from bench/scale/reference (go build) when not given. --baseline runs
+# a second kernelcache-operator binary (say, main's, for a before/after) on
+# the same cluster right after ours, named "baseline", and prints ours
+# against it. Results: DIR/<nodes>-{ours,baseline,reference}.json and the
+# tables on stdout.
 # API requests are counted from the kube-apiserver audit log, for the user
 # kc-bench-operator (a client certificate this script signs with the
 # cluster's CA; both operators use it, one at a time).
@@ -28,6 +32,7 @@ operator="$root/build/operator/kernelcache-operator"
 reference=""
 out="${TMPDIR:-/tmp}/kc-scale-$$"
 only=both
+baseline=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --nodes) nodes_list="$2"; shift 2 ;;
@@ -41,7 +46,8 @@ while [[ $# -gt 0 ]]; do
     --reference) reference="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
-    *) sed -n '2,16p' "$0"; exit 2 ;;
+    --baseline) baseline="$2"; shift 2 ;;
+    *) sed -n '2,19p' "$0"; exit 2 ;;
   esac
 done
 say() { echo "[scale $(date +%H:%M:%S)] $*" >&2; }
@@ -120,6 +126,14 @@ EOF
       "$operator" --kubeconfig="$out/bench.kubeconfig" --leader-elect=false --bind-address=127.0.0.1 \
       --http-port=0 --initwarm-image=kc.local/initwarm:test --warmup-priority-class= --log-level=info
     results+=("$out/$nodes-ours.json")
+  fi
+  if [[ -n "$baseline" ]]; then
+    say "$nodes nodes: kernelcache-operator, baseline $baseline"
+    python3 "$here/driver.py" --cluster "$cluster" bench --name baseline "${common[@]}" \
+      --log "$out/$nodes-baseline.log" --out "$out/$nodes-baseline.json" -- \
+      "$baseline" --kubeconfig="$out/bench.kubeconfig" --leader-elect=false --bind-address=127.0.0.1 \
+      --http-port=0 --initwarm-image=kc.local/initwarm:test --warmup-priority-class= --log-level=info
+    python3 "$here/driver.py" table "$out/$nodes-ours.json" "$out/$nodes-baseline.json"
   fi
   if [[ "$only" != ours ]]; then
     say "$nodes nodes: reference (controller-runtime)"
