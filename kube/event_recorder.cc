@@ -54,6 +54,58 @@ EventRecorder::EventRecorder(Client& client, EventRecorderOptions options)
     options_.on_error = [](const Status& s) { std::cerr << "event recorder: " << s << std::endl; };
   }
   if (options_.cache_size == 0) options_.cache_size = 1;
+  if (options_.queue > 0) {
+    writer_ = std::jthread([this](const std::stop_token& stop) { WriterLoop(stop); });
+  }
+}
+
+EventRecorder::~EventRecorder() {
+  if (!writer_.joinable()) return;
+  Flush();
+  writer_.request_stop();
+  writer_.join();
+}
+
+void EventRecorder::Stop() {
+  if (!writer_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> l(queue_mu_);
+    pending_.clear();
+  }
+  writer_.request_stop();
+  writer_.join();
+}
+
+size_t EventRecorder::Queued() {
+  std::lock_guard<std::mutex> l(queue_mu_);
+  return pending_.size();
+}
+
+void EventRecorder::Flush() {
+  if (!writer_.joinable()) return;
+  std::unique_lock<std::mutex> l(queue_mu_);
+  queue_cv_.wait(l, [this] { return pending_.empty() && writing_ == 0; });
+}
+
+void EventRecorder::WriterLoop(const std::stop_token& stop) {
+  std::unique_lock<std::mutex> l(queue_mu_);
+  while (true) {
+    if (!queue_cv_.wait(l, stop, [this] { return !pending_.empty(); })) break;
+    Pending e = std::move(pending_.front());
+    pending_.pop_front();
+    ++writing_;
+    l.unlock();
+    {
+      std::lock_guard<std::mutex> w(mu_);
+      Write(e);
+    }
+    l.lock();
+    --writing_;
+    queue_cv_.notify_all();
+  }
+  // Stopped: nothing more is written; Flush() callers are released.
+  pending_.clear();
+  queue_cv_.notify_all();
 }
 
 void EventRecorder::Remember(const std::string& key, Seen seen) {
@@ -113,9 +165,29 @@ void EventRecorder::Event(const ObjectReference& ref, EventType type, const std:
                           const std::string& message_in) {
   std::string message = message_in;
   if (message.size() > kMaxMessage) message.resize(kMaxMessage);
-  const std::string key = ref.kind + "\x1f" + ref.ns + "\x1f" + ref.name + "\x1f" + ref.uid +
-                          "\x1f" + TypeName(type) + "\x1f" + reason + "\x1f" + message;
-  std::lock_guard<std::mutex> l(mu_);
+  std::string key = ref.kind + "\x1f" + ref.ns + "\x1f" + ref.name + "\x1f" + ref.uid + "\x1f" +
+                    TypeName(type) + "\x1f" + reason + "\x1f" + message;
+  Pending e{std::move(key), ref, type, reason, std::move(message)};
+  if (!writer_.joinable()) {
+    std::lock_guard<std::mutex> l(mu_);
+    Write(e);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> l(queue_mu_);
+    if (pending_.size() < options_.queue) {
+      pending_.push_back(std::move(e));
+      queue_cv_.notify_all();
+      return;
+    }
+  }
+  options_.on_error(ResourceExhaustedError("event queue full (" + std::to_string(options_.queue) +
+                                        " waiting): dropped " + reason + " for " + ref.kind + " " +
+                                        ref.ns + "/" + ref.name));
+}
+
+void EventRecorder::Write(const Pending& e) {
+  const std::string& key = e.key;
   auto it = seen_.find(key);
   if (it != seen_.end() && clock_.Now() - it->second.first < options_.aggregation_window) {
     Seen& s = it->second;
@@ -135,7 +207,7 @@ void EventRecorder::Event(const ObjectReference& ref, EventType type, const std:
     }
     // The Event expired or was deleted: start a new one.
   }
-  CreateLocked(key, ref, type, reason, message);
+  CreateLocked(key, e.ref, e.type, e.reason, e.message);
 }
 
 void EventRecorder::Eventf(const ObjectReference& ref, EventType type, const std::string& reason,

@@ -13,17 +13,28 @@
 //   Event is gone (NotFound), a new one is created.
 // - Failures never reach the caller: each failed write is reported once
 //   through options.on_error (default: stderr) and dropped.
+// - options.queue == 0: writes are synchronous (one API call in Event()).
+//   options.queue > 0: Event() only queues the event and returns; one writer
+//   thread makes the API calls in order (client-go's broadcaster), so a
+//   reconcile never waits on an Event's round trip nor on another worker's.
+//   At most `queue` events wait; beyond that an event is dropped and
+//   reported through on_error. Flush() waits until the queue is written;
+//   the destructor writes what is queued unless Stop() was called first.
 //
-// Thread-safe; writes are synchronous (one API call per Event()).
+// Thread-safe.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <list>
 #include <map>
 #include <mutex>
+#include <stop_token>
 #include <string>
+#include <thread>
 
 #include "base/status.h"
 #include "kube/client.h"
@@ -55,18 +66,39 @@ struct EventRecorderOptions {
   size_t cache_size = 4096;  // distinct (object, type, reason, message) remembered
   Clock* clock = nullptr;    // default RealClock()
   std::function<void(const Status&)> on_error;  // default: stderr
+  size_t queue = 0;  // 0: synchronous; > 0: asynchronous, at most this many waiting
 };
 
 class EventRecorder {
  public:
   EventRecorder(Client& client, EventRecorderOptions options);
+  ~EventRecorder();
+  EventRecorder(const EventRecorder&) = delete;
+  EventRecorder& operator=(const EventRecorder&) = delete;
 
   void Event(const ObjectReference& ref, EventType type, const std::string& reason,
              const std::string& message);
   void Eventf(const ObjectReference& ref, EventType type, const std::string& reason,
               const char* format, ...) __attribute__((format(printf, 5, 6)));
 
+  // Asynchronous mode: returns once every event queued before the call is
+  // written (or failed). Synchronous mode: returns at once.
+  void Flush();
+  // Asynchronous mode: the writer finishes its current write and drops the
+  // rest of the queue (the process is exiting; the API may be gone).
+  void Stop();
+  // Asynchronous mode: events waiting for the writer (not the one it writes).
+  size_t Queued();
+
  private:
+  struct Pending {
+    std::string key;
+    ObjectReference ref;
+    EventType type;
+    std::string reason;
+    std::string message;
+  };
+
   struct Seen {
     std::string ns;
     std::string name;
@@ -78,6 +110,8 @@ class EventRecorder {
   bool CreateLocked(const std::string& key, const ObjectReference& ref, EventType type,
                     const std::string& reason, const std::string& message);
   void Remember(const std::string& key, Seen seen);
+  void Write(const Pending& e);  // under mu_
+  void WriterLoop(const std::stop_token& stop);
 
   Client& client_;
   EventRecorderOptions options_;
@@ -86,6 +120,13 @@ class EventRecorder {
   std::map<std::string, Seen> seen_;
   std::list<std::string> lru_;  // front = most recent
   int64_t last_nanos_ = 0;
+
+  // Asynchronous mode.
+  std::mutex queue_mu_;
+  std::condition_variable_any queue_cv_;
+  std::deque<Pending> pending_;
+  size_t writing_ = 0;  // events taken off pending_ and not yet written
+  std::jthread writer_;  // last: joined first
 };
 
 }  // namespace kc::kube

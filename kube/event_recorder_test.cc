@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+
 #include "kube/testing/fake_client.h"
 
 namespace kc::kube {
@@ -154,6 +159,133 @@ TEST(EventRecorderTest, LongMessagesAreTruncated) {
   auto events = f.Events("models");
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0]["message"].get<std::string>().size(), 1024u);
+}
+
+}  // namespace
+}  // namespace kc::kube
+
+namespace kc::kube {
+namespace {
+
+// Asynchronous mode: the caller never waits on the API; a writer thread
+// writes in order with the same aggregation.
+struct AsyncFixture {
+  FakeClient client;
+  FakeClock clock;
+  std::mutex mu;
+  std::vector<Status> errors;
+  std::unique_ptr<EventRecorder> recorder;
+
+  explicit AsyncFixture(size_t queue) {
+    EventRecorderOptions o;
+    o.component = "kernelcache-operator";
+    o.clock = &clock;
+    o.queue = queue;
+    o.on_error = [this](const Status& s) {
+      std::lock_guard<std::mutex> l(mu);
+      errors.push_back(s);
+    };
+    recorder = std::make_unique<EventRecorder>(client, o);
+  }
+  int Count(const std::string& verb) {
+    int n = 0;
+    for (const auto& a : client.Actions()) n += a.verb == verb && a.resource == "events";
+    return n;
+  }
+};
+
+// Holds every events write until Release().
+struct Gate {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool open = false;
+  int waiting = 0;
+  void Wait() {
+    std::unique_lock<std::mutex> l(mu);
+    ++waiting;
+    cv.notify_all();
+    cv.wait(l, [&] { return open; });
+  }
+  void AwaitWriter() {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [&] { return waiting > 0; });
+  }
+  void Release() {
+    std::lock_guard<std::mutex> l(mu);
+    open = true;
+    cv.notify_all();
+  }
+};
+
+TEST(EventRecorderAsyncTest, EventReturnsWhileTheWriteIsHeldAndFlushWritesInOrder) {
+  AsyncFixture f(16);
+  Gate gate;
+  f.client.SetReactor([&](const FakeAction& a) {
+    if (a.resource == "events") gate.Wait();
+    return OkStatus();
+  });
+  f.recorder->Event(Pod("a"), EventType::kNormal, "WarmupStarted", "1");
+  gate.AwaitWriter();  // the writer holds "a"; Event() has returned
+  f.recorder->Event(Pod("b"), EventType::kNormal, "WarmupStarted", "2");
+  f.recorder->Event(Pod("a"), EventType::kNormal, "WarmupStarted", "1");  // a repeat
+  // (Synchronous, the first Event() would still be waiting on the gate.)
+  gate.Release();
+  f.recorder->Flush();
+  EXPECT_EQ(f.Count("create"), 2);
+  EXPECT_EQ(f.Count("patch"), 1);  // the repeat aggregated, after its create
+  auto l = f.client.List(resources::kEvents, "models", {});
+  ASSERT_TRUE(l.ok());
+  ASSERT_EQ(l->items.size(), 2u);
+  for (const Json& e : l->items) {
+    EXPECT_EQ(e["count"], e["involvedObject"]["name"] == "a" ? 2 : 1) << e.dump();
+  }
+  EXPECT_TRUE(f.errors.empty());
+}
+
+TEST(EventRecorderAsyncTest, AFullQueueDropsAndReportsTheEvent) {
+  AsyncFixture f(1);
+  Gate gate;
+  f.client.SetReactor([&](const FakeAction& a) {
+    if (a.resource == "events") gate.Wait();
+    return OkStatus();
+  });
+  f.recorder->Event(Pod("a"), EventType::kNormal, "R", "1");  // being written
+  gate.AwaitWriter();
+  f.recorder->Event(Pod("b"), EventType::kNormal, "R", "2");  // queued
+  f.recorder->Event(Pod("c"), EventType::kNormal, "R", "3");  // dropped
+  {
+    std::lock_guard<std::mutex> l(f.mu);
+    ASSERT_EQ(f.errors.size(), 1u);
+    EXPECT_EQ(f.errors[0].code(), StatusCode::kResourceExhausted);
+    EXPECT_NE(f.errors[0].message().find("Pod models/c"), std::string::npos) << f.errors[0];
+  }
+  gate.Release();
+  f.recorder->Flush();
+  EXPECT_EQ(f.Count("create"), 2);
+}
+
+TEST(EventRecorderAsyncTest, StopDropsWhatIsQueued) {
+  AsyncFixture f(16);
+  Gate gate;
+  f.client.SetReactor([&](const FakeAction& a) {
+    if (a.resource == "events") gate.Wait();
+    return OkStatus();
+  });
+  f.recorder->Event(Pod("a"), EventType::kNormal, "R", "1");
+  gate.AwaitWriter();
+  f.recorder->Event(Pod("b"), EventType::kNormal, "R", "2");
+  ASSERT_EQ(f.recorder->Queued(), 1u);
+  // Released once Stop() has dropped the queue ("b"): the writer then ends "a".
+  std::thread release([&] {
+    while (f.recorder->Queued() != 0) std::this_thread::yield();
+    gate.Release();
+  });
+  f.recorder->Stop();
+  release.join();
+  f.recorder->Flush();  // returns at once once stopped
+  EXPECT_EQ(f.Count("create"), 1);
+  f.recorder->Event(Pod("c"), EventType::kNormal, "R", "3");  // after Stop: written inline
+  EXPECT_EQ(f.Count("create"), 2);
 }
 
 }  // namespace

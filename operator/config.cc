@@ -36,6 +36,9 @@ void DeclareFlags(FlagSet& f, Config& c) {
   f.List("namespaces", &c.namespaces, "namespaces to watch, comma separated, or \"all\"")
       .DefaultText("all");
   f.Int("workers", &c.workers, 1, 64, "concurrent reconciles");
+  f.Int("kube-api-qps", &c.kube_api_qps, 0, 100000,
+        "API requests per second (client-side limit; Events have their own); 0 = unlimited");
+  f.Int("kube-api-burst", &c.kube_api_burst, 1, 100000, "API requests allowed in a burst");
   f.Bool("leader-elect", &c.leader_elect, "use a Lease so only one replica reconciles");
   f.String("leader-election-id", &c.lease_name, "Lease name");
   f.String("leader-election-namespace", &c.lease_namespace, "Lease namespace");

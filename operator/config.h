@@ -59,6 +59,11 @@ struct Config {
   // Namespaces to watch; empty = all namespaces (--namespaces=a,b or "all").
   std::vector<std::string> namespaces;
   int workers = 2;  // --workers, 1..64
+  // Client-side rate limit of API requests (token bucket; 0 = none). Events
+  // have a bucket of their own of the same size. bench/scale: 20/40 held a
+  // 200-KernelCache sync to 20 requests a second (docs/benchmarks.md).
+  int kube_api_qps = 50;     // --kube-api-qps, 0..100000
+  int kube_api_burst = 100;  // --kube-api-burst, 1..100000
   // Leader election (Lease in coordination.k8s.io).
   bool leader_elect = true;                            // --leader-elect
   std::string lease_name = "kernelcache-operator";     // --leader-election-id

@@ -155,7 +155,9 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
       },
   });
 
-  events_ = std::make_unique<ClientEventSink>(client_, logger_, options_.identity);
+  events_ = std::make_unique<ClientEventSink>(
+      options_.events_client != nullptr ? *options_.events_client : client_, logger_,
+      options_.identity);
   reconciler_ = std::make_unique<Reconciler>(client_, caches_, options_.settings, events_.get(),
                                              metrics_, logger_);
 }
@@ -204,6 +206,7 @@ bool Controller::WaitForSync(const std::stop_token& stop, std::chrono::milliseco
 void Controller::Stop() {
   for (auto& t : informer_threads_) t.request_stop();
   informer_threads_.clear();  // joins
+  events_->Stop();
 }
 
 void Controller::Enqueue(const std::string& key) {

@@ -54,6 +54,10 @@ struct ControllerOptions {
   std::chrono::seconds resync_period{600};
   std::string queue_name = "kernelcache";
   std::string identity = "kernelcache-operator";  // Event reportingInstance
+  // Events are written through this client (its own rate limit, as
+  // client-go's event broadcaster has its own clientset), so a burst of
+  // Events never spends the reconciles' requests; null: the controller's.
+  kube::Client* events_client = nullptr;
 };
 
 class Controller {

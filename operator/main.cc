@@ -103,8 +103,13 @@ Status StartWebhooks(const Config& c, kube::Client& client, Controller& controll
 }
 
 StatusOr<kube::ClusterConfig> LoadCluster(const Config& c) {
-  if (c.in_cluster) return kube::LoadInClusterConfig();
-  return kube::LoadDefault(c.kubeconfig);
+  StatusOr<kube::ClusterConfig> cluster =
+      c.in_cluster ? kube::LoadInClusterConfig() : kube::LoadDefault(c.kubeconfig);
+  if (cluster.ok()) {
+    cluster->qps = c.kube_api_qps;
+    cluster->burst = c.kube_api_burst;
+  }
+  return cluster;
 }
 
 // `certs`: the webhook's certificate controller, null when the webhooks are
@@ -177,8 +182,11 @@ int Run(int argc, char** argv) {
     return 2;
   }
   auto client = kube::NewClient(*cluster);
-  if (!client.ok()) {
-    log.Error("cannot create API client", {{"error", client.status().ToString()}});
+  // Events' own client: its own token bucket (as client-go's broadcaster).
+  auto events_client = kube::NewClient(*cluster);
+  if (!client.ok() || !events_client.ok()) {
+    const Status& s = client.ok() ? events_client.status() : client.status();
+    log.Error("cannot create API client", {{"error", s.ToString()}});
     return 1;
   }
 
@@ -188,6 +196,7 @@ int Run(int argc, char** argv) {
   co.workers = c.workers;
   co.resync_period = c.resync_period;
   co.identity = c.identity;
+  co.events_client = events_client->get();
   co.settings.initwarm_image = c.initwarm_image;
   co.settings.image_pull_policy = c.image_pull_policy;
   co.settings.service_account = c.warmup_service_account;

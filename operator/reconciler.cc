@@ -33,6 +33,7 @@ kube::EventRecorderOptions RecorderOptions(const Logger& logger, const std::stri
   kube::EventRecorderOptions o;
   o.component = "kernelcache-operator";
   o.host = identity;
+  o.queue = 1024;
   o.on_error = [logger](const Status& s) {
     logger.Warn("cannot record Event", {{"error", s.ToString()}});
   };

@@ -71,12 +71,16 @@ class EventSink {
 // Events through kube::EventRecorder (component "kernelcache-operator",
 // instance = this replica's identity): repeats of one (object, type, reason,
 // message) within 10 minutes bump the count of one Event. A failed write is
-// logged, never retried.
+// logged, never retried. Emit() only queues: one writer thread makes the
+// API calls (at most 1,024 waiting; more are dropped and logged), so a
+// reconcile never waits on an Event. Stop() drops what is still queued.
 class ClientEventSink : public EventSink {
  public:
   ClientEventSink(kube::Client& client, const Logger& logger, const std::string& identity);
   void Emit(const kube::Json& involved, const std::string& type, const std::string& reason,
             const std::string& message) override;
+  void Flush() { recorder_.Flush(); }
+  void Stop() { recorder_.Stop(); }
 
  private:
   kube::EventRecorder recorder_;
