@@ -81,28 +81,28 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
     kcs.AddEventHandler({
         [this](const Json& o) {
           RememberSelector(o);
-          Enqueue(kube::ObjectKey(o));
+          Enqueue(kube::ObjectKey(o), "kernelcache");
         },
         [this](const Json&, const Json& o) {
           RememberSelector(o);
-          Enqueue(kube::ObjectKey(o));
+          Enqueue(kube::ObjectKey(o), "kernelcache");
         },
         [this](const Json& o, bool) {
           ForgetSelector(o);
-          Enqueue(kube::ObjectKey(o));
+          Enqueue(kube::ObjectKey(o), "kernelcache");
         },
     });
     auto& jobs = AddInformer(kube::resources::kJobs, ns, owned, &caches_.jobs);
     jobs.AddEventHandler({
-        [this](const Json& o) { EnqueueByLabel(o); },
-        [this](const Json&, const Json& o) { EnqueueByLabel(o); },
-        [this](const Json& o, bool) { EnqueueByLabel(o); },
+        [this](const Json& o) { EnqueueByLabel(o, "job"); },
+        [this](const Json&, const Json& o) { EnqueueByLabel(o, "job"); },
+        [this](const Json& o, bool) { EnqueueByLabel(o, "job"); },
     });
     auto& pods = AddInformer(kube::resources::kPods, ns, owned, &caches_.pods);
     pods.AddEventHandler({
-        [this](const Json& o) { EnqueueByLabel(o); },
-        [this](const Json&, const Json& o) { EnqueueByLabel(o); },
-        [this](const Json& o, bool) { EnqueueByLabel(o); },
+        [this](const Json& o) { EnqueueByLabel(o, "pod"); },
+        [this](const Json&, const Json& o) { EnqueueByLabel(o, "pod"); },
+        [this](const Json& o, bool) { EnqueueByLabel(o, "pod"); },
     });
     // Gated model pods: their gate's termination message (core/gate_report.h)
     // says when it quarantined a cache. Only a change of the gate
@@ -143,8 +143,7 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
           NodeView before = NodeViewFromJson(old_node), after = NodeViewFromJson(new_node);
           if (before == after) return;  // a heartbeat, an image list: nothing Decide reads
           node_index_.Upsert(after);
-          EnqueueForNode(before.labels);
-          if (after.labels != before.labels) EnqueueForNode(after.labels);
+          EnqueueForNodeChange(before, after);
         });
       },
       [this](const Json& o, bool) {
@@ -209,21 +208,22 @@ void Controller::Stop() {
   events_->Stop();
 }
 
-void Controller::Enqueue(const std::string& key) {
+void Controller::Enqueue(const std::string& key, const char* source) {
   if (key.empty()) return;
   queue_->Add(key);
   if (metrics_ != nullptr) {
+    metrics_->CountEnqueue(source);
     metrics_->CountQueueAdd(options_.queue_name);
     metrics_->SetQueueDepth(options_.queue_name, static_cast<int>(queue_->Len()));
   }
 }
 
-void Controller::EnqueueByLabel(const Json& obj) {
+void Controller::EnqueueByLabel(const Json& obj, const char* source) {
   Safely(logger_, "by-label", [&] {
     const api::ObjectMeta meta = api::MetaOf(obj);
     auto it = meta.labels.find(kLabelName);
     if (it == meta.labels.end()) return;
-    Enqueue(meta.namespace_ + "/" + it->second);
+    Enqueue(meta.namespace_ + "/" + it->second, source);
   });
 }
 
@@ -231,7 +231,7 @@ void Controller::EnqueueConsumer(const Json& pod) {
   const api::ObjectMeta meta = api::MetaOf(pod);
   auto it = meta.labels.find(core::kConsumerLabel);
   if (it == meta.labels.end() || it->second.empty()) return;
-  Enqueue(meta.namespace_ + "/" + it->second);
+  Enqueue(meta.namespace_ + "/" + it->second, "gate");
 }
 
 void Controller::RememberSelector(const Json& kc) {
@@ -257,7 +257,18 @@ void Controller::EnqueueForNode(const std::map<std::string, std::string>& labels
       if (NodeSelectorMatches(selector, labels)) keys.push_back(key);
     }
   }
-  for (const std::string& key : keys) Enqueue(key);
+  for (const std::string& key : keys) Enqueue(key, "node");
+}
+
+void Controller::EnqueueForNodeChange(const NodeView& before, const NodeView& after) {
+  std::vector<std::string> keys;
+  {
+    std::lock_guard<std::mutex> l(selectors_mu_);
+    for (const auto& [key, selector] : selectors_) {
+      if (NodeChangeConcerns(selector, before, after)) keys.push_back(key);
+    }
+  }
+  for (const std::string& key : keys) Enqueue(key, "node");
 }
 
 void Controller::EnqueueForPvc(const Json& pvc) {
@@ -267,13 +278,13 @@ void Controller::EnqueueForPvc(const Json& pvc) {
     const std::string& name = meta.name;
     for (const api::OwnerReference& ref : meta.owner_references) {
       if (ref.kind == core::kKind && ref.api_version == core::kApiVersion) {
-        Enqueue(ns + "/" + ref.name);
+        Enqueue(ns + "/" + ref.name, "pvc");
       }
     }
     for (const Json& kc : Caches::All(caches_.kernelcaches)) {
       if (api::MetaOf(kc).namespace_ != ns) continue;
       if (StrAt(At(At(kc, "spec"), "storage"), "existingClaim") == name) {
-        Enqueue(kube::ObjectKey(kc));
+        Enqueue(kube::ObjectKey(kc), "pvc");
       }
     }
   });
@@ -322,7 +333,7 @@ void Controller::RunWorkers(const std::stop_token& stop) {
   logger_.Info("waiting for informer caches to sync");
   if (!WaitForSync(stop, std::chrono::hours(24))) return;
   logger_.Info("caches synced; starting workers", {{"workers", options_.workers}});
-  for (const Json& kc : Caches::All(caches_.kernelcaches)) Enqueue(kube::ObjectKey(kc));
+  for (const Json& kc : Caches::All(caches_.kernelcaches)) Enqueue(kube::ObjectKey(kc), "start");
   std::vector<std::thread> workers;
   workers.reserve(static_cast<size_t>(options_.workers));
   for (int i = 0; i < options_.workers; ++i) workers.emplace_back([this] { Worker(); });

@@ -89,14 +89,16 @@ class Controller {
   kube::Informer& AddInformer(const kube::Resource& r, const std::string& ns,
                               const std::string& label_selector,
                               std::vector<const kube::Store*>* stores);
-  void Enqueue(const std::string& key);
+  void Enqueue(const std::string& key, const char* source);
   // Every KernelCache whose spec.nodeSelector matches `labels`.
   void EnqueueForNode(const std::map<std::string, std::string>& labels);
+  // An updated node: the KernelCaches NodeChangeConcerns (eligibility.h).
+  void EnqueueForNodeChange(const NodeView& before, const NodeView& after);
   // The KernelCaches' nodeSelectors, kept by their informer's handlers, so a
   // node event neither copies nor parses every KernelCache.
   void RememberSelector(const kube::Json& kc);
   void ForgetSelector(const kube::Json& kc);
-  void EnqueueByLabel(const kube::Json& obj);
+  void EnqueueByLabel(const kube::Json& obj, const char* source);
   void EnqueueConsumer(const kube::Json& pod);  // label kernelcache.io/consumer
   void EnqueueForPvc(const kube::Json& pvc);
   void Worker();

@@ -176,6 +176,12 @@ TEST(ControllerTest, NodeEventsQueueOnlyTheKernelCachesTheyConcern) {
     n["status"]["conditions"][0]["lastHeartbeatTime"] = "2026-12-02T09:00:00Z";
     n["status"]["images"] = {{{"names", {"registry.example/llama:1"}}}};
   });
+  // Labels Decide does not read (the node controller's beta labels, GFD's
+  // timestamp) on the selected H200 node: nothing either.
+  change("h200-1", [](Json& n) {
+    n["metadata"]["labels"]["beta.kubernetes.io/arch"] = "amd64";
+    n["metadata"]["labels"]["nvidia.com/gfd.timestamp"] = "1733300000";
+  });
   change("b200-1", driver("580.200.01"));
   EXPECT_EQ(drained_after(1), std::vector<std::string>{"ml/other"});
 

@@ -31,4 +31,33 @@ NodeEligibility EligibilityOf(const NodeView& n, const core::KernelCacheSpec& sp
   return e;
 }
 
+namespace {
+// The labels Decide reads from a selected node: its fingerprint's; on a
+// node whose GPU labels are incomplete (no fingerprint yet), every
+// nvidia.com/ label and the arch, since any of them may complete it.
+std::map<std::string, std::string> DecisionLabels(const std::map<std::string, std::string>& labels) {
+  std::map<std::string, std::string> out = core::FingerprintLabels(labels);
+  if (out.empty()) {
+    for (const auto& [k, v] : labels) {
+      if (k.starts_with("nvidia.com/") || k == core::labels::kArch) out.emplace(k, v);
+    }
+  }
+  if (auto it = labels.find(std::string(core::labels::kDriverUpgradeState)); it != labels.end()) {
+    out.insert(*it);
+  }
+  return out;
+}
+}  // namespace
+
+bool NodeChangeConcerns(const std::map<std::string, std::string>& node_selector,
+                        const NodeView& before, const NodeView& after) {
+  const bool was = NodeSelectorMatches(node_selector, before.labels);
+  const bool is = NodeSelectorMatches(node_selector, after.labels);
+  if (was != is) return true;
+  if (!is) return false;
+  return before.ready != after.ready || before.unschedulable != after.unschedulable ||
+         before.gpu_allocatable != after.gpu_allocatable ||
+         DecisionLabels(before.labels) != DecisionLabels(after.labels);
+}
+
 }  // namespace kc::op

@@ -30,4 +30,15 @@ struct NodeEligibility {
 
 NodeEligibility EligibilityOf(const NodeView& node, const core::KernelCacheSpec& spec);
 
+// Whether an update of a node (before -> after) can change the decision of
+// a KernelCache with this nodeSelector: the node enters or leaves the
+// selection, or, selected, a thing Decide reads changed: Ready, cordon,
+// allocatable GPUs, a fingerprint label (core::FingerprintLabels) or the
+// driver-upgrade state. Other labels (the beta.kubernetes.io/* the node
+// controller adds, GFD's timestamp, NFD's features) concern no KernelCache
+// that does not select on them; at 1,000 nodes the node controller's label
+// pass alone queued every KernelCache of a pool 9 times a second.
+bool NodeChangeConcerns(const std::map<std::string, std::string>& node_selector,
+                        const NodeView& before, const NodeView& after);
+
 }  // namespace kc::op

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "core/fingerprint.h"
 
 namespace kc::op {
@@ -88,6 +90,88 @@ TEST(EligibilityOfTest, Table) {
     EXPECT_EQ(e.reason, c.reason) << c.name;
     EXPECT_EQ(e.eligible(), c.selected && c.reason.empty()) << c.name;
   }
+}
+
+TEST(NodeChangeConcernsTest, Table) {
+  const std::string driver(core::labels::kDriverFull), product(core::labels::kGpuProduct),
+      upgrade(core::labels::kDriverUpgradeState);
+  const Labels selector = {{product, "NVIDIA-H200"}};
+  NodeView base;
+  base.name = "gpu-1";
+  base.labels = {{product, "NVIDIA-H200"},
+                 {driver, "580.159.04"},
+                 {std::string(core::labels::kComputeMajor), "9"},
+                 {std::string(core::labels::kComputeMinor), "0"},
+                 {std::string(core::labels::kRuntimeFull), "13.0"},
+                 {std::string(core::labels::kRuntimeMajor), "13"},
+                 {std::string(core::labels::kRuntimeMinor), "0"},
+                 {"kubernetes.io/arch", "amd64"}};
+  ASSERT_FALSE(core::FingerprintLabels(base.labels).empty()) << "base must have a fingerprint";
+  base.gpu_allocatable = 8;
+  auto with = [&](const std::function<void(NodeView&)>& f) {
+    NodeView n = base;
+    f(n);
+    return n;
+  };
+  auto label = [&](const std::string& k, const std::string& v) {
+    return with([&](NodeView& n) { n.labels[k] = v; });
+  };
+  NodeView b200 = label(product, "NVIDIA-B200");
+  struct Case {
+    const char* name;
+    NodeView before, after;
+    bool concerns;
+  } cases[] = {
+      {"unchanged", base, base, false},
+      {"beta arch/os labels added (node controller)",
+       base,
+       with([](NodeView& n) {
+         n.labels["beta.kubernetes.io/arch"] = "amd64";
+         n.labels["beta.kubernetes.io/os"] = "linux";
+       }),
+       false},
+      {"GFD timestamp", base, label("nvidia.com/gfd.timestamp", "1733300000"), false},
+      {"driver label (fingerprint)", base, label(driver, "580.200.01"), true},
+      {"compute capability label (fingerprint)", base,
+       label(std::string(core::labels::kComputeMajor), "10"), true},
+      {"fingerprint label removed", base,
+       with([&](NodeView& n) { n.labels.erase(driver); }), true},
+      {"driver upgrade starts", base, label(upgrade, "upgrade-required"), true},
+      {"cordoned", base, with([](NodeView& n) { n.unschedulable = true; }), true},
+      {"NotReady", base, with([](NodeView& n) { n.ready = false; }), true},
+      {"GPUs gone from allocatable", base, with([](NodeView& n) { n.gpu_allocatable = 0; }),
+       true},
+      {"leaves the selection", base, b200, true},
+      {"enters the selection", b200, base, true},
+      {"incomplete GPU labels, a GFD label arrives",
+       with([&](NodeView& n) { n.labels.erase(std::string(core::labels::kComputeMinor)); }), base,
+       true},
+      {"incomplete GPU labels, a beta label arrives",
+       with([&](NodeView& n) { n.labels.erase(std::string(core::labels::kComputeMinor)); }),
+       with([&](NodeView& n) {
+         n.labels.erase(std::string(core::labels::kComputeMinor));
+         n.labels["beta.kubernetes.io/os"] = "linux";
+       }),
+       false},
+      {"never selected, driver changes", b200,
+       with([&](NodeView& n) {
+         n.labels = b200.labels;
+         n.labels[driver] = "580.200.01";
+       }),
+       false},
+      {"never selected, cordoned", b200,
+       with([&](NodeView& n) {
+         n.labels = b200.labels;
+         n.unschedulable = true;
+       }),
+       false},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(NodeChangeConcerns(selector, c.before, c.after), c.concerns) << c.name;
+  }
+  // An empty selector selects every node: only what Decide reads concerns it.
+  EXPECT_FALSE(NodeChangeConcerns({}, base, label("beta.kubernetes.io/os", "linux")));
+  EXPECT_TRUE(NodeChangeConcerns({}, b200, label(driver, "1.2.3")));
 }
 
 }  // namespace

@@ -195,6 +195,7 @@ constexpr char kReconcileErrors[] = "controller_runtime_reconcile_errors_total";
 constexpr char kReconcileTime[] = "controller_runtime_reconcile_time_seconds";
 constexpr char kQueueDepth[] = "workqueue_depth";
 constexpr char kQueueAdds[] = "workqueue_adds_total";
+constexpr char kEnqueues[] = "kernelcache_enqueues_total";
 constexpr char kQueueRetries[] = "workqueue_retries_total";
 constexpr char kLeader[] = "leader_election_master_status";
 constexpr char kFingerprints[] = "kernelcache_fingerprints";
@@ -216,6 +217,8 @@ OperatorMetrics::OperatorMetrics() {
        6,     7,    8,     9,    10,   15,   20,   25,   30,  40,   50,  60});
   registry_.Declare(kQueueDepth, T::kGauge, "Current depth of workqueue");
   registry_.Declare(kQueueAdds, T::kCounter, "Total number of adds handled by workqueue");
+  registry_.Declare(kEnqueues, T::kCounter,
+                    "KernelCache reconciles asked for, by what asked (an event of that kind)");
   registry_.Declare(kQueueRetries, T::kCounter, "Total number of retries handled by workqueue");
   registry_.Declare(kLeader, T::kGauge,
                     "Whether this replica is the leader of the lease (1) or not (0)");
@@ -242,6 +245,9 @@ void OperatorMetrics::SetQueueDepth(const std::string& queue, int depth) {
 }
 void OperatorMetrics::CountQueueAdd(const std::string& queue) {
   registry_.Add(kQueueAdds, {{"name", queue}});
+}
+void OperatorMetrics::CountEnqueue(const char* source) {
+  registry_.Add(kEnqueues, {{"source", source}});
 }
 void OperatorMetrics::CountQueueRetry(const std::string& queue) {
   registry_.Add(kQueueRetries, {{"name", queue}});

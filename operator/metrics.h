@@ -12,6 +12,7 @@
 // kernelcache_cache_bytes{namespace,kernelcache},
 // kernelcache_cache_files{namespace,kernelcache},
 // kernelcache_warmup_duration_seconds{outcome} (histogram),
+// kernelcache_enqueues_total{source},
 // kernelcache_time_to_ready_seconds (histogram: a fingerprint's first
 // appearance to its cache being Ready).
 //
@@ -80,6 +81,9 @@ class OperatorMetrics {
   void ObserveReconcile(const std::string& controller, const std::string& result, double seconds);
   void SetQueueDepth(const std::string& queue, int depth);
   void CountQueueAdd(const std::string& queue);
+  // kernelcache_enqueues_total{source}: what asked for a reconcile
+  // (kernelcache, job, pod, gate, pvc, node, start).
+  void CountEnqueue(const char* source);
   void CountQueueRetry(const std::string& queue);
   void SetLeader(const std::string& lease, bool leader);
   // Replaces the per-KernelCache gauges. `by_state` counts fingerprints.

@@ -134,6 +134,9 @@ def node_labels(i, driver):
             "nvidia.com/cuda.runtime-version.full": "12.8", "nvidia.com/cuda.runtime-version.major": "12",
             "nvidia.com/cuda.runtime-version.minor": "8", "nvidia.com/gfd.timestamp": "1764700000",
             "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux",
+            # As a kubelet registers a node; without them the node controller adds them
+            # to every node of a new fleet, minutes of node updates during the sync.
+            "beta.kubernetes.io/arch": "amd64", "beta.kubernetes.io/os": "linux",
             "node.kubernetes.io/instance-type": "gpu-8x", "topology.kubernetes.io/zone": "zone-%d" % (i % 3)}
 
 
@@ -382,6 +385,8 @@ class Proc:
                                   "controller_runtime_reconcile_time_seconds_count",
                                   "workqueue_adds_total", "workqueue_retries_total")):
                 out[name.split("{")[0]] = float(value)
+            elif name.startswith("kernelcache_enqueues_total"):
+                out["enqueues_" + name.split('source="')[1].split('"')[0]] = float(value)
         out["reconciles"] = sum(v for k, v in out.items() if k.startswith("reconciles_"))
         return out
 
