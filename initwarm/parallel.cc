@@ -9,8 +9,8 @@
 namespace kc::initwarm {
 
 Status ParallelFor(std::size_t n, int threads, const std::function<Status(std::size_t)>& fn) {
-  const std::size_t workers =
-      std::min<std::size_t>(static_cast<std::size_t>(std::max(1, threads)), std::max<std::size_t>(1, n));
+  const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, threads)),
+                                                    std::max<std::size_t>(1, n));
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex mu;

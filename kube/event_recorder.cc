@@ -182,8 +182,8 @@ void EventRecorder::Event(const ObjectReference& ref, EventType type, const std:
     }
   }
   options_.on_error(ResourceExhaustedError("event queue full (" + std::to_string(options_.queue) +
-                                        " waiting): dropped " + reason + " for " + ref.kind + " " +
-                                        ref.ns + "/" + ref.name));
+                                           " waiting): dropped " + reason + " for " + ref.kind +
+                                           " " + ref.ns + "/" + ref.name));
 }
 
 void EventRecorder::Write(const Pending& e) {

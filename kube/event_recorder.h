@@ -125,7 +125,7 @@ class EventRecorder {
   std::mutex queue_mu_;
   std::condition_variable_any queue_cv_;
   std::deque<Pending> pending_;
-  size_t writing_ = 0;  // events taken off pending_ and not yet written
+  size_t writing_ = 0;   // events taken off pending_ and not yet written
   std::jthread writer_;  // last: joined first
 };
 

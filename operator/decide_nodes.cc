@@ -13,7 +13,7 @@ NodeGroups GroupNodes(const core::KernelCacheSpec& spec, const std::vector<NodeV
                       const api::Condition* prev_missing) {
   NodeGroups out;
   const core::RuntimeFacts runtime = core::RuntimeFactsFor(spec);
-  std::vector<std::string> missing;  // "gpu-07 (missing label ...)"
+  std::vector<std::string> missing;                          // "gpu-07 (missing label ...)"
   std::vector<std::pair<core::NodeFacts, std::string>> ids;  // facts -> fingerprint id
   for (const auto& n : nodes) {
     const NodeEligibility eligibility = EligibilityOf(n, spec);
@@ -35,8 +35,8 @@ NodeGroups GroupNodes(const core::KernelCacheSpec& spec, const std::vector<NodeV
     // A pool's nodes share a few fingerprints: hash each distinct NodeFacts
     // once (sha256 of the canonical JSON was most of a reconcile's CPU at
     // 1,000 nodes), not once per node.
-    auto known = std::find_if(ids.begin(), ids.end(),
-                              [&](const auto& fid) { return fid.first == *facts; });
+    auto known =
+        std::find_if(ids.begin(), ids.end(), [&](const auto& fid) { return fid.first == *facts; });
     if (known == ids.end()) {
       ids.emplace_back(*facts, core::ComputeFingerprint(*facts, runtime).id);
       known = std::prev(ids.end());

@@ -35,7 +35,8 @@ namespace {
 // The labels Decide reads from a selected node: its fingerprint's; on a
 // node whose GPU labels are incomplete (no fingerprint yet), every
 // nvidia.com/ label and the arch, since any of them may complete it.
-std::map<std::string, std::string> DecisionLabels(const std::map<std::string, std::string>& labels) {
+std::map<std::string, std::string> DecisionLabels(
+    const std::map<std::string, std::string>& labels) {
   std::map<std::string, std::string> out = core::FingerprintLabels(labels);
   if (out.empty()) {
     for (const auto& [k, v] : labels) {

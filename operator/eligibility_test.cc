@@ -123,9 +123,7 @@ TEST(NodeChangeConcernsTest, Table) {
     bool concerns;
   } cases[] = {
       {"unchanged", base, base, false},
-      {"beta arch/os labels added (node controller)",
-       base,
-       with([](NodeView& n) {
+      {"beta arch/os labels added (node controller)", base, with([](NodeView& n) {
          n.labels["beta.kubernetes.io/arch"] = "amd64";
          n.labels["beta.kubernetes.io/os"] = "linux";
        }),
@@ -134,13 +132,11 @@ TEST(NodeChangeConcernsTest, Table) {
       {"driver label (fingerprint)", base, label(driver, "580.200.01"), true},
       {"compute capability label (fingerprint)", base,
        label(std::string(core::labels::kComputeMajor), "10"), true},
-      {"fingerprint label removed", base,
-       with([&](NodeView& n) { n.labels.erase(driver); }), true},
+      {"fingerprint label removed", base, with([&](NodeView& n) { n.labels.erase(driver); }), true},
       {"driver upgrade starts", base, label(upgrade, "upgrade-required"), true},
       {"cordoned", base, with([](NodeView& n) { n.unschedulable = true; }), true},
       {"NotReady", base, with([](NodeView& n) { n.ready = false; }), true},
-      {"GPUs gone from allocatable", base, with([](NodeView& n) { n.gpu_allocatable = 0; }),
-       true},
+      {"GPUs gone from allocatable", base, with([](NodeView& n) { n.gpu_allocatable = 0; }), true},
       {"leaves the selection", base, b200, true},
       {"enters the selection", b200, base, true},
       {"incomplete GPU labels, a GFD label arrives",
@@ -153,14 +149,12 @@ TEST(NodeChangeConcernsTest, Table) {
          n.labels["beta.kubernetes.io/os"] = "linux";
        }),
        false},
-      {"never selected, driver changes", b200,
-       with([&](NodeView& n) {
+      {"never selected, driver changes", b200, with([&](NodeView& n) {
          n.labels = b200.labels;
          n.labels[driver] = "580.200.01";
        }),
        false},
-      {"never selected, cordoned", b200,
-       with([&](NodeView& n) {
+      {"never selected, cordoned", b200, with([&](NodeView& n) {
          n.labels = b200.labels;
          n.unschedulable = true;
        }),
