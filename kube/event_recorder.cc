@@ -55,19 +55,21 @@ EventRecorder::EventRecorder(Client& client, EventRecorderOptions options)
   }
   if (options_.cache_size == 0) options_.cache_size = 1;
   if (options_.queue > 0) {
+    async_ = true;
     writer_ = std::jthread([this](const std::stop_token& stop) { WriterLoop(stop); });
   }
 }
 
 EventRecorder::~EventRecorder() {
   if (!writer_.joinable()) return;
-  Flush();
+  if (async_) Flush();
   writer_.request_stop();
   writer_.join();
 }
 
 void EventRecorder::Stop() {
-  if (!writer_.joinable()) return;
+  // Events from now on are written inline (async_ false), none is queued.
+  if (!async_.exchange(false)) return;
   {
     std::lock_guard<std::mutex> l(queue_mu_);
     pending_.clear();
@@ -82,7 +84,7 @@ size_t EventRecorder::Queued() {
 }
 
 void EventRecorder::Flush() {
-  if (!writer_.joinable()) return;
+  if (!async_) return;
   std::unique_lock<std::mutex> l(queue_mu_);
   queue_cv_.wait(l, [this] { return pending_.empty() && writing_ == 0; });
 }
@@ -168,13 +170,16 @@ void EventRecorder::Event(const ObjectReference& ref, EventType type, const std:
   std::string key = ref.kind + "\x1f" + ref.ns + "\x1f" + ref.name + "\x1f" + ref.uid + "\x1f" +
                     TypeName(type) + "\x1f" + reason + "\x1f" + message;
   Pending e{std::move(key), ref, type, reason, std::move(message)};
-  if (!writer_.joinable()) {
+  if (!async_) {
     std::lock_guard<std::mutex> l(mu_);
     Write(e);
     return;
   }
   {
     std::lock_guard<std::mutex> l(queue_mu_);
+    if (!async_) {  // stopped meanwhile: dropped like the rest of the queue
+      return;
+    }
     if (pending_.size() < options_.queue) {
       pending_.push_back(std::move(e));
       queue_cv_.notify_all();

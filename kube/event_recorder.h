@@ -24,6 +24,7 @@
 // Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -125,8 +126,9 @@ class EventRecorder {
   std::mutex queue_mu_;
   std::condition_variable_any queue_cv_;
   std::deque<Pending> pending_;
-  size_t writing_ = 0;   // events taken off pending_ and not yet written
-  std::jthread writer_;  // last: joined first
+  size_t writing_ = 0;              // events taken off pending_ and not yet written
+  std::atomic<bool> async_{false};  // queueing; false after Stop()
+  std::jthread writer_;             // last: joined first
 };
 
 }  // namespace kc::kube
