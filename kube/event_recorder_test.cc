@@ -217,13 +217,18 @@ struct Gate {
   }
 };
 
-TEST(EventRecorderAsyncTest, EventReturnsWhileTheWriteIsHeldAndFlushWritesInOrder) {
-  AsyncFixture f(16);
-  Gate gate;
-  f.client.SetReactor([&](const FakeAction& a) {
+// Every events write of `client` waits at `gate`.
+void HoldEventWrites(FakeClient& client, Gate& gate) {
+  client.SetReactor([&gate](const FakeAction& a) {
     if (a.resource == "events") gate.Wait();
     return OkStatus();
   });
+}
+
+TEST(EventRecorderAsyncTest, EventReturnsWhileTheWriteIsHeldAndFlushWritesInOrder) {
+  AsyncFixture f(16);
+  Gate gate;
+  HoldEventWrites(f.client, gate);
   f.recorder->Event(Pod("a"), EventType::kNormal, "WarmupStarted", "1");
   gate.AwaitWriter();  // the writer holds "a"; Event() has returned
   f.recorder->Event(Pod("b"), EventType::kNormal, "WarmupStarted", "2");
@@ -245,10 +250,7 @@ TEST(EventRecorderAsyncTest, EventReturnsWhileTheWriteIsHeldAndFlushWritesInOrde
 TEST(EventRecorderAsyncTest, AFullQueueDropsAndReportsTheEvent) {
   AsyncFixture f(1);
   Gate gate;
-  f.client.SetReactor([&](const FakeAction& a) {
-    if (a.resource == "events") gate.Wait();
-    return OkStatus();
-  });
+  HoldEventWrites(f.client, gate);
   f.recorder->Event(Pod("a"), EventType::kNormal, "R", "1");  // being written
   gate.AwaitWriter();
   f.recorder->Event(Pod("b"), EventType::kNormal, "R", "2");  // queued
@@ -267,10 +269,7 @@ TEST(EventRecorderAsyncTest, AFullQueueDropsAndReportsTheEvent) {
 TEST(EventRecorderAsyncTest, StopDropsWhatIsQueued) {
   AsyncFixture f(16);
   Gate gate;
-  f.client.SetReactor([&](const FakeAction& a) {
-    if (a.resource == "events") gate.Wait();
-    return OkStatus();
-  });
+  HoldEventWrites(f.client, gate);
   f.recorder->Event(Pod("a"), EventType::kNormal, "R", "1");
   gate.AwaitWriter();
   f.recorder->Event(Pod("b"), EventType::kNormal, "R", "2");

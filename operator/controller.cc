@@ -250,22 +250,21 @@ void Controller::ForgetSelector(const Json& kc) {
 }
 
 void Controller::EnqueueForNode(const std::map<std::string, std::string>& labels) {
-  std::vector<std::string> keys;
-  {
-    std::lock_guard<std::mutex> l(selectors_mu_);
-    for (const auto& [key, selector] : selectors_) {
-      if (NodeSelectorMatches(selector, labels)) keys.push_back(key);
-    }
-  }
-  for (const std::string& key : keys) Enqueue(key, "node");
+  EnqueueSelecting([&](const auto& selector) { return NodeSelectorMatches(selector, labels); });
 }
 
 void Controller::EnqueueForNodeChange(const NodeView& before, const NodeView& after) {
+  EnqueueSelecting(
+      [&](const auto& selector) { return NodeChangeConcerns(selector, before, after); });
+}
+
+void Controller::EnqueueSelecting(
+    const std::function<bool(const std::map<std::string, std::string>&)>& concerns) {
   std::vector<std::string> keys;
   {
     std::lock_guard<std::mutex> l(selectors_mu_);
     for (const auto& [key, selector] : selectors_) {
-      if (NodeChangeConcerns(selector, before, after)) keys.push_back(key);
+      if (concerns(selector)) keys.push_back(key);
     }
   }
   for (const std::string& key : keys) Enqueue(key, "node");

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -94,6 +95,9 @@ class Controller {
   void EnqueueForNode(const std::map<std::string, std::string>& labels);
   // An updated node: the KernelCaches NodeChangeConcerns (eligibility.h).
   void EnqueueForNodeChange(const NodeView& before, const NodeView& after);
+  // Queues (source "node") the KernelCaches whose nodeSelector `concerns`.
+  void EnqueueSelecting(
+      const std::function<bool(const std::map<std::string, std::string>&)>& concerns);
   // The KernelCaches' nodeSelectors, kept by their informer's handlers, so a
   // node event neither copies nor parses every KernelCache.
   void RememberSelector(const kube::Json& kc);
