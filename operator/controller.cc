@@ -95,13 +95,21 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
     auto& jobs = AddInformer(kube::resources::kJobs, ns, owned, &caches_.jobs);
     jobs.AddEventHandler({
         [this](const Json& o) { EnqueueByLabel(o, "job"); },
-        [this](const Json&, const Json& o) { EnqueueByLabel(o, "job"); },
+        [this](const Json& before, const Json& after) {
+          Safely(logger_, "job", [&] {
+            if (JobChangeMatters(before, after)) EnqueueByLabel(after, "job");
+          });
+        },
         [this](const Json& o, bool) { EnqueueByLabel(o, "job"); },
     });
     auto& pods = AddInformer(kube::resources::kPods, ns, owned, &caches_.pods);
     pods.AddEventHandler({
         [this](const Json& o) { EnqueueByLabel(o, "pod"); },
-        [this](const Json&, const Json& o) { EnqueueByLabel(o, "pod"); },
+        [this](const Json& before, const Json& after) {
+          Safely(logger_, "pod", [&] {
+            if (PodChangeMatters(before, after)) EnqueueByLabel(after, "pod");
+          });
+        },
         [this](const Json& o, bool) { EnqueueByLabel(o, "pod"); },
     });
     // Gated model pods: their gate's termination message (core/gate_report.h)

@@ -213,6 +213,70 @@ TEST(ControllerTest, NodeEventsQueueOnlyTheKernelCachesTheyConcern) {
   controller.Stop();
 }
 
+// A warmup Job's or Pod's update queues its KernelCache only when what
+// Decide reads of it changed (operator/views.h): a Ready count, a condition
+// it does not read or a new resourceVersion queue nothing. Each informer
+// delivers in order, so each step ends with an update that does queue (for
+// another KernelCache's object), and the drain shows nothing else was queued.
+TEST(ControllerTest, JobAndPodUpdatesQueueOnlyWhenDecideSeesThem) {
+  kube::FakeClient fake;
+  auto owned = [](const char* kind, const char* name, const char* kc) {
+    Json o = {{"apiVersion", std::string(kind) == "Job" ? "batch/v1" : "v1"},
+              {"kind", kind},
+              {"metadata", {{"name", name}, {"namespace", "ml"}, {"labels", {{kLabelName, kc}}}}},
+              {"status", {{"active", 1}}}};
+    if (std::string(kind) == "Pod") o["status"] = {{"phase", "Pending"}};
+    return o;
+  };
+  for (const char* kc : {"quiet", "loud"}) {
+    ASSERT_TRUE(fake.Create(kube::resources::kJobs, "ml", owned("Job", kc, kc)).ok());
+    ASSERT_TRUE(fake.Create(kube::resources::kPods, "ml", owned("Pod", kc, kc)).ok());
+  }
+  std::ostringstream logs;
+  Controller controller(fake, ControllerOptions{}, nullptr, Logger(&logs, true, LogLevel::kInfo));
+  controller.StartInformers();  // no workers: the test takes the keys
+  ASSERT_TRUE(controller.WaitForSync({}, 10s));
+  EXPECT_EQ(Drain(controller.queue()), (std::vector<std::string>{"ml/loud", "ml/quiet"}));
+
+  // Through the status subresource, as the Job controller and the kubelet
+  // write (an update of the object itself keeps its status).
+  auto change = [&](const kube::Resource& r, const char* name,
+                    const std::function<void(Json&)>& f) {
+    auto o = fake.Get(r, "ml", name);
+    ASSERT_TRUE(o.ok());
+    f(*o);
+    auto updated = fake.Update(r, "ml", *o);
+    ASSERT_TRUE(updated.ok());
+    (*o)["metadata"]["resourceVersion"] = (*updated)["metadata"]["resourceVersion"];
+    ASSERT_TRUE(fake.UpdateStatus(r, "ml", *o).ok());
+  };
+  auto drained_after = [&](size_t n) {
+    EXPECT_TRUE(Eventually([&] { return controller.queue().Len() >= n; })) << logs.str();
+    return Drain(controller.queue());
+  };
+
+  change(kube::resources::kJobs, "quiet", [](Json& j) { j["status"]["ready"] = 1; });
+  change(kube::resources::kJobs, "quiet", [](Json& j) {
+    j["status"]["conditions"] = {{{"type", "SuccessCriteriaMet"}, {"status", "True"}}};
+  });
+  change(kube::resources::kJobs, "loud", [](Json& j) { j["status"]["succeeded"] = 1; });
+  EXPECT_EQ(drained_after(1), std::vector<std::string>{"ml/loud"});
+
+  change(kube::resources::kPods, "quiet", [](Json& p) {
+    p["status"]["conditions"] = {{{"type", "Initialized"}, {"status", "True"}}};
+  });
+  change(kube::resources::kPods, "quiet", [](Json& p) { p["status"]["podIP"] = "10.0.0.7"; });
+  change(kube::resources::kPods, "loud", [](Json& p) { p["status"]["phase"] = "Running"; });
+  EXPECT_EQ(drained_after(1), std::vector<std::string>{"ml/loud"});
+
+  // What Decide reads does queue, and deletes always do.
+  change(kube::resources::kPods, "quiet", [](Json& p) { p["spec"]["nodeName"] = "gpu-1"; });
+  EXPECT_EQ(drained_after(1), std::vector<std::string>{"ml/quiet"});
+  ASSERT_TRUE(fake.Delete(kube::resources::kJobs, "ml", "quiet").ok());
+  EXPECT_EQ(drained_after(1), std::vector<std::string>{"ml/quiet"});
+  controller.Stop();
+}
+
 TEST(ControllerTest, WatchesOnlyTheListedNamespaces) {
   kube::FakeClient fake;
   ASSERT_TRUE(fake.Create(kube::resources::kNodes, "", GpuNode("gpu-1", "580.159.04")).ok());

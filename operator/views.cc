@@ -134,4 +134,12 @@ PvcView PvcViewFromJson(const Json& json, const std::string& owner_uid) {
   return v;
 }
 
+bool JobChangeMatters(const Json& before, const Json& after) {
+  return JobViewFromJson(before) != JobViewFromJson(after);
+}
+
+bool PodChangeMatters(const Json& before, const Json& after) {
+  return PodViewFromJson(before) != PodViewFromJson(after);
+}
+
 }  // namespace kc::op

@@ -20,4 +20,11 @@ PodView PodViewFromJson(const Json& pod);
 // ownerReference carries it.
 PvcView PvcViewFromJson(const Json& pvc, const std::string& owner_uid);
 
+// Whether an update of an owned Job or warmup Pod can change what Decide
+// reads: its view changed. A Ready count, a condition Decide does not read
+// (SuccessCriteriaMet, PodReadyToStartContainers), uncountedTerminatedPods, a
+// new resourceVersion: no pass. (Adds and deletes always queue one.)
+bool JobChangeMatters(const Json& before, const Json& after);
+bool PodChangeMatters(const Json& before, const Json& after);
+
 }  // namespace kc::op

@@ -132,5 +132,64 @@ TEST(Views, Pvc) {
       PvcViewFromJson(Json::parse(R"({"metadata": {"name": "c"}})"), "kc-uid").owned_by_us);
 }
 
+// An update queues a pass only when the view changes: the table applies each
+// edit to a running warmup Job / Pod and says whether Decide would see it.
+TEST(Views, JobAndPodChangesThatMatter) {
+  const Json job = Json::parse(R"({
+    "metadata": {"name": "j", "resourceVersion": "7", "labels": {"kernelcache.io/name": "llama"}},
+    "status": {"active": 1, "ready": 0, "conditions": []}})");
+  const Json pod = Json::parse(R"({
+    "metadata": {"name": "p", "resourceVersion": "9", "labels": {"job-name": "j"}},
+    "spec": {"nodeName": "gpu-07"},
+    "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "False"}],
+               "containerStatuses": [{"name": "seal", "ready": false,
+                                      "state": {"running": {}}}]}})");
+  struct Case {
+    const char* what;
+    bool is_job;
+    const char* pointer;  // JSON pointer of the edit
+    Json value;
+    bool matters;
+  };
+  const std::vector<Case> cases = {
+      {"job: new resourceVersion", true, "/metadata/resourceVersion", "8", false},
+      {"job: ready count", true, "/status/ready", 1, false},
+      {"job: uncountedTerminatedPods", true, "/status/uncountedTerminatedPods",
+       Json{{"succeeded", {"u1"}}}, false},
+      {"job: SuccessCriteriaMet", true, "/status/conditions",
+       Json::parse(R"([{"type": "SuccessCriteriaMet", "status": "True"}])"), false},
+      {"job: active", true, "/status/active", 0, true},
+      {"job: succeeded", true, "/status/succeeded", 1, true},
+      {"job: Complete", true, "/status/conditions",
+       Json::parse(R"([{"type": "Complete", "status": "True"}])"), true},
+      {"job: Failed", true, "/status/conditions",
+       Json::parse(R"([{"type": "Failed", "status": "True", "reason": "DeadlineExceeded"}])"),
+       true},
+      {"job: being deleted", true, "/metadata/deletionTimestamp", "2026-12-04T10:00:00Z", true},
+      {"job: relabelled", true, "/metadata/labels/kernelcache.io~1name", "other", true},
+      {"pod: new resourceVersion", false, "/metadata/resourceVersion", "10", false},
+      {"pod: Ready condition", false, "/status/conditions",
+       Json::parse(R"([{"type": "Ready", "status": "True"}])"), false},
+      {"pod: container ready", false, "/status/containerStatuses/0/ready", true, false},
+      {"pod: podIP", false, "/status/podIP", "10.0.0.7", false},
+      {"pod: phase", false, "/status/phase", "Succeeded", true},
+      {"pod: node", false, "/spec/nodeName", "gpu-08", true},
+      {"pod: seal terminated", false, "/status/containerStatuses/0/state",
+       Json::parse(R"({"terminated": {"exitCode": 0, "message": "{}"}})"), true},
+      {"pod: unschedulable", false, "/status/conditions",
+       Json::parse(R"([{"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}])"),
+       true},
+  };
+  for (const Case& c : cases) {
+    const Json& before = c.is_job ? job : pod;
+    Json after = before;
+    after[Json::json_pointer(c.pointer)] = c.value;
+    const bool got = c.is_job ? JobChangeMatters(before, after) : PodChangeMatters(before, after);
+    EXPECT_EQ(got, c.matters) << c.what;
+  }
+  EXPECT_FALSE(JobChangeMatters(job, job));
+  EXPECT_FALSE(PodChangeMatters(pod, pod));
+}
+
 }  // namespace
 }  // namespace kc::op
