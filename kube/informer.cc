@@ -96,7 +96,7 @@ Status Informer::ListAndReplace(const std::stop_token& stop) {
   std::set<std::string> listed;
   for (const Json& item : list->items) {
     listed.insert(ObjectKey(item));
-    std::optional<Json> previous = store_.Upsert(item);
+    std::optional<Json> previous = store_.Upsert(options_.keep ? options_.keep(item) : item);
     if (!previous) {
       DispatchAdd(item);
     } else if (ObjectResourceVersion(*previous) != ObjectResourceVersion(item)) {
@@ -141,7 +141,7 @@ bool Informer::HandleEvent(const WatchEvent& event, bool* delivered, Status* err
       std::optional<Json> previous = store_.Remove(ObjectKey(*obj));
       if (previous) DispatchDelete(*obj, /*final_state_unknown=*/false);
     } else {
-      std::optional<Json> previous = store_.Upsert(*obj);
+      std::optional<Json> previous = store_.Upsert(options_.keep ? options_.keep(*obj) : *obj);
       if (previous) {
         DispatchUpdate(*previous, *obj);
       } else {

@@ -64,6 +64,13 @@ struct InformerOptions {
   Clock* clock = nullptr;                       // default RealClock()
   std::function<void(const Status&)> on_error;  // default: one line on stderr
   ObjectTransform transform;                    // default: objects kept whole
+  // What the store keeps of an object once its handlers have seen it
+  // (default: all `transform` made). For a consumer that keeps its own view
+  // of each object (the operator's NodeIndex): handlers still get the whole
+  // new object, but an update's old object, a relist's delete and the store
+  // hold only this. It must keep metadata name, namespace and
+  // resourceVersion (a relist compares them).
+  ObjectTransform keep;
 };
 
 class Informer {

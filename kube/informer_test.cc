@@ -313,6 +313,66 @@ TEST(InformerTest, TransformShapesTheCacheAndEveryHandlerCall) {
   }
 }
 
+// `keep`: handlers see each new object whole; the store, an update's old
+// object and a relist's delete see only what `keep` kept, and a relist
+// still tells unchanged objects (same resourceVersion) from changed ones.
+TEST(InformerTest, KeepShapesTheStoreNotTheNewObjects) {
+  FakeClient client;
+  for (const char* n : {"a", "b", "c"}) ASSERT_TRUE(client.Create(kCm, "ns", Cm(n, "1")).ok());
+  InformerOptions options = FastOptions();
+  options.keep = [](const Json& o) {
+    return Project(
+        o, {{"metadata", {{"name", true}, {"namespace", true}, {"resourceVersion", true}}}});
+  };
+  Informer inf(client, kCm, "ns", {}, options);
+  std::mutex mu;
+  std::vector<std::string> seen;  // "<event> <key> <data.v of each object, '-' when absent>"
+  auto v = [](const Json& o) {
+    return o.contains("data") ? o["data"]["v"].get<std::string>() : std::string("-");
+  };
+  auto push = [&](std::string e) {
+    std::lock_guard<std::mutex> l(mu);
+    seen.push_back(std::move(e));
+  };
+  EventHandler h;
+  h.on_add = [&](const Json& o) { push("add " + ObjectKey(o) + " " + v(o)); };
+  h.on_update = [&](const Json& a, const Json& b) {
+    push("update " + ObjectKey(b) + " " + v(a) + "->" + v(b));
+  };
+  h.on_delete = [&](const Json& o, bool) { push("delete " + ObjectKey(o) + " " + v(o)); };
+  inf.AddEventHandler(h);
+  std::jthread run([&](const std::stop_token& st) { inf.Run(st); });
+  ASSERT_TRUE(inf.WaitForSync({}, seconds(10)));
+  ASSERT_TRUE(client.WaitForOpenWatches(1));
+  ASSERT_TRUE(client.Patch(kCm, "ns", "a", PatchType::kMerge, {{"data", {{"v", "2"}}}}).ok());
+  ASSERT_TRUE(client.Delete(kCm, "ns", "b").ok());
+  ASSERT_TRUE(Eventually([&] { return !inf.store().Get("ns/b"); }));
+  // A relist that finds c changed and a gone: the changes are made while the
+  // informer can neither list nor watch, after its watch ended in 410 Gone.
+  std::atomic<bool> down{true};
+  std::atomic<int> refused_lists{0};
+  client.SetReactor([&](const FakeAction& a) {
+    if (!down || (a.verb != "list" && a.verb != "watch")) return OkStatus();
+    if (a.verb == "list") ++refused_lists;
+    return UnavailableError("down");
+  });
+  client.DisconnectWatches(GoneError("too old resource version"));
+  ASSERT_TRUE(Eventually([&] { return refused_lists > 0; }));  // the watch has ended
+  ASSERT_TRUE(client.Patch(kCm, "ns", "c", PatchType::kMerge, {{"data", {{"v", "3"}}}}).ok());
+  ASSERT_TRUE(client.Delete(kCm, "ns", "a").ok());
+  down = false;
+  ASSERT_TRUE(Eventually([&] { return inf.ListCount() == 2 && !inf.store().Get("ns/a"); }));
+
+  for (const Json& o : inf.store().List()) {
+    EXPECT_FALSE(o.contains("data")) << o.dump();
+    EXPECT_FALSE(o["metadata"].value("resourceVersion", "").empty()) << o.dump();
+  }
+  std::lock_guard<std::mutex> l(mu);
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"add ns/a 1", "add ns/b 1", "add ns/c 1", "update ns/a -->2",
+                                      "delete ns/b 1", "update ns/c -->3", "delete ns/a -"}));
+}
+
 TEST(InformerTest, ResyncRedeliversEveryObjectPerPeriod) {
   FakeClient client;
   FakeClock clock;

@@ -62,4 +62,11 @@ kube::ObjectTransform CacheTransformFor(const kube::Resource& r) {
   return kube::WithoutManagedFields;
 }
 
+kube::ObjectTransform CacheKeepFor(const kube::Resource& r) {
+  if (r.group.empty() && r.resource == "nodes") {
+    return Projection({{"metadata", {{"name", true}, {"resourceVersion", true}}}});
+  }
+  return {};
+}
+
 }  // namespace kc::op

@@ -33,4 +33,12 @@ namespace kc::op {
 
 kube::ObjectTransform CacheTransformFor(const kube::Resource& resource);
 
+// What an informer's store keeps once the handlers have seen an object
+// (kube::InformerOptions::keep): for Nodes only metadata.{name,
+// resourceVersion}, since the controller keeps each node's NodeView in its
+// NodeIndex and reads nodes nowhere else (one copy of a 5,000-node fleet,
+// not two); for every other resource, empty (the store keeps what
+// CacheTransformFor made).
+kube::ObjectTransform CacheKeepFor(const kube::Resource& resource);
+
 }  // namespace kc::op

@@ -110,6 +110,22 @@ TEST(CacheTransforms, KeepsUnderAThirdOfAGpuNode) {
                              << no_managed << ")";
 }
 
+// The node store keeps only what a relist compares (the NodeIndex holds the
+// view); no other store is reduced further.
+TEST(CacheTransforms, TheNodeStoreKeepsOnlyNameAndResourceVersion) {
+  const Json gpu = Load("node-gpu.json");
+  const Json kept = CacheKeepFor(kube::resources::kNodes)(gpu);
+  EXPECT_EQ(kept, (Json{{"metadata",
+                         {{"name", gpu["metadata"]["name"]},
+                          {"resourceVersion", gpu["metadata"]["resourceVersion"]}}}}));
+  EXPECT_FALSE(kube::ObjectKey(kept).empty());
+  for (const kube::Resource* r : {&kube::resources::kPods, &kube::resources::kJobs,
+                                  &kube::resources::kPersistentVolumeClaims}) {
+    EXPECT_FALSE(CacheKeepFor(*r)) << r->resource;
+  }
+  EXPECT_FALSE(CacheKeepFor(resources::KernelCaches()));
+}
+
 // ---- Pods: PodViewFromJson (warmup pods), GateReportsFromPod (gated pods).
 
 Json WarmupPod() {

@@ -134,7 +134,10 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
     });
   }
   // Nodes: the index first, then the KernelCaches the node concerns, so the
-  // reconcile that follows reads the new state.
+  // reconcile that follows reads the new state. The index is the one copy of
+  // each node: the informer's store keeps only its name and resourceVersion
+  // (CacheKeepFor), so an update's "before" and a delete's labels come from
+  // the index.
   caches_.nodes = &node_index_;
   std::vector<const kube::Store*> node_stores;  // read through node_index_ only
   auto& nodes = AddInformer(kube::resources::kNodes, "", "", &node_stores);
@@ -146,18 +149,26 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
           EnqueueForNode(v.labels);
         });
       },
-      [this](const Json& old_node, const Json& new_node) {
+      [this](const Json&, const Json& new_node) {
         Safely(logger_, "node", [&] {
-          NodeView before = NodeViewFromJson(old_node), after = NodeViewFromJson(new_node);
-          if (before == after) return;  // a heartbeat, an image list: nothing Decide reads
+          NodeView after = NodeViewFromJson(new_node);
+          std::optional<NodeView> before = node_index_.Get(after.name);
+          if (before && *before == after)
+            return;  // a heartbeat, an image list: nothing Decide reads
           node_index_.Upsert(after);
-          EnqueueForNodeChange(before, after);
+          if (before) {
+            EnqueueForNodeChange(*before, after);
+          } else {
+            EnqueueForNode(after.labels);
+          }
         });
       },
       [this](const Json& o, bool) {
         Safely(logger_, "node", [&] {
-          node_index_.Remove(api::MetaString(o, "name"));
-          EnqueueForNode(api::MetaOf(o).labels);
+          const std::string name = api::MetaString(o, "name");
+          std::optional<NodeView> last = node_index_.Get(name);
+          node_index_.Remove(name);
+          EnqueueForNode(last ? last->labels : api::MetaOf(o).labels);
         });
       },
   });
@@ -183,6 +194,7 @@ kube::Informer& Controller::AddInformer(const kube::Resource& r, const std::stri
   Logger log = logger_.With({{"informer", r.resource}, {"namespace", ns.empty() ? "*" : ns}});
   io.on_error = [log](const Status& s) { log.Warn("informer error", {{"error", s.ToString()}}); };
   io.transform = CacheTransformFor(r);  // only the fields the operator reads are cached
+  io.keep = CacheKeepFor(r);
   informers_.push_back(std::make_unique<kube::Informer>(client_, r, ns, sel, io));
   stores->push_back(&informers_.back()->store());
   return *informers_.back();
