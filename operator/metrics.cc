@@ -260,7 +260,8 @@ void OperatorMetrics::SetKernelCache(const std::string& ns, const std::string& n
                                      const std::map<std::string, int>& by_state, double bytes,
                                      double files) {
   const MetricLabels id = {{"namespace", ns}, {"kernelcache", name}};
-  registry_.Remove(kFingerprints, id);
+  // Every state is set (0 when none), so the series are the same each pass:
+  // no Remove (a walk of every KernelCache's series) is needed.
   for (const std::string_view sv : core::fp_state::kAll) {
     const std::string state(sv);
     auto it = by_state.find(state);
