@@ -104,8 +104,8 @@ PodView PodViewFromJson(const Json& json) {
             text = report->reason + ": " + report->message;
           }
           if (term.exit_code == core::kExitRefused) {
-            text = "the warmup's output was refused (fix the warmup: a retry writes the same): " +
-                   text;
+            text.insert(
+                0, "the warmup's output was refused (fix the warmup: a retry writes the same): ");
           }
         }
         // Never cut a character: the status must stay UTF-8.
