@@ -165,9 +165,7 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
       },
       [this](const Json& o, bool) {
         Safely(logger_, "node", [&] {
-          const std::string name = api::MetaString(o, "name");
-          std::optional<NodeView> last = node_index_.Get(name);
-          node_index_.Remove(name);
+          std::optional<NodeView> last = node_index_.Remove(api::MetaString(o, "name"));
           EnqueueForNode(last ? last->labels : api::MetaOf(o).labels);
         });
       },

@@ -24,12 +24,14 @@ void NodeIndex::Upsert(NodeView node) {
   nodes_.insert_or_assign(name, std::move(node));
 }
 
-void NodeIndex::Remove(const std::string& name) {
+std::optional<NodeView> NodeIndex::Remove(const std::string& name) {
   std::unique_lock<std::shared_mutex> l(mu_);
   auto it = nodes_.find(name);
-  if (it == nodes_.end()) return;
+  if (it == nodes_.end()) return std::nullopt;
   UnindexLocked(it->second);
+  NodeView removed = std::move(it->second);
   nodes_.erase(it);
+  return removed;
 }
 
 void NodeIndex::UnindexLocked(const NodeView& node) {

@@ -4,7 +4,7 @@
 // and re-parsing the whole fleet.
 //
 // - Upsert(node JSON | NodeView) replaces the node of that name; Remove(name)
-//   drops it. The controller's Node informer handler calls them before it
+//   drops it and returns it. The controller's Node informer handler calls them before it
 //   enqueues the KernelCaches the event concerns, so a reconcile that
 //   follows sees the new state.
 // - Selected(selector): the nodes whose labels hold every key=value pair of
@@ -29,7 +29,8 @@ class NodeIndex {
  public:
   void Upsert(const Json& node);
   void Upsert(NodeView node);
-  void Remove(const std::string& name);
+  // The node removed, if there was one.
+  std::optional<NodeView> Remove(const std::string& name);
 
   std::optional<NodeView> Get(const std::string& name) const;
   std::vector<NodeView> Selected(const std::map<std::string, std::string>& selector) const;

@@ -72,8 +72,11 @@ TEST(NodeIndexTest, UpsertReplacesAndRemoveForgets) {
   EXPECT_TRUE(index.Get("a")->unschedulable);
   EXPECT_EQ(index.size(), 2u);
 
-  index.Remove("a");
-  index.Remove("never-there");
+  auto removed = index.Remove("a");
+  ASSERT_TRUE(removed.has_value());
+  EXPECT_EQ(removed->name, "a");
+  EXPECT_TRUE(removed->unschedulable);
+  EXPECT_FALSE(index.Remove("never-there").has_value());
   EXPECT_FALSE(index.Get("a").has_value());
   EXPECT_TRUE(index.Selected(driver).empty());
   EXPECT_EQ(Names(index.Selected(h100)), std::vector<std::string>{"b"});
