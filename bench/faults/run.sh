@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/faults/run.sh: the fault campaign of issue 13 ("Faults under load").
+# bench/faults/run.sh: the fault campaign ("Faults under load").
 #  1. seal_faults.py: `initwarm seal` SIGKILLed at seeded random points on a
 #     large tree, and a tmpfs volume that fills up during seal (root only);
 #  2. faults.py: a private control plane with kwok (tests/cluster/cluster.sh),
