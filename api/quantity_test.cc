@@ -49,8 +49,8 @@ TEST(QuantityTest, FormatBytes) {
   EXPECT_EQ(FormatBytes(21474836480), "20Gi");
 }
 
-// Moved from core/api_types_test.cc (ApiTypes.HostileScalarsAreErrorsNotExceptions,
-// issue 9 item 1): errors, never an exception (std::stod threw out_of_range
+// Moved from core/api_types_test.cc (ApiTypes.HostileScalarsAreErrorsNotExceptions):
+// errors, never an exception (std::stod threw out_of_range
 // on 400 digits) nor an overflow of int64 bytes.
 TEST(QuantityTest, HostileQuantitiesAreErrorsNotExceptions) {
   const std::string many(400, '9');

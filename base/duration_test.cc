@@ -110,7 +110,7 @@ TEST(DurationTest, MessagesAndFaults) {
   }
 }
 
-// The CRD's hostile durations (issue 9 item 1): "too long", never an
+// The CRD's hostile durations: "too long", never an
 // overflow of the nanosecond clock.
 TEST(DurationTest, HostileApiDurationsAreTooLong) {
   const std::string many(400, '9');

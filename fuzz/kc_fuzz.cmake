@@ -1,5 +1,5 @@
 # kc_fuzz(NAME name SOURCES ... LIBS ... [CORPUS dir])
-# One fuzz target (issue 13): a file defining LLVMFuzzerTestOneInput.
+# One fuzz target: a file defining LLVMFuzzerTestOneInput.
 #   - with KC_BUILD_TESTS, under any compiler: fuzz_<name>_replay, the
 #     sources plus fuzz/replay_main.cc, a ctest (labels "fuzz;unit") that
 #     runs every file of the committed corpus (default fuzz/corpus/<name>),

@@ -229,7 +229,7 @@ TEST(ConfigTest, HostileValuesAreErrorsNamingTheFlag) {
   }
 }
 
-// Warmup scheduling (issue 9 item 7): the defaults are stated once in
+// Warmup scheduling: the defaults are stated once in
 // config.h and the help text shows them.
 TEST(ConfigTest, WarmupPriorityClassAndUnschedulableGrace) {
   Fixture f;

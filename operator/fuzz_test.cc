@@ -1,4 +1,4 @@
-// Property test (issue 9 item 1): thousands of generated KernelCaches,
+// Property test: thousands of generated KernelCaches,
 // Nodes, Jobs, Pods and PVCs (valid JSON, hostile values: wrong types, huge
 // and negative numbers, empty, very long and unicode strings, nulls, deep
 // nesting, missing fields) go through every decoder the operator runs on

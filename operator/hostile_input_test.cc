@@ -1,4 +1,4 @@
-// Issue 9 item 1: KernelCaches the API server accepts (they pass the CRD's
+// KernelCaches the API server accepts (they pass the CRD's
 // schema and CEL as it stood) that took the operator down. Each goes the way
 // an informer event goes: JSON -> core::KernelCacheFromJson -> Decide (which
 // runs core::ValidateSpec) -> the status and Events serialised as the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (fuzz/, issue 13) with clang, AddressSanitizer
+# Builds the libFuzzer targets (fuzz/) with clang, AddressSanitizer
 # and UndefinedBehaviorSanitizer in a separate build directory, and runs each
 # for a bounded time on a copy of its committed corpus.
 #

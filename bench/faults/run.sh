@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/faults/run.sh: the fault campaign of issue 13 ("Faults under load").
+# bench/faults/run.sh: the fault campaign ("Faults under load").
 #  1. seal_faults.py: `initwarm seal` SIGKILLed at seeded random points on a
 #     large tree, and a tmpfs volume that fills up during seal (root only);
 #  2. faults.py: a private control plane with kwok (tests/cluster/cluster.sh),
@@ -15,7 +15,7 @@
 #          [--throttle 1] [--restart 1] [--fault-seconds 10] [--converge-timeout 120]
 #          [--seal-kills 12] [--seal-fills 8] [--seal-files 2000] [--seal-mib 32]
 #          [--operator PATH] [--initwarm PATH] [--out DIR] [--keep]
-# The issue's size: --nodes 1000 --kcs 50 --apiserver 10 --etcd 5 --leader 10.
+# At 1,000 nodes: --nodes 1000 --kcs 50 --apiserver 10 --etcd 5 --leader 10.
 # A count of 0 leaves a fault out; --seal-kills 0 --seal-fills 0 skips step 1.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -1,9 +1,8 @@
-# Run history: 2026-12-02 11:11 failed at `prepare` (the view had been made a
-# directory by libtorch's CMake CUDA probe through CUDA_CACHE_PATH; fixed by
-# the rm before prepare, log bench/gpu/results/h200-aoti-recheck-failed.txt).
-# Re-run after `initwarm wait --verify LoadTest` gained the .pt2 rung: see
-# bench/gpu/results/h200-aoti-recheck.txt and docs/benchmarks.md.
-# Follow-up to run_all.sh's AOTI part (docs/benchmarks.md, findings 3 and 6):
+# Results: bench/gpu/results/h200-aoti-recheck.txt and docs/benchmarks.md.
+# The view is removed before prepare: libtorch's CMake CUDA probe, run with
+# CUDA_CACHE_PATH in the view, makes the view path a directory
+# (bench/gpu/results/h200-aoti-recheck-failed.txt).
+# Follow-up to run_all.sh's AOTI part (docs/benchmarks.md, "The gate's .pt2 rung"):
 # the warmup runs the package through the C++ loader before sealing, and a
 # sealed AOTI cache must still verify (LoadTest, including the .pt2 rung)
 # after model processes ran from it in Shared mode.

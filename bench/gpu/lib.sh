@@ -1,6 +1,6 @@
 # Shared shell helpers for bench/gpu/*.sh (sourced, not run).
 # Every framework cache variable points under one fixed view path, exactly
-# as in warmup and model pods (brief: "The cache view").
+# as in warmup and model pods (docs/webhook-env.md).
 KC_VIEW_ROOT=${KC_VIEW_ROOT:-/var/run/kernelcache}
 V=$KC_VIEW_ROOT/view
 export TRITON_CACHE_DIR=$V/triton

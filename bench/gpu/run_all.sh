@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/gpu/run_all.sh: issue 5's cold-start proof, in one run, through the
+# bench/gpu/run_all.sh: the GPU cold-start measurements, in one run, through the
 # project's own programs (docs/benchmarks.md has the results and how to
 # reproduce them).
 #

@@ -1,5 +1,5 @@
 """Collects bench/gpu results (one JSON per process) into one object and the
-ratios the issue asks for. Usage: summarize.py RESULTS_DIR [--table]"""
+ratios docs/benchmarks.md reports. Usage: summarize.py RESULTS_DIR [--table]"""
 import glob
 import json
 import os

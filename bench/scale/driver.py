@@ -162,7 +162,7 @@ def cmd_fleet(api, a):
             # NotReady: kwok does not manage it. It looks like a node whose kubelet
             # stopped: Ready=False and the not-ready:NoSchedule taint. Without them it
             # looks like a node still registering, and the scheduler may bind a
-            # warmup pod to it that nothing ever runs (stop 20's stuck KernelCache).
+            # warmup pod to it that nothing ever runs (a KernelCache stuck Warming).
             now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
             node["metadata"]["annotations"] = {}
             node["spec"]["taints"] = [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]

@@ -1,4 +1,4 @@
-// libFuzzer target (issue 10): arbitrary bytes as the body of POST
+// libFuzzer target: arbitrary bytes as the body of POST
 // /mutate-pods and /validate-kernelcaches. Properties, checked on every
 // input (a violation traps, so the fuzzer reports it):
 //   - neither handler throws or crashes; every answer is 200 with an

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13, "the operator restarted while pods wait in their gates", on the
+# The operator restarted while pods wait in their gates, on the
 # real node (root; tests/cluster/node.sh) with the chart installed by Helm:
 #  1. a KernelCache whose warmup takes ~30 s (it sleeps, then compiles the
 #     JIT workload's kernels), and at once a Deployment of 2 gated replicas:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A cold start that goes away, in real pods (issue 12), on the real node
+# A cold start that goes away, in real pods, on the real node
 # (tests/cluster/node.sh; root only) with the chart installed by Helm (the
 # operator and its webhook in-cluster) and the CPU-only JIT workload
 # kernelcache.local/jit-workload:dev (Triton 3.6 compiling a fixed kernel
@@ -42,8 +42,8 @@ export KUBECONFIG="$dir/kubeconfig"
 echo "== helm install charts/kernelcache"
 out=$(jit_helm_install --set logFormat=text 2>&1) || fail "helm install: $out"
 # Right after `helm install --wait` the webhooks must answer: a replica is
-# Ready only while it serves a certificate caBundle trusts (issue 13's fix;
-# before it, TLS failed for 10-20 s and failurePolicy Ignore admitted
+# Ready only while it serves a certificate caBundle trusts (before that
+# rule, TLS failed for 10-20 s and failurePolicy Ignore admitted
 # silently). The validating webhook warns about a StorageClass that does
 # not exist: five dry-run creates in a row, at once, must each carry it.
 for i in 1 2 3 4 5; do
@@ -101,7 +101,7 @@ job_s=$(jit_job_seconds "$ns" "$job")
 warmup_line=$(k -n "$ns" logs "job/$job" -c warmup 2>/dev/null | grep -m1 '^{' || true)
 sealed_before=$(find "$vol" -type f | sort)
 
-# Since issue 13's fix a replica is Ready (and behind the Service) only
+# A replica is Ready (and behind the Service) only
 # while it serves a certificate caBundle trusts, so `helm install --wait`
 # already waited for that: the very first dry runs must come back gated
 # (docs/webhook-serving.md, "Why a fresh install once admitted pods ungated").

@@ -1,4 +1,4 @@
-// The product on a real node (issue 11): the local control plane with
+// The product on a real node: the local control plane with
 // `cluster.sh up --with-node` (containerd + kubelet + kube-proxy on this
 // machine), images from scripts/build-images.sh imported into containerd.
 // Warmup Jobs really run `initwarm prepare` -> the warmup container (the
@@ -559,8 +559,8 @@ TEST_F(RealNodeTest, FailedWarmupRetriedByTheNextJob) {
       },
       240s))
       << GetKc("llama").dump(2);
-  // The lock of a finished Job is broken by the next Job's prepare (issue 9
-  // item 2): a lock conflict here is a regression, not a known bug.
+  // The lock of a finished Job is broken by the next Job's prepare: a
+  // lock conflict here is a regression, not a known bug.
   ASSERT_TRUE(fp.is_object()) << "the next Job's prepare was refused by the failed Job's lock: "
                               << last_failure;
   EXPECT_TRUE(std::filesystem::exists(volume + "/attempted"));

@@ -94,7 +94,7 @@ TEST(CrdIntegration, InvalidObjectsAreRefusedNamingTheField) {
       {"In without values", "/spec/podSelector/matchExpressions",
        Json::parse(R"([{"key": "a", "operator": "In"}])"),
        "spec.podSelector.matchExpressions[].values"},
-      // Hostile values the schema used to accept (issue 9 item 1): the
+      // Hostile values the schema used to accept: the
       // operator rejects them too, but the API server should not store them.
       {"size of 400 digits", "/spec/storage/size", std::string(400, '9'), "spec.storage.size"},
       {"maxBytes of 400 digits", "/spec/retention/maxBytes", std::string(400, '9') + "Gi",

@@ -901,7 +901,7 @@ TEST_F(OperatorIntegrationTest, TwoReplicasOneLeader) {
 }
 
 // Deletion cleans up what the operator created and nothing else.
-// A full GPU pool (issue 9 item 7): the node's only GPU is held by a model
+// A full GPU pool: the node's only GPU is held by a model
 // pod, so the warmup pod stays Pending (PodScheduled=False Unschedulable).
 // Past --warmup-unschedulable-grace the operator says so (condition and a
 // Warning Event naming the fingerprint, its node class and the scheduler's

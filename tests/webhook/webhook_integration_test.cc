@@ -1,4 +1,4 @@
-// The admission webhooks through the real kube-apiserver (issue 10, serving
+// The admission webhooks through the real kube-apiserver (the serving
 // half): the real kernelcache-operator binary creates its certificate Secret,
 // writes the CA into the caBundle of the webhook configurations named on its
 // command line, and serves HTTPS on 127.0.0.1; the API server calls it (URL
