@@ -1,5 +1,5 @@
 // The resolve answer: the body of a 200 from the operator's
-// GET /v1/resolve?namespace=&kernelcache=&node= (operator/resolve.cc
+// GET /v1/resolve?namespace=&kernelcache=&node= (operator/controller/resolve.cc
 // writes it, initwarm's resolve client reads it). One codec for both sides.
 //
 //   {"fingerprint","state","directory":"v1/<fp>","manifestDigest","message",

@@ -17,13 +17,13 @@
 #include "kube/leader_election.h"
 #include "kube/rest_client.h"
 #include "operator/config.h"
-#include "operator/controller.h"
-#include "operator/heap.h"
-#include "operator/http_server.h"
-#include "operator/logging.h"
-#include "operator/metrics.h"
-#include "operator/webhook/cert_controller.h"
-#include "operator/webhook/handlers.h"
+#include "operator/controller/controller.h"
+#include "operator/controller/heap.h"
+#include "operator/serving/cert_controller.h"
+#include "operator/serving/handlers.h"
+#include "operator/serving/http_server.h"
+#include "operator/serving/logging.h"
+#include "operator/serving/metrics.h"
 
 namespace kc::op {
 namespace {
@@ -155,7 +155,7 @@ void RegisterHandlers(HttpServer& server, const std::set<std::string>& groups,
 
 int Run(int argc, char** argv) {
   // Before any thread: 2 malloc arenas, and freed pages handed back every
-  // 10 s (operator/heap.h: a relist's high-water otherwise stays resident).
+  // 10 s (operator/controller/heap.h: a relist's high-water otherwise stays resident).
   LimitMallocArenas(2);
   std::vector<std::string> args(argv + 1, argv + argc);
   auto config = ParseConfig(args, ReadWholeFile, ProcessEnv);
