@@ -161,7 +161,7 @@ def source_files(paths, tests):
             yield path
             continue
         for root, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if d not in ('build', 'fuzz_corpus', '.git'))
+            dirs[:] = sorted(d for d in dirs if d not in ('build', 'corpus', '.git'))
             for f in sorted(files):
                 if f.endswith('.cc') and (tests or not f.endswith('_test.cc')):
                     yield os.path.join(root, f)

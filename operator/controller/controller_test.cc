@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "kube/testing/fake_client.h"
+#include "operator/testing/objects.h"
 #include "testing/eventually.h"
 
 namespace kc::op {
@@ -22,23 +23,7 @@ using Json = kube::Json;
 using namespace std::chrono_literals;
 
 Json GpuNode(const std::string& name, const std::string& driver) {
-  return {{"apiVersion", "v1"},
-          {"kind", "Node"},
-          {"metadata",
-           {{"name", name},
-            {"labels",
-             {{"nvidia.com/gpu.present", "true"},
-              {"nvidia.com/gpu.product", "NVIDIA-H200"},
-              {"nvidia.com/gpu.compute.major", "9"},
-              {"nvidia.com/gpu.compute.minor", "0"},
-              {"nvidia.com/cuda.driver-version.full", driver},
-              {"nvidia.com/cuda.runtime-version.full", "13.0"},
-              {"nvidia.com/cuda.runtime-version.major", "13"},
-              {"nvidia.com/cuda.runtime-version.minor", "0"},
-              {"kubernetes.io/arch", "amd64"}}}}},
-          {"status",
-           {{"allocatable", {{"nvidia.com/gpu", "8"}}},
-            {"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+  return fixtures::GpuNodeJson(name, fixtures::GpuLabels(fixtures::kH200, driver));
 }
 
 Json KernelCacheObj() {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "kube/testing/fake_client.h"
+#include "operator/testing/objects.h"
 
 namespace kc::op {
 namespace {
@@ -24,15 +25,7 @@ class RecordingSink : public EventSink {
   std::vector<std::string> reasons;
 };
 
-Json Node() {
-  return Json::parse(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"gpu-1","labels":{
-    "nvidia.com/gpu.present":"true","nvidia.com/gpu.product":"NVIDIA-H200",
-    "nvidia.com/gpu.compute.major":"9","nvidia.com/gpu.compute.minor":"0",
-    "nvidia.com/cuda.driver-version.full":"580.159.04","nvidia.com/cuda.runtime-version.full":"13.0",
-    "nvidia.com/cuda.runtime-version.major":"13","nvidia.com/cuda.runtime-version.minor":"0",
-    "kubernetes.io/arch":"amd64"}},
-    "status":{"allocatable":{"nvidia.com/gpu":"8"},"conditions":[{"type":"Ready","status":"True"}]}})");
-}
+Json Node() { return fixtures::GpuNodeJson("gpu-1"); }
 
 Json Kc() {
   Json kc = Json::parse(R"({"apiVersion":"kernelcache.io/v1alpha1","kind":"KernelCache",

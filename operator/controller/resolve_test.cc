@@ -4,6 +4,7 @@
 
 #include "core/fingerprint.h"
 #include "core/resolve_answer.h"
+#include "operator/testing/objects.h"
 
 namespace kc::op {
 namespace {
@@ -12,21 +13,7 @@ using namespace std::chrono_literals;
 
 const Time kNow = Time(std::chrono::seconds(1'800'000'000));
 
-NodeView GpuNode(const std::string& name, const std::string& driver = "580.159.04") {
-  NodeView n;
-  n.name = name;
-  n.gpu_allocatable = 8;
-  n.labels = {{"nvidia.com/gpu.present", "true"},
-              {"nvidia.com/gpu.product", "NVIDIA-H200"},
-              {"nvidia.com/gpu.compute.major", "9"},
-              {"nvidia.com/gpu.compute.minor", "0"},
-              {"nvidia.com/cuda.driver-version.full", driver},
-              {"nvidia.com/cuda.runtime-version.full", "13.0"},
-              {"nvidia.com/cuda.runtime-version.major", "13"},
-              {"nvidia.com/cuda.runtime-version.minor", "0"},
-              {"kubernetes.io/arch", "amd64"}};
-  return n;
-}
+NodeView GpuNode(const std::string& name) { return fixtures::GpuNodeView(name); }
 
 core::KernelCache Kc() {
   core::KernelCache kc;

@@ -11,6 +11,7 @@
 #include "core/fingerprint.h"
 #include "operator/decide/decide_nodes.h"
 #include "operator/decide/names.h"
+#include "operator/testing/objects.h"
 
 namespace kc::op {
 namespace {
@@ -20,30 +21,13 @@ using std::chrono::hours;
 using std::chrono::minutes;
 using std::chrono::seconds;
 using Labels = std::map<std::string, std::string>;
+using fixtures::GpuLabels;
+using fixtures::GpuNodeView;
 using Kind = Action::Kind;
 
 const Time kT0 = api::ParseTime("2026-12-02T10:00:00Z").value();
 const std::string kDigest(64, 'b');
 const std::string kPinned = "registry.example/llama@sha256:" + std::string(64, 'a');
-
-Labels Gpu(const std::string& product = "NVIDIA-H200", const std::string& driver = "580.159.04",
-           const std::string& major = "9") {
-  return {{"nvidia.com/gpu.product", product},
-          {"nvidia.com/gpu.compute.major", major},
-          {"nvidia.com/gpu.compute.minor", "0"},
-          {"nvidia.com/cuda.driver-version.full", driver},
-          {"nvidia.com/cuda.runtime-version.full", "13.0"},
-          {"nvidia.com/gpu.present", "true"},
-          {"kubernetes.io/arch", "amd64"}};
-}
-
-NodeView Node(const std::string& name, Labels labels) {
-  NodeView n;
-  n.name = name;
-  n.labels = std::move(labels);
-  n.gpu_allocatable = 8;
-  return n;
-}
 
 core::KernelCache Kc() {
   core::KernelCache kc;
@@ -233,7 +217,7 @@ struct World {
 TEST(Decide, FirstSightAddsFinalizerAndCreatesClaim) {
   World w;
   w.obs.kc.metadata.finalizers.clear();
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   Plan p = w.Decide(kT0);
   ASSERT_FALSE(p.actions.empty());
   EXPECT_EQ(p.actions[0].kind, Kind::kAddFinalizer);
@@ -249,11 +233,11 @@ TEST(Decide, FirstSightAddsFinalizerAndCreatesClaim) {
 
 TEST(Decide, TwoFingerprintsTwoJobs) {
   World w;
-  w.obs.nodes = {Node("gpu-1", Gpu()), Node("gpu-2", Gpu()),
-                 Node("a100-1", Gpu("NVIDIA-A100-SXM4-40GB", "550.54.15", "8"))};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels()), GpuNodeView("gpu-2", GpuLabels()),
+                 GpuNodeView("a100-1", GpuLabels("NVIDIA-A100-SXM4-40GB", "550.54.15", "8"))};
   Plan p = w.Step(kT0);
-  const std::string h200 = w.Fp(Gpu());
-  const std::string a100 = w.Fp(Gpu("NVIDIA-A100-SXM4-40GB", "550.54.15", "8"));
+  const std::string h200 = w.Fp(GpuLabels());
+  const std::string a100 = w.Fp(GpuLabels("NVIDIA-A100-SXM4-40GB", "550.54.15", "8"));
   auto jobs = Names(p, Kind::kCreateJob);
   std::sort(jobs.begin(), jobs.end());
   std::vector<std::string> want = {WarmupJobName("llama", h200), WarmupJobName("llama", a100)};
@@ -293,7 +277,7 @@ TEST(Decide, TwoFingerprintsTwoJobs) {
 
 TEST(Decide, NothingToDoWhenReady) {
   World w;
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.WarmAll(kT0);
   ASSERT_EQ(w.obs.kc.status.phase, "Ready");
   Plan p = w.Decide(kT0 + hours(1));
@@ -331,12 +315,12 @@ TEST(Decide, NodeEligibility) {
   };
   for (const auto& c : cases) {
     World w;
-    NodeView n = Node("gpu-1", Gpu());
+    NodeView n = GpuNodeView("gpu-1", GpuLabels());
     c.edit(n);
     w.obs.nodes = {n};
     Plan p = w.Step(kT0);
     EXPECT_EQ(CountKind(p, Kind::kCreateJob), c.want_job ? 1u : 0u) << c.name;
-    const std::string fp = w.Fp(Gpu());
+    const std::string fp = w.Fp(GpuLabels());
     ASSERT_NE(w.Status(fp), nullptr) << c.name;
     EXPECT_EQ(w.Status(fp)->nodes, 1) << c.name;  // in use even when not eligible
     if (!c.want_job) {
@@ -349,9 +333,9 @@ TEST(Decide, NodeEligibility) {
 
 TEST(Decide, JobPlacedOnEligibleNodesLabelsOnly) {
   World w;
-  NodeView cordoned = Node("gpu-1", Gpu("NVIDIA-H200-SHARED"));
+  NodeView cordoned = GpuNodeView("gpu-1", GpuLabels("NVIDIA-H200-SHARED"));
   cordoned.unschedulable = true;
-  w.obs.nodes = {cordoned, Node("gpu-2", Gpu())};
+  w.obs.nodes = {cordoned, GpuNodeView("gpu-2", GpuLabels())};
   Plan p = w.Decide(kT0);
   ASSERT_EQ(CountKind(p, Kind::kCreateJob), 1u);
   const Action& a = *std::find_if(p.actions.begin(), p.actions.end(),
@@ -374,9 +358,9 @@ TEST(Decide, JobPlacedOnEligibleNodesLabelsOnly) {
 
 TEST(Decide, NodesOutsideNodeSelectorAreIgnored) {
   World w;
-  Labels l = Gpu();
+  Labels l = GpuLabels();
   l.erase("nvidia.com/gpu.present");
-  w.obs.nodes = {Node("cpu-1", l)};
+  w.obs.nodes = {GpuNodeView("cpu-1", l)};
   Plan p = w.Step(kT0);
   EXPECT_EQ(CountKind(p, Kind::kCreateJob), 0u);
   EXPECT_TRUE(p.status.fingerprints.empty());
@@ -388,9 +372,9 @@ TEST(Decide, NodesOutsideNodeSelectorAreIgnored) {
 
 TEST(Decide, MissingLabelsGiveConditionAndEventNeverAGuess) {
   World w;
-  Labels l = Gpu();
+  Labels l = GpuLabels();
   l.erase("nvidia.com/gpu.compute.major");
-  w.obs.nodes = {Node("gpu-7", l), Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-7", l), GpuNodeView("gpu-1", GpuLabels())};
   Plan p = w.Step(kT0);
   const auto& c = Cond(p.status, "NodesMissingLabels");
   EXPECT_EQ(c.status, "True");
@@ -407,16 +391,16 @@ TEST(Decide, MissingLabelsGiveConditionAndEventNeverAGuess) {
   p = w.Step(kT0 + seconds(10));
   EXPECT_EQ(FindEvent(p, "NodeMissingLabels"), nullptr);
   // Labels fixed: the condition clears.
-  w.obs.nodes[0].labels = Gpu();
+  w.obs.nodes[0].labels = GpuLabels();
   p = w.Step(kT0 + seconds(20));
   EXPECT_EQ(Cond(p.status, "NodesMissingLabels").status, "False");
 }
 
 TEST(Decide, ManyNodesMissingLabelsDoNotFloodEvents) {
   World w;
-  Labels l = Gpu();
+  Labels l = GpuLabels();
   l.erase("kubernetes.io/arch");
-  for (int i = 0; i < 7; ++i) w.obs.nodes.push_back(Node("gpu-" + std::to_string(i), l));
+  for (int i = 0; i < 7; ++i) w.obs.nodes.push_back(GpuNodeView("gpu-" + std::to_string(i), l));
   Plan p = w.Step(kT0);
   size_t events = 0;
   for (const auto& a : p.actions) events += a.event_reason == "NodeMissingLabels";
@@ -450,9 +434,9 @@ TEST(Decide, SealResultOutcomes) {
   };
   for (const auto& c : cases) {
     World w;
-    w.obs.nodes = {Node("gpu-1", Gpu())};
+    w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
     w.Step(kT0);
-    const std::string fp = w.Fp(Gpu());
+    const std::string fp = w.Fp(GpuLabels());
     const std::string job = WarmupJobName("llama", fp);
     w.Succeed(job, c.message(fp), kT0 + minutes(3));
     Plan p = w.Step(kT0 + minutes(4));
@@ -476,9 +460,9 @@ TEST(Decide, SealResultOutcomes) {
 
 TEST(Decide, SucceededJobWaitsBrieflyForItsPod) {
   World w;
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.Step(kT0);
-  const std::string fp = w.Fp(Gpu());
+  const std::string fp = w.Fp(GpuLabels());
   JobView* j = w.FindJob(WarmupJobName("llama", fp));
   j->complete = true;
   j->finished = kT0 + minutes(1);
@@ -497,9 +481,9 @@ TEST(Decide, SucceededJobWaitsBrieflyForItsPod) {
 
 TEST(Decide, FailedJobBacksOffThenRetries) {
   World w;
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.Step(kT0);
-  const std::string fp = w.Fp(Gpu());
+  const std::string fp = w.Fp(GpuLabels());
   const std::string job = WarmupJobName("llama", fp);
   const Time t_fail = kT0 + minutes(2);
   w.Fail(job, t_fail);
@@ -555,9 +539,9 @@ TEST(Decide, FailedJobBacksOffThenRetries) {
 // volume; the next Job's prepare is told the failed Job's uid.
 TEST(Decide, RetriedWarmupNamesTheFailedJobAsDeadLockOwner) {
   World w;
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   Plan first = w.Step(kT0);
-  const std::string fp = w.Fp(Gpu());
+  const std::string fp = w.Fp(GpuLabels());
   const std::string job = WarmupJobName("llama", fp);
   auto prepare_args = [](const Plan& p) {
     for (const auto& a : p.actions) {
@@ -591,9 +575,9 @@ TEST(Decide, RetriedWarmupNamesTheFailedJobAsDeadLockOwner) {
 // cache the status no longer records change nothing.
 TEST(Decide, GateQuarantineMarksDegradedAndRewarms) {
   World w;
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.WarmAll(kT0);
-  const std::string fp = w.Fp(Gpu());
+  const std::string fp = w.Fp(GpuLabels());
   ASSERT_EQ(w.Status(fp)->state, "Ready");
   ASSERT_EQ(w.Status(fp)->manifest_digest, kDigest);
 
@@ -669,9 +653,9 @@ TEST(Decide, GateQuarantineMarksDegradedAndRewarms) {
 
 TEST(Decide, BackoffIsCapped) {
   World w;
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.Step(kT0);
-  const std::string fp = w.Fp(Gpu());
+  const std::string fp = w.Fp(GpuLabels());
   auto& f = w.obs.kc.status.fingerprints[0];
   f.state = "Failed";
   f.failures = 20;
@@ -690,9 +674,9 @@ TEST(Decide, BackoffIsCapped) {
 TEST(Decide, PurgeRewarmsAndKeepsServingTheOldCache) {
   World w;
   w.obs.kc.spec.retention.purge_schedule = "168h";
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.WarmAll(kT0);
-  const std::string fp = w.Fp(Gpu());
+  const std::string fp = w.Fp(GpuLabels());
   const std::string job0 = WarmupJobName("llama", fp);
   ASSERT_EQ(w.Status(fp)->state, "Ready");
   Plan p = w.Step(kT0 + hours(1));
@@ -741,14 +725,14 @@ TEST(Decide, PurgeRewarmsAndKeepsServingTheOldCache) {
 TEST(Decide, DriverUpgradeWarmsNewFingerprintAndCollectsOldAfterGrace) {
   World w;
   w.obs.kc.spec.retention.stale_after = "1h";
-  w.obs.nodes = {Node("gpu-1", Gpu()), Node("gpu-2", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels()), GpuNodeView("gpu-2", GpuLabels())};
   w.WarmAll(kT0);
-  const std::string old_fp = w.Fp(Gpu());
-  const std::string new_fp = w.Fp(Gpu("NVIDIA-H200", "590.10.01"));
+  const std::string old_fp = w.Fp(GpuLabels());
+  const std::string new_fp = w.Fp(GpuLabels("NVIDIA-H200", "590.10.01"));
   ASSERT_NE(old_fp, new_fp);
 
   // gpu-1 upgraded: both fingerprints in use, the new one warmed.
-  w.obs.nodes[0].labels = Gpu("NVIDIA-H200", "590.10.01");
+  w.obs.nodes[0].labels = GpuLabels("NVIDIA-H200", "590.10.01");
   Plan p = w.Step(kT0 + hours(1));
   EXPECT_EQ(Names(p, Kind::kCreateJob), std::vector<std::string>{WarmupJobName("llama", new_fp)});
   EXPECT_EQ(w.Status(old_fp)->state, "Ready");
@@ -760,7 +744,7 @@ TEST(Decide, DriverUpgradeWarmsNewFingerprintAndCollectsOldAfterGrace) {
 
   // gpu-2 upgraded too: the old fingerprint is Stale.
   const Time t_stale = kT0 + hours(2);
-  w.obs.nodes[1].labels = Gpu("NVIDIA-H200", "590.10.01");
+  w.obs.nodes[1].labels = GpuLabels("NVIDIA-H200", "590.10.01");
   p = w.Step(t_stale);
   EXPECT_EQ(w.Status(old_fp)->state, "Stale");
   EXPECT_EQ(w.Status(old_fp)->nodes, 0);
@@ -809,9 +793,9 @@ TEST(Decide, DriverUpgradeWarmsNewFingerprintAndCollectsOldAfterGrace) {
 
 TEST(Decide, AbsentFingerprintComingBackIsReadyAgain) {
   World w;
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.WarmAll(kT0);
-  const std::string fp = w.Fp(Gpu());
+  const std::string fp = w.Fp(GpuLabels());
   auto node = w.obs.nodes;
   w.obs.nodes.clear();
   w.Step(kT0 + hours(1));
@@ -827,13 +811,13 @@ TEST(Decide, AbsentFingerprintComingBackIsReadyAgain) {
 
 TEST(Decide, StaleFingerprintComingBackIsReadyAgain) {
   World w;
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.WarmAll(kT0);
-  const std::string fp = w.Fp(Gpu());
-  w.obs.nodes[0].labels = Gpu("NVIDIA-H200", "590.10.01");  // upgraded
+  const std::string fp = w.Fp(GpuLabels());
+  w.obs.nodes[0].labels = GpuLabels("NVIDIA-H200", "590.10.01");  // upgraded
   w.Step(kT0 + hours(1));
   EXPECT_EQ(w.Status(fp)->state, "Stale");
-  w.obs.nodes[0].labels = Gpu();  // rolled back
+  w.obs.nodes[0].labels = GpuLabels();  // rolled back
   Plan p = w.Step(kT0 + hours(2));
   EXPECT_EQ(w.Status(fp)->state, "Ready");
   EXPECT_FALSE(w.Status(fp)->stale_since.has_value());
@@ -844,9 +828,9 @@ TEST(Decide, StaleFingerprintComingBackIsReadyAgain) {
 
 TEST(Decide, UnschedulableWarmupIsReportedAndClearsWhenItSchedules) {
   World w;
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.Step(kT0);
-  const std::string fp = w.Fp(Gpu());
+  const std::string fp = w.Fp(GpuLabels());
   const std::string job = WarmupJobName("llama", fp);
   ASSERT_NE(w.FindJob(job), nullptr);
   PodView pod;
@@ -906,9 +890,9 @@ TEST(Decide, ScaledToZeroPoolKeepsItsCacheUntilAbsentAfter) {
   // absentAfter (168h by default), far past staleAfter.
   World w;
   w.obs.kc.spec.retention.stale_after = "1h";
-  w.obs.nodes = {Node("gpu-1", Gpu()), Node("gpu-2", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels()), GpuNodeView("gpu-2", GpuLabels())};
   w.WarmAll(kT0);
-  const std::string fp = w.Fp(Gpu());
+  const std::string fp = w.Fp(GpuLabels());
   ASSERT_EQ(w.Status(fp)->last_nodes, (std::vector<std::string>{"gpu-1", "gpu-2"}));
   const auto pool = w.obs.nodes;
 
@@ -977,11 +961,11 @@ TEST(Decide, ChangedFingerprintIsStillCollectedAfterStaleAfter) {
   } cases[] = {
       {"both nodes upgraded in place",
        [](World& w) {
-         for (auto& x : w.obs.nodes) x.labels = Gpu("NVIDIA-H200", "590.10.01");
+         for (auto& x : w.obs.nodes) x.labels = GpuLabels("NVIDIA-H200", "590.10.01");
        }},
       {"one upgraded, the other deleted",
        [](World& w) {
-         w.obs.nodes[0].labels = Gpu("NVIDIA-H200", "590.10.01");
+         w.obs.nodes[0].labels = GpuLabels("NVIDIA-H200", "590.10.01");
          w.obs.nodes.pop_back();
        }},
       {"new image: the same nodes, another fingerprint",
@@ -992,9 +976,9 @@ TEST(Decide, ChangedFingerprintIsStillCollectedAfterStaleAfter) {
   for (const auto& c : cases) {
     World w;
     w.obs.kc.spec.retention.stale_after = "1h";
-    w.obs.nodes = {Node("gpu-1", Gpu()), Node("gpu-2", Gpu())};
+    w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels()), GpuNodeView("gpu-2", GpuLabels())};
     w.WarmAll(kT0);
-    const std::string old_fp = w.Fp(Gpu());
+    const std::string old_fp = w.Fp(GpuLabels());
     c.change(w);
     const Time t = kT0 + hours(2);
     Plan p = w.Step(t);
@@ -1025,15 +1009,15 @@ TEST(Decide, ChangedFingerprintIsStillCollectedAfterStaleAfter) {
 TEST(Decide, AbsentTurnsStaleWhenOneOfItsNodesReturnsWithAnotherFingerprint) {
   World w;
   w.obs.kc.spec.retention.stale_after = "1h";
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.WarmAll(kT0);
-  const std::string fp = w.Fp(Gpu());
+  const std::string fp = w.Fp(GpuLabels());
   w.obs.nodes.clear();
   w.Step(kT0 + hours(1));
   ASSERT_EQ(w.Status(fp)->state, "Absent");
   // gpu-1 comes back after a driver upgrade: the old fingerprint is
   // superseded, not merely absent.
-  w.obs.nodes = {Node("gpu-1", Gpu("NVIDIA-H200", "590.10.01"))};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels("NVIDIA-H200", "590.10.01"))};
   Plan p = w.Step(kT0 + hours(5));
   EXPECT_EQ(w.Status(fp)->state, "Stale");
   EXPECT_EQ(api::FormatTime(*w.Status(fp)->stale_since), api::FormatTime(kT0 + hours(5)));
@@ -1051,25 +1035,25 @@ TEST(Decide, AbsentCachesMakeRoomUnderMaxBytesOldestFirst) {
   // is collected, which is enough; L40S and everything in use stay.
   World w;
   w.obs.kc.spec.retention.max_bytes = "10Mi";
-  const Labels h200 = Gpu(), a100 = Gpu("NVIDIA-A100", "550.54.15", "8"),
-               l40s = Gpu("NVIDIA-L40S", "550.54.15", "8"),
-               b200 = Gpu("NVIDIA-B200", "590.10.01", "10");
-  w.obs.nodes = {Node("h-1", h200), Node("a-1", a100), Node("l-1", l40s)};
+  const Labels h200 = GpuLabels(), a100 = GpuLabels("NVIDIA-A100", "550.54.15", "8"),
+               l40s = GpuLabels("NVIDIA-L40S", "550.54.15", "8"),
+               b200 = GpuLabels("NVIDIA-B200", "590.10.01", "10");
+  w.obs.nodes = {GpuNodeView("h-1", h200), GpuNodeView("a-1", a100), GpuNodeView("l-1", l40s)};
   w.Step(kT0);
   for (const auto& j : std::vector<JobView>(w.obs.jobs)) {
     w.Succeed(j.name, SealMsg(j.labels.at(kLabelFingerprint), 3 << 20), kT0 + minutes(1));
   }
   w.Step(kT0 + minutes(2));
   ASSERT_EQ(w.obs.kc.status.ready, "3/3");
-  w.obs.nodes = {Node("h-1", h200), Node("l-1", l40s)};
+  w.obs.nodes = {GpuNodeView("h-1", h200), GpuNodeView("l-1", l40s)};
   w.Step(kT0 + hours(1));
-  w.obs.nodes = {Node("h-1", h200)};
+  w.obs.nodes = {GpuNodeView("h-1", h200)};
   Plan p = w.Step(kT0 + hours(2));
   EXPECT_EQ(w.Status(w.Fp(a100))->state, "Absent");
   EXPECT_EQ(w.Status(w.Fp(l40s))->state, "Absent");
   EXPECT_EQ(CountKind(p, Kind::kCreateJob), 0u) << "9 MiB fits in 10 MiB: nothing collected";
 
-  w.obs.nodes = {Node("h-1", h200), Node("b-1", b200)};
+  w.obs.nodes = {GpuNodeView("h-1", h200), GpuNodeView("b-1", b200)};
   w.Step(kT0 + hours(3));
   w.Succeed(WarmupJobName("llama", w.Fp(b200)), SealMsg(w.Fp(b200), 3 << 20),
             kT0 + hours(3) + minutes(1), "b-1");
@@ -1095,9 +1079,9 @@ TEST(Decide, AbsentCachesMakeRoomUnderMaxBytesOldestFirst) {
 TEST(Decide, FingerprintBackDuringItsGcIsWarmedAnew) {
   World w;
   w.obs.kc.spec.retention.absent_after = "1h";
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.WarmAll(kT0);
-  const std::string fp = w.Fp(Gpu());
+  const std::string fp = w.Fp(GpuLabels());
   const std::string job = WarmupJobName("llama", fp);
   auto nodes = w.obs.nodes;
   w.obs.nodes.clear();
@@ -1135,9 +1119,9 @@ TEST(Decide, FingerprintBackDuringGcWaitsForTheOldJobToGo) {
   // Same, but the delete of the old Job is not yet visible: no re-read.
   World w;
   w.obs.kc.spec.retention.absent_after = "1h";
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.WarmAll(kT0);
-  const std::string fp = w.Fp(Gpu());
+  const std::string fp = w.Fp(GpuLabels());
   auto nodes = w.obs.nodes;
   w.obs.nodes.clear();
   w.Step(kT0 + hours(1));
@@ -1156,12 +1140,12 @@ TEST(Decide, FingerprintBackDuringGcWaitsForTheOldJobToGo) {
 
 TEST(Decide, ImageChangeRetiresOldFingerprints) {
   World w;
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.WarmAll(kT0);
-  const std::string old_fp = w.Fp(Gpu());
+  const std::string old_fp = w.Fp(GpuLabels());
   w.obs.kc.spec.image = "registry.example/llama@sha256:" + std::string(64, 'c');
   w.obs.kc.metadata.generation = 2;
-  const std::string new_fp = w.Fp(Gpu());
+  const std::string new_fp = w.Fp(GpuLabels());
   ASSERT_NE(old_fp, new_fp);
   Plan p = w.Step(kT0 + hours(1));
   EXPECT_EQ(Names(p, Kind::kCreateJob), std::vector<std::string>{WarmupJobName("llama", new_fp)});
@@ -1173,9 +1157,9 @@ TEST(Decide, ImageChangeRetiresOldFingerprints) {
 
 TEST(Decide, RuntimeChangeRetiresOldFingerprintsAndStopsTheirWarmups) {
   World w;
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.Step(kT0);  // warmup of the old fingerprint in flight
-  const std::string old_fp = w.Fp(Gpu());
+  const std::string old_fp = w.Fp(GpuLabels());
   w.obs.kc.spec.runtime["triton"] = "3.6.0";
   Plan p = w.Step(kT0 + minutes(1));
   EXPECT_EQ(Names(p, Kind::kDeleteJob), std::vector<std::string>{WarmupJobName("llama", old_fp)});
@@ -1202,7 +1186,7 @@ TEST(Decide, InvalidSpecCreatesNothing) {
   };
   for (const auto& c : cases) {
     World w;
-    w.obs.nodes = {Node("gpu-1", Gpu())};
+    w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
     c.edit(w.obs);
     Plan p = w.Step(kT0);
     EXPECT_EQ(CountKind(p, Kind::kCreateJob), 0u) << c.name;
@@ -1223,7 +1207,7 @@ TEST(Decide, InvalidSpecCreatesNothing) {
 
 TEST(Decide, EventMessagesStayUnderOneKiB) {
   World w;
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   for (int i = 0; i < 40; ++i) {
     w.obs.kc.spec.warmup.env.push_back({{"name", "TRITON_CACHE_DIR"}, {"value", "/x"}});
   }
@@ -1239,7 +1223,7 @@ TEST(Decide, EventMessagesStayUnderOneKiB) {
 
 TEST(Decide, FixingTheSpecClearsInvalidSpec) {
   World w;
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.obs.kc.spec.storage.size.clear();
   w.Step(kT0);
   w.obs.kc.spec.storage.size = "20Gi";
@@ -1252,7 +1236,7 @@ TEST(Decide, FixingTheSpecClearsInvalidSpec) {
 TEST(Decide, UnpinnedImageWarnsButWarms) {
   World w;
   w.obs.kc.spec.image = "registry.example/llama:latest";
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   Plan p = w.Step(kT0);
   EXPECT_EQ(Cond(p.status, "ImageNotPinned").status, "True");
   EXPECT_NE(FindEvent(p, "ImageNotPinned"), nullptr);
@@ -1303,7 +1287,7 @@ TEST(Decide, Storage) {
   };
   for (const auto& c : cases) {
     World w;
-    w.obs.nodes = {Node("gpu-1", Gpu())};
+    w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
     c.edit(w.obs);
     Plan p = w.Decide(kT0);
     EXPECT_EQ(CountKind(p, Kind::kCreatePvc), 0u) << c.name;
@@ -1327,9 +1311,9 @@ TEST(Decide, Storage) {
 TEST(Decide, ShapeExplosion) {
   World w;
   w.obs.kc.spec.retention.max_bytes = "1Mi";
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.Step(kT0);
-  const std::string fp = w.Fp(Gpu());
+  const std::string fp = w.Fp(GpuLabels());
   w.Succeed(WarmupJobName("llama", fp), SealMsg(fp, 5 << 20), kT0 + minutes(1));
   Plan p = w.Step(kT0 + minutes(2));
   EXPECT_EQ(w.Status(fp)->state, "Ready");
@@ -1348,14 +1332,14 @@ TEST(Decide, ShapeExplosion) {
 
 TEST(Decide, DeletionCleansUpWhatWeCreated) {
   World w;
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.Step(kT0);
   ASSERT_TRUE(w.obs.pvc.has_value());
   w.obs.kc.metadata.deletion_timestamp = kT0 + minutes(1);
   const auto status_before = w.obs.kc.status;
   Plan p = w.Step(kT0 + minutes(1));
   EXPECT_EQ(Names(p, Kind::kDeleteJob),
-            std::vector<std::string>{WarmupJobName("llama", w.Fp(Gpu()))});
+            std::vector<std::string>{WarmupJobName("llama", w.Fp(GpuLabels()))});
   EXPECT_EQ(Names(p, Kind::kDeletePvc), std::vector<std::string>{"llama-cache"});
   EXPECT_EQ(CountKind(p, Kind::kRemoveFinalizer), 1u);
   EXPECT_EQ(CountKind(p, Kind::kCreateJob) + CountKind(p, Kind::kCreatePvc), 0u);
@@ -1373,7 +1357,7 @@ TEST(Decide, DeletionNeverDeletesAnExistingClaim) {
     // Even a claim that (oddly) names us as owner is the user's when it is
     // the existingClaim.
     w.obs.pvc = PvcView{"shared-cache", "u", "Bound", {"ReadWriteMany"}, owned, false, kT0};
-    w.obs.nodes = {Node("gpu-1", Gpu())};
+    w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
     w.Step(kT0);
     w.obs.kc.metadata.deletion_timestamp = kT0 + minutes(1);
     Plan p = w.Decide(kT0 + minutes(1));
@@ -1399,8 +1383,9 @@ TEST(Decide, IdempotentAtEveryStage) {
   // creates nothing and emits no event.
   World w;
   w.obs.kc.spec.retention.stale_after = "1h";
-  w.obs.nodes = {Node("gpu-1", Gpu()), Node("a-1", Gpu("NVIDIA-A100", "550.54.15", "8"))};
-  const std::string h200 = w.Fp(Gpu());
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels()),
+                 GpuNodeView("a-1", GpuLabels("NVIDIA-A100", "550.54.15", "8"))};
+  const std::string h200 = w.Fp(GpuLabels());
   std::vector<std::function<void(World&, Time)>> stages = {
       [](World&, Time) {},
       [&](World& x, Time t) { x.Succeed(WarmupJobName("llama", h200), SealMsg(h200), t); },
@@ -1432,13 +1417,13 @@ TEST(Decide, IdempotentAtEveryStage) {
 
 TEST(Decide, ConditionsKeepTransitionTimeWhileUnchanged) {
   World w;
-  w.obs.nodes = {Node("gpu-1", Gpu())};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels())};
   w.Step(kT0);
   const Time first = Cond(w.obs.kc.status, "Ready").last_transition_time;
   EXPECT_EQ(api::FormatTime(first), api::FormatTime(kT0));
   w.Step(kT0 + minutes(1));
   EXPECT_EQ(Cond(w.obs.kc.status, "Ready").last_transition_time, first);
-  const std::string fp = w.Fp(Gpu());
+  const std::string fp = w.Fp(GpuLabels());
   w.Succeed(WarmupJobName("llama", fp), SealMsg(fp), kT0 + minutes(2));
   w.Step(kT0 + minutes(3));
   EXPECT_EQ(Cond(w.obs.kc.status, "Ready").status, "True");
@@ -1451,7 +1436,8 @@ TEST(Decide, RequeueIsTheEarliestTimer) {
   World w;
   w.obs.kc.spec.retention.absent_after = "2h";
   w.obs.kc.spec.retention.purge_schedule = "24h";
-  w.obs.nodes = {Node("gpu-1", Gpu()), Node("a-1", Gpu("NVIDIA-A100", "550.54.15", "8"))};
+  w.obs.nodes = {GpuNodeView("gpu-1", GpuLabels()),
+                 GpuNodeView("a-1", GpuLabels("NVIDIA-A100", "550.54.15", "8"))};
   w.WarmAll(kT0);
   w.obs.nodes.pop_back();  // A100 absent at kT0+1h: collect at kT0+3h; purge at kT0+24h
   Plan p = w.Step(kT0 + hours(1));
@@ -1468,16 +1454,17 @@ TEST(Decide, ActionKindNames) {
 TEST(GroupNodesTest, GroupsByFingerprintAndSplitsEligibility) {
   core::KernelCacheSpec spec;
   spec.node_selector = {{"nvidia.com/gpu.present", "true"}};
-  NodeView cordoned = Node("h200-2", Gpu("NVIDIA-H200"));
+  NodeView cordoned = GpuNodeView("h200-2", GpuLabels("NVIDIA-H200"));
   cordoned.unschedulable = true;
   Labels unlabelled = {{"nvidia.com/gpu.present", "true"}};
-  Labels unselected = Gpu("NVIDIA-A100");
+  Labels unselected = GpuLabels("NVIDIA-A100");
   unselected["nvidia.com/gpu.present"] = "false";
-  const decide::NodeGroups g = decide::GroupNodes(
-      spec,
-      {Node("h200-1", Gpu("NVIDIA-H200")), cordoned, Node("a100-1", Gpu("NVIDIA-A100")),
-       Node("bare", unlabelled), Node("other", unselected)},
-      nullptr);
+  const decide::NodeGroups g =
+      decide::GroupNodes(spec,
+                         {GpuNodeView("h200-1", GpuLabels("NVIDIA-H200")), cordoned,
+                          GpuNodeView("a100-1", GpuLabels("NVIDIA-A100")),
+                          GpuNodeView("bare", unlabelled), GpuNodeView("other", unselected)},
+                         nullptr);
   ASSERT_EQ(g.groups.size(), 2u);
   EXPECT_EQ(g.node_fp.count("other"), 0u);
   EXPECT_EQ(g.node_fp.count("bare"), 0u);
@@ -1497,7 +1484,8 @@ TEST(GroupNodesTest, GroupsByFingerprintAndSplitsEligibility) {
   api::Condition prev;
   prev.status = "True";
   prev.message = g.missing_labels.message;
-  const decide::NodeGroups again = decide::GroupNodes(spec, {Node("bare", unlabelled)}, &prev);
+  const decide::NodeGroups again =
+      decide::GroupNodes(spec, {GpuNodeView("bare", unlabelled)}, &prev);
   EXPECT_TRUE(again.effects.events.empty());
 
   const decide::NodeGroups none = decide::GroupNodes(spec, {}, nullptr);

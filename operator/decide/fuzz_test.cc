@@ -25,6 +25,7 @@
 #include "core/spec_validation.h"
 #include "operator/decide/decide.h"
 #include "operator/decide/views.h"
+#include "operator/testing/objects.h"
 
 namespace kc::op {
 namespace {
@@ -309,17 +310,9 @@ Json BaseKernelCache() {
 }
 
 Json BaseNode(int i) {
-  Json n = Json::parse(R"({
-    "apiVersion": "v1", "kind": "Node",
-    "metadata": {"name": "gpu", "labels": {
-      "nvidia.com/gpu.present": "true", "nvidia.com/gpu.product": "NVIDIA-H200",
-      "nvidia.com/gpu.compute.major": "9", "nvidia.com/gpu.compute.minor": "0",
-      "nvidia.com/cuda.driver-version.full": "580.159.04",
-      "nvidia.com/cuda.runtime-version.full": "13.0", "kubernetes.io/arch": "amd64"}},
-    "spec": {"unschedulable": false},
-    "status": {"allocatable": {"nvidia.com/gpu": "8"}, "capacity": {"nvidia.com/gpu": 8},
-               "conditions": [{"type": "Ready", "status": "True"}]}})");
-  n["metadata"]["name"] = "gpu-" + std::to_string(i);
+  Json n = fixtures::GpuNodeJson("gpu-" + std::to_string(i));
+  n["spec"]["unschedulable"] = false;
+  n["status"]["capacity"]["nvidia.com/gpu"] = 8;
   return n;
 }
 

@@ -16,6 +16,7 @@
 #include "operator/decide/decide.h"
 #include "operator/decide/names.h"
 #include "operator/decide/views.h"
+#include "operator/testing/objects.h"
 
 namespace kc::op {
 namespace {
@@ -41,16 +42,7 @@ Json KernelCacheJson() {
     }})");
 }
 
-Json NodeJson() {
-  return Json::parse(R"({
-    "metadata": {"name": "gpu-1", "labels": {
-      "nvidia.com/gpu.present": "true", "nvidia.com/gpu.product": "NVIDIA-H200",
-      "nvidia.com/gpu.compute.major": "9", "nvidia.com/gpu.compute.minor": "0",
-      "nvidia.com/cuda.driver-version.full": "580.159.04",
-      "nvidia.com/cuda.runtime-version.full": "13.0", "kubernetes.io/arch": "amd64"}},
-    "status": {"allocatable": {"nvidia.com/gpu": "8"},
-               "conditions": [{"type": "Ready", "status": "True"}]}})");
-}
+Json NodeJson() { return fixtures::GpuNodeJson("gpu-1"); }
 
 Observed ObservedFrom(const Json& kc) {
   Observed o;

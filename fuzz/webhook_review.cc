@@ -1,4 +1,4 @@
-// libFuzzer target (issue 10): arbitrary bytes as the body of POST
+// libFuzzer target: arbitrary bytes as the body of POST
 // /mutate-pods and /validate-kernelcaches. Properties, checked on every
 // input (a violation traps, so the fuzzer reports it):
 //   - neither handler throws or crashes; every answer is 200 with an
@@ -8,7 +8,7 @@
 //     (idempotence).
 // Built with clang as `fuzz_webhook_review` (-fsanitize=fuzzer,address,
 // undefined), and under any compiler as `fuzz_webhook_review_replay`, which runs
-// the committed corpus (operator/webhook/fuzz_corpus/) through the same
+// the committed corpus (fuzz/corpus/webhook_review/) through the same
 // function in ctest.
 #include <cstddef>
 #include <cstdint>
