@@ -9,7 +9,8 @@ Usage: scripts/check_layout.py [REPO_ROOT]
      only core/, api/, base/ and their own folder (their tests also the
      test-only testing/ and operator/testing/);
    - operator/serving/ includes no operator/decide/ or operator/controller/;
-   - no library under operator/ includes the program (operator/config.h).
+   - no library under operator/ includes the program (operator/config.h,
+     operator/wiring.h).
 Prints one line per breach ("FILE: includes X (rule)") and exits 1 if
 there is any; prints a summary and exits 0 otherwise.
 """
@@ -52,7 +53,7 @@ def include_breach(path, include):
             ('operator/decide/', 'operator/controller/')):
         return 'serving does not include the decision library or the controller'
     if (path.startswith('operator/') and folder != 'operator/'
-            and include == 'operator/config.h'):
+            and include in ('operator/config.h', 'operator/wiring.h')):
         return 'a library does not include the program'
     return None
 

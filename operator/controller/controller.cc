@@ -8,6 +8,7 @@
 #include "api/meta.h"
 #include "core/api_types.h"
 #include "operator/controller/cache_transforms.h"
+#include "operator/controller/event_keys.h"
 #include "operator/controller/gate_reports.h"
 #include "operator/decide/eligibility.h"
 #include "operator/decide/views.h"
@@ -16,29 +17,6 @@ namespace kc::op {
 namespace {
 
 using Json = kube::Json;
-
-std::map<std::string, std::string> StringMap(const Json& j) {
-  std::map<std::string, std::string> out;
-  if (!j.is_object()) return out;
-  for (const auto& [k, v] : j.items()) {
-    if (v.is_string()) out[k] = v.get<std::string>();
-  }
-  return out;
-}
-
-// j[key] when `j` is an object holding one, else null: never throws, never
-// reads past a missing key (const operator[] would).
-const Json& At(const Json& j, const char* key) {
-  static const Json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-
-std::string StrAt(const Json& j, const char* key) {
-  const Json& v = At(j, key);
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
 
 // Runs an informer handler's body so that nothing it throws reaches the
 // informer's thread (which would end the process): a failure is logged and
@@ -72,72 +50,88 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
   kube::WorkQueue::Options qo;
   qo.name = options_.queue_name;
   queue_ = std::make_unique<kube::WorkQueue>(std::move(qo));
-
   std::vector<std::string> namespaces = options_.namespaces;
   if (namespaces.empty()) namespaces.emplace_back();  // all
-  const std::string owned = kLabelName;               // "exists" selector
   for (const std::string& ns : namespaces) {
-    auto& kcs = AddInformer(resources::KernelCaches(), ns, "", &caches_.kernelcaches);
-    kcs.AddEventHandler({
-        [this](const Json& o) {
-          RememberSelector(o);
-          Enqueue(kube::ObjectKey(o), "kernelcache");
-        },
-        [this](const Json&, const Json& o) {
-          RememberSelector(o);
-          Enqueue(kube::ObjectKey(o), "kernelcache");
-        },
-        [this](const Json& o, bool) {
-          ForgetSelector(o);
-          Enqueue(kube::ObjectKey(o), "kernelcache");
-        },
-    });
-    auto& jobs = AddInformer(kube::resources::kJobs, ns, owned, &caches_.jobs);
-    jobs.AddEventHandler({
-        [this](const Json& o) { EnqueueByLabel(o, "job"); },
-        [this](const Json& before, const Json& after) {
-          Safely(logger_, "job", [&] {
-            if (JobChangeMatters(before, after)) EnqueueByLabel(after, "job");
-          });
-        },
-        [this](const Json& o, bool) { EnqueueByLabel(o, "job"); },
-    });
-    auto& pods = AddInformer(kube::resources::kPods, ns, owned, &caches_.pods);
-    pods.AddEventHandler({
-        [this](const Json& o) { EnqueueByLabel(o, "pod"); },
-        [this](const Json& before, const Json& after) {
-          Safely(logger_, "pod", [&] {
-            if (PodChangeMatters(before, after)) EnqueueByLabel(after, "pod");
-          });
-        },
-        [this](const Json& o, bool) { EnqueueByLabel(o, "pod"); },
-    });
-    // Gated model pods: their gate's termination message (core/gate_report.h)
-    // says when it quarantined a cache. Only a change of the gate
-    // container's reports enqueues (model pods change often otherwise).
-    auto& gated =
-        AddInformer(kube::resources::kPods, ns, core::kConsumerLabel, &caches_.gated_pods);
-    gated.AddEventHandler({
-        [this](const Json& o) {
-          if (!GateReportsFromPod(o).empty()) EnqueueConsumer(o);
-        },
-        [this](const Json& old_pod, const Json& new_pod) {
-          if (GateMessages(old_pod) != GateMessages(new_pod)) EnqueueConsumer(new_pod);
-        },
-        [](const Json&, bool) {},
-    });
-    auto& pvcs = AddInformer(kube::resources::kPersistentVolumeClaims, ns, "", &caches_.pvcs);
-    pvcs.AddEventHandler({
-        [this](const Json& o) { EnqueueForPvc(o); },
-        [this](const Json&, const Json& o) { EnqueueForPvc(o); },
-        [this](const Json& o, bool) { EnqueueForPvc(o); },
-    });
+    WatchKernelCaches(ns);
+    WatchOwned(kube::resources::kJobs, ns, &caches_.jobs, "job", JobChangeMatters);
+    WatchOwned(kube::resources::kPods, ns, &caches_.pods, "pod", PodChangeMatters);
+    WatchGatedPods(ns);
+    WatchPvcs(ns);
   }
-  // Nodes: the index first, then the KernelCaches the node concerns, so the
-  // reconcile that follows reads the new state. The index is the one copy of
-  // each node: the informer's store keeps only its name and resourceVersion
-  // (CacheKeepFor), so an update's "before" and a delete's labels come from
-  // the index.
+  WatchNodes();
+  events_ = std::make_unique<ClientEventSink>(
+      options_.events_client != nullptr ? *options_.events_client : client_, logger_,
+      options_.identity);
+  reconciler_ = std::make_unique<Reconciler>(client_, caches_, options_.settings, events_.get(),
+                                             metrics_, logger_);
+}
+
+void Controller::WatchKernelCaches(const std::string& ns) {
+  auto& kcs = AddInformer(resources::KernelCaches(), ns, "", &caches_.kernelcaches);
+  kcs.AddEventHandler({
+      [this](const Json& o) {
+        RememberSelector(o);
+        Enqueue(kube::ObjectKey(o), "kernelcache");
+      },
+      [this](const Json&, const Json& o) {
+        RememberSelector(o);
+        Enqueue(kube::ObjectKey(o), "kernelcache");
+      },
+      [this](const Json& o, bool) {
+        ForgetSelector(o);
+        Enqueue(kube::ObjectKey(o), "kernelcache");
+      },
+  });
+}
+
+void Controller::WatchOwned(const kube::Resource& r, const std::string& ns,
+                            std::vector<const kube::Store*>* stores, const char* source,
+                            ChangeMatters matters) {
+  const std::string owned = kLabelName;  // "exists" selector
+  auto& informer = AddInformer(r, ns, owned, stores);
+  informer.AddEventHandler({
+      [this, source](const Json& o) { EnqueueByLabel(o, source); },
+      [this, source, matters](const Json& before, const Json& after) {
+        Safely(logger_, source, [&] {
+          if (matters(before, after)) EnqueueByLabel(after, source);
+        });
+      },
+      [this, source](const Json& o, bool) { EnqueueByLabel(o, source); },
+  });
+}
+
+// Gated model pods: their gate's termination message (core/gate_report.h)
+// says when it quarantined a cache. Only a change of the gate container's
+// reports enqueues (model pods change often otherwise).
+void Controller::WatchGatedPods(const std::string& ns) {
+  auto& gated = AddInformer(kube::resources::kPods, ns, core::kConsumerLabel, &caches_.gated_pods);
+  gated.AddEventHandler({
+      [this](const Json& o) {
+        if (!GateReportsFromPod(o).empty()) EnqueueConsumer(o);
+      },
+      [this](const Json& old_pod, const Json& new_pod) {
+        if (GateMessages(old_pod) != GateMessages(new_pod)) EnqueueConsumer(new_pod);
+      },
+      [](const Json&, bool) {},
+  });
+}
+
+void Controller::WatchPvcs(const std::string& ns) {
+  auto& pvcs = AddInformer(kube::resources::kPersistentVolumeClaims, ns, "", &caches_.pvcs);
+  pvcs.AddEventHandler({
+      [this](const Json& o) { EnqueueForPvc(o); },
+      [this](const Json&, const Json& o) { EnqueueForPvc(o); },
+      [this](const Json& o, bool) { EnqueueForPvc(o); },
+  });
+}
+
+// Nodes: the index first, then the KernelCaches the node concerns, so the
+// reconcile that follows reads the new state. The index is the one copy of
+// each node: the informer's store keeps only its name and resourceVersion
+// (CacheKeepFor), so an update's "before" and a delete's labels come from
+// the index.
+void Controller::WatchNodes() {
   caches_.nodes = &node_index_;
   std::vector<const kube::Store*> node_stores;  // read through node_index_ only
   auto& nodes = AddInformer(kube::resources::kNodes, "", "", &node_stores);
@@ -170,12 +164,6 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
         });
       },
   });
-
-  events_ = std::make_unique<ClientEventSink>(
-      options_.events_client != nullptr ? *options_.events_client : client_, logger_,
-      options_.identity);
-  reconciler_ = std::make_unique<Reconciler>(client_, caches_, options_.settings, events_.get(),
-                                             metrics_, logger_);
 }
 
 Controller::~Controller() { Stop(); }
@@ -238,33 +226,20 @@ void Controller::Enqueue(const std::string& key, const char* source) {
 
 void Controller::EnqueueByLabel(const Json& obj, const char* source) {
   Safely(logger_, "by-label", [&] {
-    const api::ObjectMeta meta = api::MetaOf(obj);
-    auto it = meta.labels.find(kLabelName);
-    if (it == meta.labels.end()) return;
-    Enqueue(meta.namespace_ + "/" + it->second, source);
+    if (auto key = OwnerKey(obj)) Enqueue(*key, source);
   });
 }
 
 void Controller::EnqueueConsumer(const Json& pod) {
-  const api::ObjectMeta meta = api::MetaOf(pod);
-  auto it = meta.labels.find(core::kConsumerLabel);
-  if (it == meta.labels.end() || it->second.empty()) return;
-  Enqueue(meta.namespace_ + "/" + it->second, "gate");
+  if (auto key = ConsumerKey(pod)) Enqueue(*key, "gate");
 }
 
 void Controller::RememberSelector(const Json& kc) {
-  Safely(logger_, "kernelcache", [&] {
-    auto selector = StringMap(At(At(kc, "spec"), "nodeSelector"));
-    std::lock_guard<std::mutex> l(selectors_mu_);
-    selectors_[kube::ObjectKey(kc)] = std::move(selector);
-  });
+  Safely(logger_, "kernelcache", [&] { selectors_.Set(kube::ObjectKey(kc), NodeSelectorOf(kc)); });
 }
 
 void Controller::ForgetSelector(const Json& kc) {
-  Safely(logger_, "kernelcache", [&] {
-    std::lock_guard<std::mutex> l(selectors_mu_);
-    selectors_.erase(kube::ObjectKey(kc));
-  });
+  Safely(logger_, "kernelcache", [&] { selectors_.Erase(kube::ObjectKey(kc)); });
 }
 
 void Controller::EnqueueForNode(const std::map<std::string, std::string>& labels) {
@@ -278,31 +253,13 @@ void Controller::EnqueueForNodeChange(const NodeView& before, const NodeView& af
 
 void Controller::EnqueueSelecting(
     const std::function<bool(const std::map<std::string, std::string>&)>& concerns) {
-  std::vector<std::string> keys;
-  {
-    std::lock_guard<std::mutex> l(selectors_mu_);
-    for (const auto& [key, selector] : selectors_) {
-      if (concerns(selector)) keys.push_back(key);
-    }
-  }
-  for (const std::string& key : keys) Enqueue(key, "node");
+  for (const std::string& key : selectors_.KeysWhere(concerns)) Enqueue(key, "node");
 }
 
 void Controller::EnqueueForPvc(const Json& pvc) {
   Safely(logger_, "pvc", [&] {
-    const api::ObjectMeta meta = api::MetaOf(pvc);
-    const std::string& ns = meta.namespace_;
-    const std::string& name = meta.name;
-    for (const api::OwnerReference& ref : meta.owner_references) {
-      if (ref.kind == core::kKind && ref.api_version == core::kApiVersion) {
-        Enqueue(ns + "/" + ref.name, "pvc");
-      }
-    }
-    for (const Json& kc : Caches::All(caches_.kernelcaches)) {
-      if (api::MetaOf(kc).namespace_ != ns) continue;
-      if (StrAt(At(At(kc, "spec"), "storage"), "existingClaim") == name) {
-        Enqueue(kube::ObjectKey(kc), "pvc");
-      }
+    for (const std::string& key : PvcKeys(pvc, Caches::All(caches_.kernelcaches))) {
+      Enqueue(key, "pvc");
     }
   });
 }

@@ -42,6 +42,7 @@
 #include "operator/controller/caches.h"
 #include "operator/controller/reconciler.h"
 #include "operator/controller/resolve.h"
+#include "operator/controller/selector_index.h"
 #include "operator/decide/types.h"
 #include "operator/serving/logging.h"
 #include "operator/serving/metrics.h"
@@ -90,6 +91,17 @@ class Controller {
   kube::Informer& AddInformer(const kube::Resource& r, const std::string& ns,
                               const std::string& label_selector,
                               std::vector<const kube::Store*>* stores);
+  // The informers of one namespace ("" = all) and their handlers.
+  void WatchKernelCaches(const std::string& ns);
+  // Jobs or warmup Pods labelled kernelcache.io/name: an update enqueues
+  // only when `matters` (operator/decide/views.h).
+  using ChangeMatters = bool (*)(const kube::Json& before, const kube::Json& after);
+  void WatchOwned(const kube::Resource& r, const std::string& ns,
+                  std::vector<const kube::Store*>* stores, const char* source,
+                  ChangeMatters matters);
+  void WatchGatedPods(const std::string& ns);
+  void WatchPvcs(const std::string& ns);
+  void WatchNodes();
   void Enqueue(const std::string& key, const char* source);
   // Every KernelCache whose spec.nodeSelector matches `labels`.
   void EnqueueForNode(const std::map<std::string, std::string>& labels);
@@ -98,8 +110,8 @@ class Controller {
   // Queues (source "node") the KernelCaches whose nodeSelector `concerns`.
   void EnqueueSelecting(
       const std::function<bool(const std::map<std::string, std::string>&)>& concerns);
-  // The KernelCaches' nodeSelectors, kept by their informer's handlers, so a
-  // node event neither copies nor parses every KernelCache.
+  // The KernelCaches' nodeSelectors (selectors_), kept by their informer's
+  // handlers.
   void RememberSelector(const kube::Json& kc);
   void ForgetSelector(const kube::Json& kc);
   void EnqueueByLabel(const kube::Json& obj, const char* source);
@@ -113,9 +125,7 @@ class Controller {
   Logger logger_;
   Caches caches_;
   NodeIndex node_index_;
-  std::mutex selectors_mu_;
-  // KernelCache key -> its spec.nodeSelector.
-  std::map<std::string, std::map<std::string, std::string>> selectors_;
+  SelectorIndex selectors_;  // KernelCache key -> its spec.nodeSelector
   std::vector<std::unique_ptr<kube::Informer>> informers_;
   std::vector<std::jthread> informer_threads_;
   std::unique_ptr<kube::WorkQueue> queue_;

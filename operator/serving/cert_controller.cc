@@ -6,21 +6,12 @@
 #include "api/time.h"
 #include "base/base64.h"
 #include "kube/config.h"
+#include "operator/serving/cert_secret.h"
 
 namespace kc::webhook {
 namespace {
 
 using Json = kube::Json;
-
-// The decoded value of data[key], or "" when absent or not base64.
-std::string DataValue(const Json& secret, const char* key) {
-  if (!secret.is_object() || !secret.contains("data") || !secret["data"].is_object()) return "";
-  const Json& data = secret["data"];
-  auto it = data.find(key);
-  if (it == data.end() || !it->is_string()) return "";
-  auto decoded = kc::DecodeBase64(it->get<std::string>());
-  return decoded.ok() ? *decoded : "";
-}
 
 // Every CA in the observed caBundles, each once, in order.
 std::vector<std::string> AllCas(const StatusOr<std::vector<EntryBundle>>& observed) {
@@ -52,20 +43,6 @@ bool UsableCa(const CertPair& ca, TimePoint now, const CertWanted& wanted) {
   return Decide(now, st, wanted) != CertAction::kRecreateAll;
 }
 
-std::optional<TimePoint> Annotation(const Json& secret, const char* key) {
-  const Json& meta = secret.value("metadata", Json::object());
-  const Json& ann = meta.value("annotations", Json::object());
-  if (!ann.is_object() || !ann.contains(key) || !ann[key].is_string()) return std::nullopt;
-  auto t = api::ParseTime(ann[key].get<std::string>());
-  return t.ok() ? std::optional<TimePoint>(*t) : std::nullopt;
-}
-
-std::string Concat(const std::vector<std::string>& pems) {
-  std::string out;
-  for (const std::string& p : pems) out += p;
-  return out;
-}
-
 }  // namespace
 
 CertController::CertController(kube::Client& client, CertControllerOptions options,
@@ -82,144 +59,123 @@ StatusOr<CertAction> CertController::Reconcile(TimePoint now) {
 }
 
 StatusOr<CertAction> CertController::ReconcileOnce(TimePoint now, bool may_adopt) {
-  const auto& secrets = kube::resources::kSecrets;
-  auto got = client_.Get(secrets, options_.ns, options_.secret_name);
+  auto got = client_.Get(kube::resources::kSecrets, options_.ns, options_.secret_name);
   if (!got.ok() && !IsNotFound(got.status())) return got.status();
-  const bool exists = got.ok();
-  const Json secret = exists ? *got : Json::object();
-  const std::string old_ca = DataValue(secret, kCaKey);
-  const std::string ca_key = DataValue(secret, kCaPrivateKeyKey);
-  const std::string secret_ref = options_.ns + "/" + options_.secret_name;
-
-  CertWanted wanted{ServiceDnsNames(options_.service_name, options_.ns), options_.ips};
-  SecretState state =
-      InspectSecret(old_ca, DataValue(secret, kCertKey), DataValue(secret, kPrivateKeyKey), now);
-  if (state.ca && !CheckKeyMatches(old_ca, ca_key).ok()) state.ca.reset();  // CA key lost
-  const CertAction action = Decide(now, state, wanted);
+  SecretPass pass;
+  pass.now = now;
+  pass.may_adopt = may_adopt;
+  pass.exists = got.ok();
+  pass.secret = pass.exists ? *got : Json::object();
+  pass.fields = ReadSecretFields(pass.secret);
+  const SecretFields& f = pass.fields;
+  const CertWanted wanted{ServiceDnsNames(options_.service_name, options_.ns), options_.ips};
+  SecretState state = InspectSecret(f.ca_pem, f.cert_pem, f.key_pem, now);
+  if (state.ca && !CheckKeyMatches(f.ca_pem, f.ca_key_pem).ok()) state.ca.reset();  // CA key lost
+  pass.action = Decide(now, state, wanted);
+  pass.result = pass.action;
   // The CAs besides the current one that replicas may still serve certs of.
-  std::vector<std::string> retained = SplitPemCerts(DataValue(secret, kPreviousCaKey));
-  if (action == CertAction::kKeep) {
-    KC_RETURN_IF_ERROR(WriteCaBundles(PlanBundle(now, old_ca, retained)));
-    return action;
+  std::vector<std::string> retained = SplitPemCerts(f.previous_cas_pem);
+  if (pass.action == CertAction::kKeep) {
+    KC_RETURN_IF_ERROR(WriteCaBundles(PlanBundle(now, f.ca_pem, retained)));
+    return pass.action;
   }
-  // A conditional write of the Secret (create, or a merge patch carrying the
-  // resourceVersion read above); nullopt when another replica wrote it first
-  // and this pass adopted that (the adopting pass's result in `adopted`).
-  StatusOr<CertAction> adopted = action;
-  auto write = [&](Json data, const Json& annotations) -> StatusOr<std::optional<Json>> {
-    StatusOr<Json> written = Json();
-    if (!exists) {
-      written = client_.Create(
-          secrets, options_.ns,
-          {{"apiVersion", "v1"},
-           {"kind", "Secret"},
-           {"metadata",
-            {{"name", options_.secret_name},
-             {"namespace", options_.ns},
-             {"labels", {{"app.kubernetes.io/managed-by", "kernelcache-operator"}}}}},
-           {"type", "kubernetes.io/tls"},
-           {"data", data}});
-    } else {
-      Json meta = {{"resourceVersion", api::MetaString(secret, "resourceVersion")}};
-      if (!annotations.empty()) meta["annotations"] = annotations;
-      written = client_.Patch(secrets, options_.ns, options_.secret_name, kube::PatchType::kMerge,
-                              {{"metadata", meta}, {"data", data}});
-    }
-    if (may_adopt && (IsAlreadyExists(written.status()) || IsConflict(written.status()))) {
-      // Another replica (a leader overlapping this one at a hand-over) wrote
-      // the Secret since it was read: adopt its certificates rather than
-      // replace the ones replicas may be loading now.
-      logger_.Info("webhook certificate Secret written by another replica; adopting it",
-                   {{"secret", secret_ref}, {"wanted", CertActionName(action)}});
-      adopted = ReconcileOnce(now, /*may_adopt=*/false);
-      return std::optional<Json>();
-    }
-    if (!written.ok()) return written.status().WithContext("write Secret " + options_.secret_name);
-    return std::optional<Json>(*written);
-  };
-
-  CertPair ca{old_ca, ca_key};
-  if (action == CertAction::kRecreateAll && !exists) {
+  CertPair ca{f.ca_pem, f.ca_key_pem};
+  if (pass.action == CertAction::kRecreateAll && !pass.exists) {
     // Nothing serves a cert of this Secret yet: create it in one pass. The
     // caBundle follows the create, so a replica losing the race to create
     // never announces a CA nobody will serve.
     KC_ASSIGN_OR_RETURN(ca, CreateCa("kernelcache-webhook-ca", now, options_.ca_lifetime));
     retained = RetainAtRotation(now, {ca.cert_pem, "", {}, AllCas(ObserveBundles())});
-  } else if (action == CertAction::kRecreateAll) {
-    CertPair next{DataValue(secret, kNextCaKey), DataValue(secret, kNextCaPrivateKeyKey)};
-    const auto observed = ObserveBundles();
-    const CaRotationState rs{true, UsableCa(next, now, wanted),
-                             Annotation(secret, kNextCaAnnouncedAnnotation),
-                             EveryEntryHas(observed, next.cert_pem)};
-    const CaRotationStep step = DecideCaRotation(now, rs, options_.ca_rotation_settle);
-    if (step == CaRotationStep::kAnnounce) {
-      KC_ASSIGN_OR_RETURN(next, CreateCa("kernelcache-webhook-ca", now, options_.ca_lifetime));
-    }
-    if (step != CaRotationStep::kPromote) {
-      // The API server trusts the next CA (and still the current and
-      // retained ones) before any replica can serve a cert of it.
-      std::vector<std::string> trusted = {next.cert_pem};
-      trusted.insert(trusted.end(), retained.begin(), retained.end());
-      KC_RETURN_IF_ERROR(WriteCaBundles(PlanBundle(now, old_ca, trusted)));
-    }
-    if (step == CaRotationStep::kWait) return action;
-    if (step == CaRotationStep::kAnnounce) {
-      KC_ASSIGN_OR_RETURN(auto written,
-                          write({{kNextCaKey, kc::EncodeBase64(next.cert_pem)},
-                                 {kNextCaPrivateKeyKey, kc::EncodeBase64(next.key_pem)}},
-                                {{kNextCaAnnouncedAnnotation, api::FormatTime(now)}}));
-      if (!written) return adopted;
+  } else if (pass.action == CertAction::kRecreateAll) {
+    KC_ASSIGN_OR_RETURN(const bool promoted, RotateCa(pass, wanted, &ca, &retained));
+    if (!promoted) return pass.result;
+  }
+  return IssueServing(pass, wanted, ca, retained);
+}
+
+StatusOr<bool> CertController::RotateCa(SecretPass& pass, const CertWanted& wanted, CertPair* ca,
+                                        std::vector<std::string>* retained) {
+  const TimePoint now = pass.now;
+  const SecretFields& f = pass.fields;
+  CertPair next{f.next_ca_pem, f.next_ca_key_pem};
+  const auto observed = ObserveBundles();
+  const CaRotationState rs{true, UsableCa(next, now, wanted), f.next_ca_announced,
+                           EveryEntryHas(observed, next.cert_pem)};
+  const CaRotationStep step = DecideCaRotation(now, rs, options_.ca_rotation_settle);
+  if (step == CaRotationStep::kAnnounce) {
+    KC_ASSIGN_OR_RETURN(next, CreateCa("kernelcache-webhook-ca", now, options_.ca_lifetime));
+  }
+  if (step != CaRotationStep::kPromote) {
+    // The API server trusts the next CA (and still the current and
+    // retained ones) before any replica can serve a cert of it.
+    std::vector<std::string> trusted = {next.cert_pem};
+    trusted.insert(trusted.end(), retained->begin(), retained->end());
+    KC_RETURN_IF_ERROR(WriteCaBundles(PlanBundle(now, f.ca_pem, trusted)));
+  }
+  if (step == CaRotationStep::kWait) return false;
+  if (step == CaRotationStep::kAnnounce) {
+    KC_ASSIGN_OR_RETURN(auto written, WriteSecret(pass, NextCaWrite(next, now)));
+    if (written) {
       logger_.Info("webhook CA rotation: next CA announced in caBundle",
-                   {{"secret", secret_ref},
+                   {{"secret", SecretRef()},
                     {"serial", ParseCert(next.cert_pem)->serial_hex},
                     {"promoteAfter", options_.ca_rotation_settle.count()}});
-      return action;
     }
-    ca = next;  // promote
-    retained = RetainAtRotation(now, {ca.cert_pem, old_ca, retained, AllCas(observed)});
+    return false;
   }
+  *ca = next;  // promote
+  *retained = RetainAtRotation(now, {ca->cert_pem, f.ca_pem, *retained, AllCas(observed)});
+  return true;
+}
 
+StatusOr<CertAction> CertController::IssueServing(SecretPass& pass, const CertWanted& wanted,
+                                                  const CertPair& ca,
+                                                  const std::vector<std::string>& retained) {
   KC_ASSIGN_OR_RETURN(
       CertPair serving,
-      IssueServingCert(ca, {wanted.dns_names, wanted.ips, options_.serving_lifetime}, now));
-  const std::string retained_pem = Concat(retained);
-  Json data = {{kCaKey, kc::EncodeBase64(ca.cert_pem)},
-               {kCaPrivateKeyKey, kc::EncodeBase64(ca.key_pem)},
-               {kCertKey, kc::EncodeBase64(serving.cert_pem)},
-               {kPrivateKeyKey, kc::EncodeBase64(serving.key_pem)}};
-  Json annotations = Json::object();
-  if (exists) {
-    // null removes what no longer applies (a merge patch).
-    data[kPreviousCaKey] =
-        retained_pem.empty() ? Json(nullptr) : Json(kc::EncodeBase64(retained_pem));
-    data[kNextCaKey] = nullptr;
-    data[kNextCaPrivateKeyKey] = nullptr;
-    annotations[kNextCaAnnouncedAnnotation] = nullptr;
-  } else if (!retained_pem.empty()) {
-    data[kPreviousCaKey] = kc::EncodeBase64(retained_pem);
-  }
-  KC_ASSIGN_OR_RETURN(auto written, write(data, annotations));
-  if (!written) return adopted;
+      IssueServingCert(ca, {wanted.dns_names, wanted.ips, options_.serving_lifetime}, pass.now));
+  KC_ASSIGN_OR_RETURN(auto written,
+                      WriteSecret(pass, IssuedSecretWrite(ca, serving, retained, pass.exists)));
+  if (!written) return pass.result;
   auto info = ParseCert(serving.cert_pem);
   const std::string serial = info.ok() ? info->serial_hex : "";
   const std::string not_after = info.ok() ? api::FormatTime(info->not_after) : "";
-  const std::string what = action == CertAction::kRecreateAll
-                               ? "created a new CA and serving certificate"
-                               : "renewed the serving certificate";
-  logger_.Info("webhook certificate " + std::string(CertActionName(action)),
-               {{"secret", secret_ref},
+  logger_.Info("webhook certificate " + std::string(CertActionName(pass.action)),
+               {{"secret", SecretRef()},
                 {"serial", serial},
                 {"notAfter", not_after},
                 {"retainedCas", retained.size()}});
   if (on_event_) {
-    on_event_(*written,
-              action == CertAction::kRecreateAll ? "WebhookCertificatesCreated"
-                                                 : "WebhookCertificateRenewed",
-              what + " (serial " + serial + ", valid until " + not_after + ")");
+    const CertEvent e = IssuedEvent(pass.action, serial, not_after);
+    on_event_(*written, e.reason, e.message);
   }
-  KC_RETURN_IF_ERROR(WriteCaBundles(PlanBundle(now, ca.cert_pem, retained)));
-  return action;
+  KC_RETURN_IF_ERROR(WriteCaBundles(PlanBundle(pass.now, ca.cert_pem, retained)));
+  return pass.action;
 }
+
+StatusOr<std::optional<Json>> CertController::WriteSecret(SecretPass& pass,
+                                                          const SecretWrite& write) {
+  const auto& secrets = kube::resources::kSecrets;
+  StatusOr<Json> written =
+      pass.exists
+          ? client_.Patch(secrets, options_.ns, options_.secret_name, kube::PatchType::kMerge,
+                          SecretPatch(pass.fields.resource_version, write))
+          : client_.Create(secrets, options_.ns,
+                           NewSecret(options_.ns, options_.secret_name, write.data));
+  if (pass.may_adopt && (IsAlreadyExists(written.status()) || IsConflict(written.status()))) {
+    // Another replica (a leader overlapping this one at a hand-over) wrote
+    // the Secret since it was read: adopt its certificates rather than
+    // replace the ones replicas may be loading now.
+    logger_.Info("webhook certificate Secret written by another replica; adopting it",
+                 {{"secret", SecretRef()}, {"wanted", CertActionName(pass.action)}});
+    pass.result = ReconcileOnce(pass.now, /*may_adopt=*/false);
+    return std::optional<Json>();
+  }
+  if (!written.ok()) return written.status().WithContext("write Secret " + options_.secret_name);
+  return std::optional<Json>(*written);
+}
+
+std::string CertController::SecretRef() const { return options_.ns + "/" + options_.secret_name; }
 
 StatusOr<std::vector<EntryBundle>> CertController::ObserveBundles() {
   std::vector<EntryBundle> out;
@@ -299,7 +255,8 @@ Status CertController::WriteCaBundle(const kube::Resource& r, const std::string&
 Status CertController::Reload() {
   auto got = client_.Get(kube::resources::kSecrets, options_.ns, options_.secret_name);
   if (!got.ok()) return got.status();
-  CertPair pair{DataValue(*got, kCertKey), DataValue(*got, kPrivateKeyKey)};
+  const SecretFields f = ReadSecretFields(*got);
+  CertPair pair{f.cert_pem, f.key_pem};
   if (pair.cert_pem.empty() || pair.key_pem.empty()) {
     return FailedPreconditionError("Secret " + options_.secret_name + " has no tls.crt/tls.key");
   }

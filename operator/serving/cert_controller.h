@@ -44,6 +44,7 @@
 
 #include "base/status.h"
 #include "kube/client.h"
+#include "operator/serving/cert_secret.h"
 #include "operator/serving/logging.h"
 #include "operator/webhook/certs.h"
 #include "operator/webhook/trust.h"
@@ -112,7 +113,35 @@ class CertController {
   std::string loaded_serial() const;
 
  private:
+  // One pass over the Secret: ReconcileOnce reads it and decides; the steps
+  // below carry the decision out.
+  struct SecretPass {
+    TimePoint now;
+    bool may_adopt = true;
+    bool exists = false;
+    kube::Json secret;
+    SecretFields fields;
+    CertAction action = CertAction::kKeep;
+    // What the pass returns: `action`, or what adopting another replica's
+    // concurrent write returned.
+    StatusOr<CertAction> result = CertAction::kKeep;
+  };
   StatusOr<CertAction> ReconcileOnce(TimePoint now, bool may_adopt);
+  // RecreateAll of an existing Secret, one step of the CA rotation
+  // (announce, wait, promote; trust.h DecideCaRotation). True when the next
+  // CA was promoted into `ca` and the pass goes on to issue; false when this
+  // pass is done (it returns pass.result).
+  StatusOr<bool> RotateCa(SecretPass& pass, const CertWanted& wanted, CertPair* ca,
+                          std::vector<std::string>* retained);
+  // Issues the serving certificate under `ca`, writes the Secret, records
+  // the Event and writes the caBundles.
+  StatusOr<CertAction> IssueServing(SecretPass& pass, const CertWanted& wanted, const CertPair& ca,
+                                    const std::vector<std::string>& retained);
+  // A conditional write of the Secret (create, or a merge patch carrying the
+  // resourceVersion read); nullopt when another replica wrote it first and
+  // this pass adopted that (pass.result holds the adopting pass's result).
+  StatusOr<std::optional<kube::Json>> WriteSecret(SecretPass& pass, const SecretWrite& write);
+  std::string SecretRef() const;  // "<ns>/<name>" of the Secret
   // The caBundle of every webhook entry of the named configurations (a
   // missing configuration contributes none).
   StatusOr<std::vector<EntryBundle>> ObserveBundles();
