@@ -41,7 +41,6 @@ using optest::OperatorProcess;
 
 const kube::Resource kKernelCaches{"kernelcache.io", "v1alpha1", "kernelcaches", "KernelCache",
                                    true};
-const kube::Resource kPvs{"", "v1", "persistentvolumes", "PersistentVolume", false};
 const kube::Resource kLeases{"coordination.k8s.io", "v1", "leases", "Lease", true};
 
 constexpr char kInitwarmImage[] = "kernelcache.local/initwarm:dev";
@@ -112,19 +111,8 @@ class RealNodeTest : public optest::NamespaceTest {
     std::filesystem::create_directories(dir);
     EXPECT_EQ(::chown(dir.c_str(), uid, gid), 0);
     EXPECT_EQ(::chmod(dir.c_str(), mode), 0);
-    const std::string name = ns_ + "-pv";
-    Json pv = {{"apiVersion", "v1"},
-               {"kind", "PersistentVolume"},
-               {"metadata", {{"name", name}}},
-               {"spec",
-                {{"capacity", {{"storage", "1Gi"}}},
-                 {"accessModes", {"ReadWriteMany"}},
-                 {"persistentVolumeReclaimPolicy", "Retain"},
-                 {"storageClassName", StorageClass()},
-                 {"hostPath", {{"path", dir}, {"type", "Directory"}}}}}};
-    auto created = client_->Create(kPvs, "", pv);
-    EXPECT_TRUE(created.ok()) << created.status();
-    pvs_.push_back(name);
+    const Status created = CreatePv(ns_ + "-pv", "1Gi", {{"path", dir}, {"type", "Directory"}});
+    EXPECT_TRUE(created.ok()) << created;
     return dir;
   }
 

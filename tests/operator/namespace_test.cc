@@ -61,6 +61,23 @@ void NamespaceTest::SetUpNamespace(LocalCluster* cluster, const std::string& sui
   ASSERT_TRUE(testutil::Eventually([&] { return client_->Get(kSa, ns_, "default").ok(); }, 60s));
 }
 
+Status NamespaceTest::CreatePv(const std::string& name, const std::string& size,
+                               const Json& host_path) {
+  Json pv = {{"apiVersion", "v1"},
+             {"kind", "PersistentVolume"},
+             {"metadata", {{"name", name}}},
+             {"spec",
+              {{"capacity", {{"storage", size}}},
+               {"accessModes", {"ReadWriteMany"}},
+               {"persistentVolumeReclaimPolicy", "Retain"},
+               {"storageClassName", StorageClass()},
+               {"hostPath", host_path}}}};
+  auto created = client_->Create(kPvs, "", pv);
+  if (!created.ok()) return created.status();
+  pvs_.push_back(name);
+  return OkStatus();
+}
+
 void NamespaceTest::TearDown() {
   for (auto& op : operators_) {
     if (HasFailure()) std::cerr << "---- operator log " << op->log_path() << " ----\n" << op->Log();

@@ -34,6 +34,10 @@ class NamespaceTest : public ::testing::Test {
 
   // The test's storage class name (its PersistentVolumes and claims).
   std::string StorageClass() const { return "kc-" + name_; }
+  // A ReadWriteMany hostPath PersistentVolume of StorageClass() (Retain),
+  // deleted on TearDown: so claims bind without a provisioner.
+  Status CreatePv(const std::string& name, const std::string& size,
+                  const nlohmann::json& host_path);
 
   LocalCluster* cluster_ = nullptr;
   std::unique_ptr<kube::Client> client_;

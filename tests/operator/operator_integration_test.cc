@@ -109,18 +109,8 @@ class OperatorIntegrationTest : public NamespaceTest {
   // a provisioner.
   void AddPv(const std::string& suffix = "") {
     const std::string name = ns_ + "-pv" + suffix;
-    Json pv = {{"apiVersion", "v1"},
-               {"kind", "PersistentVolume"},
-               {"metadata", {{"name", name}}},
-               {"spec",
-                {{"capacity", {{"storage", "100Gi"}}},
-                 {"accessModes", {"ReadWriteMany"}},
-                 {"persistentVolumeReclaimPolicy", "Retain"},
-                 {"storageClassName", StorageClass()},
-                 {"hostPath", {{"path", "/tmp/" + name}}}}}};
-    auto created = client_->Create(kPvs, "", pv);
-    ASSERT_TRUE(created.ok()) << created.status();
-    pvs_.push_back(name);
+    const Status created = CreatePv(name, "100Gi", {{"path", "/tmp/" + name}});
+    ASSERT_TRUE(created.ok()) << created;
   }
 
   // A model pod holding one GPU of this test's nodes (kwok runs it), with
@@ -266,7 +256,6 @@ class OperatorIntegrationTest : public NamespaceTest {
     return Json();
   }
 
-  static inline const kube::Resource kPvs{"", "v1", "persistentvolumes", "PersistentVolume", false};
   static inline std::string crd_error_;
   std::vector<std::string> nodes_;  // Nodes to delete
 };
