@@ -133,16 +133,6 @@ class RealNodeTest : public optest::NamespaceTest {
               {"storage", {{"storageClassName", StorageClass()}, {"size", "1Gi"}}}}}};
   }
 
-  void CreateKc(const Json& kc) {
-    auto r = client_->Create(kKernelCaches, ns_, kc);
-    ASSERT_TRUE(r.ok()) << r.status();
-  }
-
-  Json GetKc(const std::string& name) {
-    auto r = client_->Get(kKernelCaches, ns_, name);
-    return r.ok() ? *r : Json();
-  }
-
   // The single fingerprint of `kc` once it is in `state` (null otherwise).
   Json WaitFingerprint(const std::string& kc, const std::string& state,
                        std::chrono::seconds timeout = 180s) {

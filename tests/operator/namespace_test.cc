@@ -78,6 +78,16 @@ Status NamespaceTest::CreatePv(const std::string& name, const std::string& size,
   return OkStatus();
 }
 
+void NamespaceTest::CreateKc(const Json& kc) {
+  auto r = client_->Create(kKernelCaches, ns_, kc);
+  ASSERT_TRUE(r.ok()) << r.status();
+}
+
+Json NamespaceTest::GetKc(const std::string& name) {
+  auto r = client_->Get(kKernelCaches, ns_, name);
+  return r.ok() ? *r : Json();
+}
+
 void NamespaceTest::TearDown() {
   for (auto& op : operators_) {
     if (HasFailure()) std::cerr << "---- operator log " << op->log_path() << " ----\n" << op->Log();

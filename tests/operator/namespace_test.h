@@ -38,6 +38,10 @@ class NamespaceTest : public ::testing::Test {
   // deleted on TearDown: so claims bind without a provisioner.
   Status CreatePv(const std::string& name, const std::string& size,
                   const nlohmann::json& host_path);
+  // Creates a KernelCache in the test's namespace (a failure fails the test).
+  void CreateKc(const nlohmann::json& kc);
+  // The KernelCache `name` of the test's namespace; null when it cannot be read.
+  nlohmann::json GetKc(const std::string& name);
 
   LocalCluster* cluster_ = nullptr;
   std::unique_ptr<kube::Client> client_;

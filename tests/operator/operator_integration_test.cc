@@ -159,16 +159,6 @@ class OperatorIntegrationTest : public NamespaceTest {
               {"retention", {{"staleAfter", "5s"}}}}}};
   }
 
-  void CreateKc(const Json& kc) {
-    auto r = client_->Create(kKernelCaches, ns_, kc);
-    ASSERT_TRUE(r.ok()) << r.status();
-  }
-
-  Json GetKc(const std::string& name) {
-    auto r = client_->Get(kKernelCaches, ns_, name);
-    return r.ok() ? *r : Json();
-  }
-
   std::vector<Json> Fingerprints(const std::string& kc) {
     Json obj = GetKc(kc);
     if (!obj.is_object()) return {};
