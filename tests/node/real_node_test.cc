@@ -39,8 +39,6 @@ using namespace std::chrono_literals;
 using optest::FreePort;
 using optest::OperatorProcess;
 
-const kube::Resource kKernelCaches{"kernelcache.io", "v1alpha1", "kernelcaches", "KernelCache",
-                                   true};
 const kube::Resource kLeases{"coordination.k8s.io", "v1", "leases", "Lease", true};
 
 constexpr char kInitwarmImage[] = "kernelcache.local/initwarm:dev";
