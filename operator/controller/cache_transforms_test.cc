@@ -164,7 +164,7 @@ Json WarmupPod() {
 
 Json GatedPod() {
   core::GateReport r;
-  r.outcome = "Warm";
+  r.outcome = core::GateOutcome::kWarm;
   r.reason = "Ready";
   r.fingerprint = "0123456789abcdef";
   r.waited_ms = 72;

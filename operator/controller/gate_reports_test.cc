@@ -13,7 +13,7 @@ Json Pod(Json init_statuses) {
 
 std::string Report(const std::string& fp) {
   core::GateReport r;
-  r.outcome = "Failed";
+  r.outcome = core::GateOutcome::kFailed;
   r.reason = "Quarantined";
   r.quarantined.push_back(
       {fp, std::string(64, 'a'), std::string(64, 'a'), "Checksums", "f", "sha256 mismatch", ""});

@@ -122,7 +122,7 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
   // Answers waiting cannot change are final: the gate acts on its
   // onTimeout at once instead of waiting it out.
   auto final_answer = [&](std::string_view reason, std::string message) {
-    a.state = std::string(core::kResolveUnknown);
+    a.state = core::ResolveState::kUnknown;
     a.final = true;
     a.reason = std::string(reason);
     a.message = std::move(message);
@@ -161,14 +161,17 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
     if (f.id == fp) fs = &f;
   }
   if (fs == nullptr) {
-    a.state = std::string(core::fp_state::kPending);
+    a.state = core::ResolveState::kPending;
     const std::string why = NoWarmupReason(fp, in.nodes, kc.spec);
     a.message = why.empty() ? "fingerprint " + fp + " not yet recorded by the operator"
                             : "no warmup scheduled for fingerprint " + fp + ": " + why;
     return answer();
   }
 
-  a.state = fs->state;
+  // Absent is answered below; a state the wire does not know (a status
+  // written by a newer operator) is said as Pending, which every gate knows.
+  auto state = core::ParseResolveState(fs->state);
+  a.state = state.ok() ? *state : core::ResolveState::kPending;
   a.manifest_digest = fs->manifest_digest;
   std::string msg;
   if (fs->state == core::fp_state::kAbsent) {
@@ -177,7 +180,7 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
     // READY against the digest). Said as Ready or Pending, the states every
     // gate version knows.
     const bool sealed = !fs->manifest_digest.empty();
-    a.state = std::string(sealed ? core::fp_state::kReady : core::fp_state::kPending);
+    a.state = sealed ? core::ResolveState::kReady : core::ResolveState::kPending;
     msg = "fingerprint " + fp + " was absent";
     if (fs->absent_since) msg += " since " + api::FormatTime(*fs->absent_since);
     msg += sealed ? " (its nodes went away); its kept cache is ready"
@@ -208,7 +211,7 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
   }
   // A warmup that cannot be scheduled (a full GPU pool): StartCold pods go
   // now instead of waiting out their timeout; Fail pods keep waiting.
-  if (a.state != core::fp_state::kReady) {
+  if (a.state != core::ResolveState::kReady) {
     if (auto u = FindUnschedulableWarmup(fs->job, in.pods, now, in.unschedulable_grace)) {
       a.start_cold = true;
       a.reason = std::string(core::gate_reason::kWarmupUnschedulable);

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/api_types.h"
+#include "core/consume.h"
 #include "core/spec_validation.h"
 #include "core/validate.h"
 
@@ -187,6 +188,41 @@ TEST(Crd, VerifyEnumMatchesTheValidationLadder) {
       EXPECT_EQ(e.find("spec.consume.verify"), std::string::npos) << e;
     }
   }
+}
+
+// The CRD's consume enums are the names core parses (core/consume.h), and
+// its defaults are core's, the ones `initwarm wait` uses without a flag.
+TEST(Crd, ConsumeEnumsAndDefaultsAreCores) {
+  const Json crd = Crd();
+  const Json& consume = Schema(crd)["properties"]["spec"]["properties"]["consume"]["properties"];
+  auto names = [](const Json& field) {
+    std::vector<std::string> out;
+    for (const Json& v : field["enum"]) out.push_back(v.get<std::string>());
+    return out;
+  };
+  std::vector<std::string> modes;
+  for (core::ConsumeMode m : {core::ConsumeMode::kCopy, core::ConsumeMode::kShared,
+                              core::ConsumeMode::kSharedReadWrite}) {
+    modes.emplace_back(core::ConsumeModeName(m));
+  }
+  EXPECT_EQ(names(consume["mode"]), modes);
+  std::vector<std::string> on_timeouts;
+  for (core::OnTimeout t : {core::OnTimeout::kFail, core::OnTimeout::kStartCold}) {
+    on_timeouts.emplace_back(core::OnTimeoutName(t));
+  }
+  EXPECT_EQ(names(consume["onTimeout"]), on_timeouts);
+  EXPECT_EQ(consume["mode"]["default"],
+            std::string(core::ConsumeModeName(core::kDefaultConsumeMode)));
+  EXPECT_EQ(consume["onTimeout"]["default"],
+            std::string(core::OnTimeoutName(core::kDefaultOnTimeout)));
+  EXPECT_EQ(consume["verify"]["default"], std::string(core::LevelName(core::kDefaultVerifyLevel)));
+  EXPECT_EQ(consume["waitTimeoutSeconds"]["default"], core::kDefaultWaitTimeoutSeconds);
+  // The API struct's defaults (an object built in code) are the same.
+  const core::ConsumeSpec spec;
+  EXPECT_EQ(spec.mode, consume["mode"]["default"]);
+  EXPECT_EQ(spec.on_timeout, consume["onTimeout"]["default"]);
+  EXPECT_EQ(spec.verify, consume["verify"]["default"]);
+  EXPECT_EQ(spec.wait_timeout_seconds, consume["waitTimeoutSeconds"]["default"]);
 }
 
 // Every string, list and map of the spec has a bound (maxLength, maxItems,

@@ -584,7 +584,7 @@ TEST(Decide, GateQuarantineMarksDegradedAndRewarms) {
   GateReportView stale_report;
   stale_report.pod = "llama-0";
   stale_report.node = "gpu-1";
-  stale_report.report.outcome = "Failed";
+  stale_report.report.outcome = core::GateOutcome::kFailed;
   stale_report.report.reason = "Quarantined";
   stale_report.report.quarantined.push_back(
       {fp, std::string(64, 'e'), std::string(64, 'e'), "Checksums", "triton/x", "sha256", ""});

@@ -60,40 +60,49 @@ std::string ShapeProblem(const Json& pod) {
   return "";
 }
 
-// Why a KernelCache's consume settings cannot be handed to `initwarm
-// wait`; "" when they can.
-std::string ConsumeProblem(const core::ConsumeSpec& c) {
-  if (c.mode != core::consume_mode::kCopy && c.mode != core::consume_mode::kShared &&
-      c.mode != core::consume_mode::kSharedReadWrite) {
-    return "spec.consume.mode \"" + c.mode + "\" is not Copy, Shared or SharedReadWrite";
+// The gate's arguments for `kc`: its consume settings parsed (the pod's
+// namespace and node are left to the kubelet, core::EnvRef). InvalidArgument
+// names the field when they cannot be handed to `initwarm wait`.
+StatusOr<core::GateArgs> GateArgsOf(const core::KernelCache& kc, const std::string& resolve_url) {
+  const core::ConsumeSpec& c = kc.spec.consume;
+  core::GateArgs gate;
+  auto mode = core::ParseConsumeMode(c.mode);
+  if (!mode.ok()) return mode.status().WithContext("spec.consume.mode");
+  auto verify = core::ParseLevel(c.verify);
+  if (!verify.ok()) return verify.status().WithContext("spec.consume.verify");
+  auto on_timeout = core::ParseOnTimeout(c.on_timeout);
+  if (!on_timeout.ok()) return on_timeout.status().WithContext("spec.consume.onTimeout");
+  if (c.wait_timeout_seconds < 1) {
+    return InvalidArgumentError("spec.consume.waitTimeoutSeconds is below 1");
   }
-  if (!core::ParseLevel(c.verify).ok()) {
-    return "spec.consume.verify \"" + c.verify + "\" is not a validation level";
-  }
-  if (c.on_timeout != "Fail" && c.on_timeout != "StartCold") {
-    return "spec.consume.onTimeout \"" + c.on_timeout + "\" is not Fail or StartCold";
-  }
-  if (c.wait_timeout_seconds < 1) return "spec.consume.waitTimeoutSeconds is below 1";
-  return "";
+  gate.root = std::string(core::kDefaultRoot);
+  gate.view = std::string(core::kDefaultView);
+  gate.mode = *mode;
+  gate.verify = *verify;
+  gate.timeout_seconds = c.wait_timeout_seconds;
+  gate.on_timeout = *on_timeout;
+  gate.kernelcache = kc.metadata.name;
+  gate.ns = core::EnvRef(core::gate_env::kNamespace);
+  gate.node = core::EnvRef(core::gate_env::kNodeName);
+  gate.resolve_url = resolve_url;
+  return gate;
 }
 
-bool ReadOnlyCache(const core::KernelCache& kc) {
-  return kc.spec.consume.mode != core::consume_mode::kSharedReadWrite;
-}
+bool ReadOnlyCache(core::ConsumeMode mode) { return mode != core::ConsumeMode::kSharedReadWrite; }
 
 // Fields are written as the API server stores them (false booleans
 // omitted), so a reinvocation finds them equal.
-Json CacheMount(const core::KernelCache& kc) {
+Json CacheMount(core::ConsumeMode mode) {
   Json m = {{"name", kCacheVolume}, {"mountPath", std::string(core::kDefaultRoot)}};
-  if (ReadOnlyCache(kc)) m["readOnly"] = true;
+  if (ReadOnlyCache(mode)) m["readOnly"] = true;
   return m;
 }
 
 Json RunMount() { return {{"name", kRunVolume}, {"mountPath", std::string(core::kRunDir)}}; }
 
-Json CacheVolume(const core::KernelCache& kc) {
+Json CacheVolume(const core::KernelCache& kc, core::ConsumeMode mode) {
   Json pvc = {{"claimName", core::ClaimName(kc)}};
-  if (ReadOnlyCache(kc)) pvc["readOnly"] = true;
+  if (ReadOnlyCache(mode)) pvc["readOnly"] = true;
   return {{"name", kCacheVolume}, {"persistentVolumeClaim", std::move(pvc)}};
 }
 
@@ -136,20 +145,8 @@ std::string PodDisplayName(const Json& pod) {
   return "pod (unnamed)";
 }
 
-Json BuildGateContainer(const Json& pod, const core::KernelCache& kc, const std::string& ns,
+Json BuildGateContainer(const Json& pod, const core::KernelCache& kc, const core::GateArgs& gate,
                         const InjectSettings& settings) {
-  const core::ConsumeSpec& c = kc.spec.consume;
-  core::GateArgs gate;
-  gate.root = std::string(core::kDefaultRoot);
-  gate.view = std::string(core::kDefaultView);
-  gate.mode = c.mode;
-  gate.verify = c.verify;
-  gate.timeout_seconds = c.wait_timeout_seconds;
-  gate.on_timeout = c.on_timeout;
-  gate.kernelcache = kc.metadata.name;
-  gate.ns = core::EnvRef(core::gate_env::kNamespace);
-  gate.node = core::EnvRef(core::gate_env::kNodeName);
-  gate.resolve_url = settings.resolve_url;
   auto field_ref = [](const char* name, const char* path) {
     return Json{{"name", name},
                 {"valueFrom", {{"fieldRef", {{"apiVersion", "v1"}, {"fieldPath", path}}}}}};
@@ -158,7 +155,7 @@ Json BuildGateContainer(const Json& pod, const core::KernelCache& kc, const std:
                           field_ref(core::gate_env::kNodeName, "spec.nodeName")});
   Json resources = {{"requests", {{"cpu", "100m"}, {"memory", "128Mi"}}},
                     {"limits", {{"memory", "1Gi"}}}};
-  if (c.verify == "LoadTest") {
+  if (gate.verify == core::Level::kLoadTest) {
     int64_t best = 0;
     Json best_value;
     const Json* containers = Field(Object(pod, "spec"), "containers");
@@ -183,7 +180,7 @@ Json BuildGateContainer(const Json& pod, const core::KernelCache& kc, const std:
           {"args", core::GateArgv(gate)},
           {"env", std::move(env)},
           {"resources", std::move(resources)},
-          {"volumeMounts", Json::array({CacheMount(kc), RunMount()})},
+          {"volumeMounts", Json::array({CacheMount(gate.mode), RunMount()})},
           {"securityContext", core::ModelPodSecurity(kc.spec, Object(pod, "spec")).container},
           {"terminationMessagePath", "/dev/termination-log"},
           {"terminationMessagePolicy", "FallbackToLogsOnError"}};
@@ -206,7 +203,9 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
   if (std::string why = ShapeProblem(pod); !why.empty()) {
     return Unchanged(pod, "cannot inject into this pod: " + why);
   }
-  if (std::string why = ConsumeProblem(kc.spec.consume); !why.empty()) {
+  const auto gate_args = GateArgsOf(kc, settings.resolve_url);
+  if (!gate_args.ok()) {
+    const std::string why = gate_args.status().message();
     MutationResult r = Unchanged(pod, "KernelCache " + kc.metadata.name + ": " + why);
     r.events.push_back({kc_ns, kc.metadata.name, "InvalidConsumeSpec",
                         pod_name + " was admitted without the cache gate: " + why});
@@ -219,12 +218,12 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
   Json out = pod;
   Json& spec = out["spec"];
   std::vector<std::string>& conflicts = r.conflicts;
-  InjectVolumes(spec, {CacheVolume(kc), RunVolume()}, conflicts);
+  InjectVolumes(spec, {CacheVolume(kc, gate_args->mode), RunVolume()}, conflicts);
   // App containers: mounts and the cache-view environment.
   Json& containers = spec["containers"];
   for (size_t ci = 0; ci < containers.size(); ++ci) {
     const std::string cname = ContainerName(containers[ci], ci);
-    InjectMounts(containers[ci], cname, {CacheMount(kc), RunMount()}, conflicts);
+    InjectMounts(containers[ci], cname, {CacheMount(gate_args->mode), RunMount()}, conflicts);
     InjectEnv(containers[ci], cname, core::CacheViewEnv(), conflicts);
   }
   // The cache group as a supplemental group of the pod (docs/permissions.md),
@@ -232,13 +231,13 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
   // groups are kept.
   InjectSupplementalGroups(
       spec, core::ModelPodSecurity(kc.spec, Object(pod, "spec")).supplemental_groups);
-  InjectGate(spec, BuildGateContainer(pod, kc, ns, settings), conflicts);
+  InjectGate(spec, BuildGateContainer(pod, kc, *gate_args, settings), conflicts);
   // The consumer label: the operator's gate reports select pods by it.
   if (!out.contains("metadata") || out["metadata"].is_null()) out["metadata"] = Json::object();
   Json& metadata = out["metadata"];
   InjectConsumerLabel(metadata, kc.metadata.name, conflicts);
-  InjectAnnotations(metadata, kc.metadata.name, kc.spec.consume.mode, settings.injector_version,
-                    conflicts);
+  InjectAnnotations(metadata, kc.metadata.name, std::string(core::ConsumeModeName(gate_args->mode)),
+                    settings.injector_version, conflicts);
   for (const std::string& conflict : conflicts) {
     r.events.push_back({kc_ns, kc.metadata.name, kReasonConflict,
                         pod_name + " in namespace " + ns + ": " + conflict});
