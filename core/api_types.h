@@ -28,6 +28,7 @@
 #include "api/selector.h"
 #include "api/time.h"
 #include "base/status.h"
+#include "core/consume.h"
 #include "core/fingerprint.h"
 
 namespace kc::core {
@@ -63,17 +64,13 @@ struct StorageSpec {
   friend bool operator==(const StorageSpec&, const StorageSpec&) = default;
 };
 
-namespace consume_mode {
-inline constexpr std::string_view kCopy = "Copy";
-inline constexpr std::string_view kShared = "Shared";
-inline constexpr std::string_view kSharedReadWrite = "SharedReadWrite";
-}  // namespace consume_mode
-
+// spec.consume as written (validated by ValidateSpec; read with the parse
+// functions of core/consume.h, whose defaults these are).
 struct ConsumeSpec {
-  std::string mode = "Copy";           // "mode": Copy | Shared | SharedReadWrite
-  int64_t wait_timeout_seconds = 900;  // "waitTimeoutSeconds", 1..86400
-  std::string on_timeout = "Fail";     // "onTimeout": Fail | StartCold
-  std::string verify = "Manifest";     // "verify": Manifest | Checksums | LoadTest
+  std::string mode = std::string(ConsumeModeName(kDefaultConsumeMode));  // "mode"
+  int64_t wait_timeout_seconds = kDefaultWaitTimeoutSeconds;  // "waitTimeoutSeconds", 1..86400
+  std::string on_timeout = std::string(OnTimeoutName(kDefaultOnTimeout));  // "onTimeout"
+  std::string verify = std::string(LevelName(kDefaultVerifyLevel));        // "verify": a Level name
   friend bool operator==(const ConsumeSpec&, const ConsumeSpec&) = default;
 };
 

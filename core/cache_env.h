@@ -2,7 +2,7 @@
 // and a model pod get, all under the one view path (core/layout.h
 // kDefaultView), because Triton records absolute paths and vLLM hashes them:
 // a cache is reusable only at the path where it was written. One list, used
-// by the warmup Job builder (operator/warmup_job.cc) and the admission
+// by the warmup Job builder (operator/decide/warmup_job.cc) and the admission
 // webhook (operator/webhook/mutate.cc); docs/webhook-env.md gives each
 // variable's source. Pure.
 #pragma once

@@ -1,6 +1,6 @@
 // The exit codes of the initwarm subcommands (see docs/cache-layout.md): a
 // wire contract, written by initwarm and read by the operator from a warmup
-// or gate container's terminated state (operator/views.cc).
+// or gate container's terminated state (operator/decide/views.cc).
 #pragma once
 
 namespace kc::core {

@@ -3,7 +3,9 @@
 // `kernelcache-wait` as `initwarm wait --<flag>=<value> ...`, and the flag
 // names `initwarm wait` (initwarm/cmd_wait.cc) defines. One codec for both
 // sides: the webhook encodes a GateArgs with GateArgv(); initwarm takes its
-// flag names from gate_flag::*.
+// flag names from gate_flag::* and decodes the values its flag parser read
+// (from argv or the environment) with DecodeGateFlags(). ParseGateArgv()
+// is GateArgv()'s inverse.
 //
 //   wait --root=<r> --view=<v> --mode=<Shared|SharedReadWrite|Copy>
 //        --verify=<level> --timeout=<n>s --on-timeout=<Fail|StartCold>
@@ -13,13 +15,21 @@
 // The namespace and node are not known when the pod is admitted: the
 // webhook passes "$(KC_NAMESPACE)" and "$(KC_NODE_NAME)" (EnvRef), which the
 // kubelet expands from the container's env (downward API, gate_env::*).
+// Decoding errors are InvalidArgument naming the flag and quoting the
+// value: `--mode: "Link" is not one of Copy, Shared, SharedReadWrite`.
 // Pure.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "base/status.h"
+#include "core/consume.h"
+#include "core/layout.h"
 
 namespace kc::core {
 
@@ -45,13 +55,14 @@ inline constexpr char kNamespace[] = "KC_NAMESPACE";
 inline constexpr char kNodeName[] = "KC_NODE_NAME";
 }  // namespace gate_env
 
+// The defaults are those of `initwarm wait` run without the flag.
 struct GateArgs {
-  std::string root;
-  std::string view;
-  std::string mode;    // core::consume_mode::*
-  std::string verify;  // a core::Level name
-  std::int64_t timeout_seconds = 0;
-  std::string on_timeout;  // Fail | StartCold
+  std::string root = std::string(kDefaultRoot);
+  std::string view = std::string(kDefaultView);
+  ConsumeMode mode = kDefaultConsumeMode;
+  Level verify = kDefaultVerifyLevel;
+  std::int64_t timeout_seconds = kDefaultWaitTimeoutSeconds;
+  OnTimeout on_timeout = kDefaultOnTimeout;
   std::string kernelcache;
   std::string ns;
   std::string node;
@@ -64,5 +75,17 @@ std::string EnvRef(std::string_view name);
 
 // {"wait", "--root=...", ...}: the container's args (command is initwarm).
 std::vector<std::string> GateArgv(const GateArgs& a);
+
+// Flag name (without "--") -> value as given, for the gate's flags.
+using GateFlagValues = std::map<std::string, std::string, std::less<>>;
+
+// The typed GateArgs of `values`; a flag absent from it keeps GateArgs'
+// default. --timeout takes initwarm's durations ("600s", "10m", "600").
+// A name that is not a gate flag is refused too.
+StatusOr<GateArgs> DecodeGateFlags(const GateFlagValues& values);
+
+// GateArgv()'s inverse: {"wait", "--<flag>=<value>", ...} with gate flags
+// only, each at most once.
+StatusOr<GateArgs> ParseGateArgv(const std::vector<std::string>& argv);
 
 }  // namespace kc::core

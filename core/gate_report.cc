@@ -1,8 +1,10 @@
 #include "core/gate_report.h"
 
+#include <array>
 #include <nlohmann/json.hpp>
 
 #include "base/utf8.h"
+#include "core/enum_name.h"
 
 namespace kc::core {
 namespace {
@@ -37,7 +39,7 @@ Json Encode(const GateReport& r, size_t message_max, size_t reason_max) {
                  {"reason", Cut(g.reason, reason_max)},
                  {"movedTo", Cut(g.moved_to, 200)}});
   }
-  return {{"outcome", Cut(r.outcome, 32)},
+  return {{"outcome", std::string(GateOutcomeName(r.outcome))},
           {"reason", Cut(r.reason, 64)},
           {"fingerprint", Cut(r.fingerprint, 64)},
           {"manifestDigest", Cut(r.manifest_digest, 64)},
@@ -49,6 +51,11 @@ Json Encode(const GateReport& r, size_t message_max, size_t reason_max) {
 }
 
 }  // namespace
+
+StatusOr<GateOutcome> ParseGateOutcome(std::string_view name) {
+  static constexpr std::array kAll = {GateOutcome::kWarm, GateOutcome::kCold, GateOutcome::kFailed};
+  return ParseEnumName<GateOutcome>(name, kAll, GateOutcomeName);
+}
 
 std::string GateReportToJson(const GateReport& r) {
   // Shrink the free-text fields until the object fits the kubelet's cap.
@@ -66,17 +73,17 @@ StatusOr<GateReport> ParseGateReport(std::string_view text) {
                                 std::string(text.substr(0, 60)) + "\")");
   }
   GateReport r;
-  KC_RETURN_IF_ERROR(Str(j, "outcome", &r.outcome, ""));
+  std::string outcome;
+  KC_RETURN_IF_ERROR(Str(j, "outcome", &outcome, ""));
   KC_RETURN_IF_ERROR(Str(j, "reason", &r.reason, ""));
   KC_RETURN_IF_ERROR(Str(j, "fingerprint", &r.fingerprint, ""));
   KC_RETURN_IF_ERROR(Str(j, "manifestDigest", &r.manifest_digest, ""));
   KC_RETURN_IF_ERROR(Str(j, "message", &r.message, ""));
   KC_RETURN_IF_ERROR(Str(j, "view", &r.view, ""));
   KC_RETURN_IF_ERROR(Str(j, "target", &r.target, ""));
-  if (r.outcome != "Warm" && r.outcome != "Cold" && r.outcome != "Failed") {
-    return InvalidArgumentError("gate report field \"outcome\" is \"" + r.outcome +
-                                "\": want Warm, Cold or Failed");
-  }
+  auto parsed = ParseGateOutcome(outcome);
+  if (!parsed.ok()) return parsed.status().WithContext("gate report field \"outcome\"");
+  r.outcome = *parsed;
   if (auto it = j.find("waitedMs"); it != j.end() && !it->is_null()) {
     if (!it->is_number_integer()) {
       return InvalidArgumentError("gate report field \"waitedMs\" is not an integer");

@@ -53,6 +53,24 @@ inline constexpr std::string_view kError = "Error";
 inline constexpr std::string_view kWarmupUnschedulable = "WarmupUnschedulable";
 }  // namespace gate_reason
 
+// What the gate did: the view is ready (Warm), the pod starts with an
+// empty cache (Cold, onTimeout StartCold), or the pod fails (Failed).
+enum class GateOutcome { kWarm, kCold, kFailed };
+
+constexpr std::string_view GateOutcomeName(GateOutcome o) {
+  switch (o) {
+    case GateOutcome::kWarm:
+      return "Warm";
+    case GateOutcome::kCold:
+      return "Cold";
+    case GateOutcome::kFailed:
+      return "Failed";
+  }
+  return "?";
+}
+// The exact names; InvalidArgument "\"Sideways\" is not one of Warm, Cold, Failed".
+StatusOr<GateOutcome> ParseGateOutcome(std::string_view name);
+
 struct GateQuarantine {
   std::string fingerprint;
   std::string expected_digest;  // the operator's manifestDigest ("" when none was given)
@@ -65,8 +83,8 @@ struct GateQuarantine {
 };
 
 struct GateReport {
-  std::string outcome;  // Warm | Cold | Failed
-  std::string reason;   // gate_reason::*
+  GateOutcome outcome = GateOutcome::kFailed;
+  std::string reason;  // gate_reason::*
   std::string fingerprint;
   std::string manifest_digest;
   std::string message;

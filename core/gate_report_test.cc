@@ -7,7 +7,7 @@ namespace {
 
 GateReport Sample() {
   GateReport r;
-  r.outcome = "Failed";
+  r.outcome = GateOutcome::kFailed;
   r.reason = std::string(gate_reason::kQuarantined);
   r.fingerprint = "3f9a1c2b7d4e5f60";
   r.message = "cache for fingerprint 3f9a1c2b7d4e5f60 failed validation";
@@ -25,12 +25,22 @@ TEST(GateReport, RoundTrip) {
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, r);
   GateReport warm;
-  warm.outcome = "Warm";
+  warm.outcome = GateOutcome::kWarm;
   warm.reason = std::string(gate_reason::kValidated);
   warm.manifest_digest = std::string(64, 'c');
   back = ParseGateReport(GateReportToJson(warm));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, warm);
+}
+
+TEST(GateReport, EveryOutcomeRoundTripsThroughItsName) {
+  for (GateOutcome o : {GateOutcome::kWarm, GateOutcome::kCold, GateOutcome::kFailed}) {
+    auto back = ParseGateOutcome(GateOutcomeName(o));
+    ASSERT_TRUE(back.ok()) << GateOutcomeName(o) << ": " << back.status();
+    EXPECT_EQ(*back, o);
+  }
+  EXPECT_EQ(ParseGateOutcome("warm").status().message(),
+            "\"warm\" is not one of Warm, Cold, Failed");
 }
 
 TEST(GateReport, StaysUnderTheKubeletCap) {

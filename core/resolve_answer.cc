@@ -4,6 +4,7 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
+#include "core/enum_name.h"
 #include "core/manifest.h"
 
 namespace kc::core {
@@ -13,9 +14,13 @@ using Json = nlohmann::json;
 
 }  // namespace
 
+StatusOr<ResolveState> ParseResolveState(std::string_view name) {
+  return ParseEnumName<ResolveState>(name, kResolveStates, ResolveStateName);
+}
+
 std::string ResolveAnswerToJson(const ResolveAnswer& a) {
   Json j = {{"fingerprint", a.fingerprint},
-            {"state", a.state},
+            {"state", std::string(ResolveStateName(a.state))},
             {"directory", a.directory},
             {"manifestDigest", a.manifest_digest},
             {"message", a.message}};
@@ -56,7 +61,8 @@ StatusOr<ResolveAnswer> ParseResolveAnswer(std::string_view body) {
     return OkStatus();
   };
   KC_RETURN_IF_ERROR(str("fingerprint", &a.fingerprint, true));
-  KC_RETURN_IF_ERROR(str("state", &a.state, true));
+  std::string state;
+  KC_RETURN_IF_ERROR(str("state", &state, true));
   KC_RETURN_IF_ERROR(str("directory", &a.directory, false));
   KC_RETURN_IF_ERROR(str("manifestDigest", &a.manifest_digest, false));
   KC_RETURN_IF_ERROR(str("message", &a.message, false));
@@ -73,11 +79,9 @@ StatusOr<ResolveAnswer> ParseResolveAnswer(std::string_view body) {
     }
     a.start_cold = it->get<bool>();
   }
-  if (std::find(kResolveStates.begin(), kResolveStates.end(), a.state) == kResolveStates.end()) {
-    return InvalidArgumentError(
-        "resolve answer state \"" + a.state +
-        "\" is not one of Pending, Warming, Ready, Degraded, Failed, Stale, Unknown");
-  }
+  auto parsed = ParseResolveState(state);
+  if (!parsed.ok()) return parsed.status().WithContext("resolve answer state");
+  a.state = *parsed;
   if (a.final && a.fingerprint.empty()) return a;  // no fingerprint for this node at all
   if (!IsFingerprintId(a.fingerprint)) {
     return InvalidArgumentError("resolve answer fingerprint \"" + a.fingerprint +

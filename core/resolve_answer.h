@@ -1,5 +1,5 @@
 // The resolve answer: the body of a 200 from the operator's
-// GET /v1/resolve?namespace=&kernelcache=&node= (operator/resolve.cc
+// GET /v1/resolve?namespace=&kernelcache=&node= (operator/controller/resolve.cc
 // writes it, initwarm's resolve client reads it). One codec for both sides.
 //
 //   {"fingerprint","state","directory":"v1/<fp>","manifestDigest","message",
@@ -31,14 +31,41 @@
 
 namespace kc::core {
 
+// The state of an answer: a fingerprint state (core::fp_state) but Absent,
+// or Unknown.
+enum class ResolveState { kPending, kWarming, kReady, kDegraded, kFailed, kStale, kUnknown };
+
 inline constexpr std::string_view kResolveUnknown = "Unknown";
-inline constexpr std::array<std::string_view, 7> kResolveStates = {
-    fp_state::kPending, fp_state::kWarming, fp_state::kReady, fp_state::kDegraded,
-    fp_state::kFailed,  fp_state::kStale,   kResolveUnknown};
+inline constexpr std::array<ResolveState, 7> kResolveStates = {
+    ResolveState::kPending, ResolveState::kWarming, ResolveState::kReady,  ResolveState::kDegraded,
+    ResolveState::kFailed,  ResolveState::kStale,   ResolveState::kUnknown};
+
+constexpr std::string_view ResolveStateName(ResolveState s) {
+  switch (s) {
+    case ResolveState::kPending:
+      return fp_state::kPending;
+    case ResolveState::kWarming:
+      return fp_state::kWarming;
+    case ResolveState::kReady:
+      return fp_state::kReady;
+    case ResolveState::kDegraded:
+      return fp_state::kDegraded;
+    case ResolveState::kFailed:
+      return fp_state::kFailed;
+    case ResolveState::kStale:
+      return fp_state::kStale;
+    case ResolveState::kUnknown:
+      return kResolveUnknown;
+  }
+  return "?";
+}
+// The exact names; InvalidArgument "\"Absent\" is not one of Pending, ...".
+// The operator also reads a fingerprint's status.state with it.
+StatusOr<ResolveState> ParseResolveState(std::string_view name);
 
 struct ResolveAnswer {
-  std::string fingerprint;      // 16-hex id ("" only on a final answer)
-  std::string state;            // see above
+  std::string fingerprint;  // 16-hex id ("" only on a final answer)
+  ResolveState state = ResolveState::kUnknown;
   std::string directory;        // "v1/<fingerprint>"
   std::string manifest_digest;  // sha256 of the manifest the operator recorded
   std::string message;          // a human sentence: why it is in this state

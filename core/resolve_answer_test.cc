@@ -11,7 +11,7 @@ namespace {
 TEST(ResolveAnswer, RoundTrip) {
   ResolveAnswer a;
   a.fingerprint = "3f9a1c2b7d4e5f60";
-  a.state = "Degraded";
+  a.state = ResolveState::kDegraded;
   a.directory = "v1/3f9a1c2b7d4e5f60";
   a.manifest_digest = std::string(64, 'a');
   a.message = "the cache was found bad and is being re-warmed";
@@ -21,7 +21,7 @@ TEST(ResolveAnswer, RoundTrip) {
   EXPECT_EQ(*back, a);
 
   ResolveAnswer final_answer;
-  final_answer.state = "Unknown";
+  final_answer.state = ResolveState::kUnknown;
   final_answer.final = true;
   final_answer.reason = "NodeHasNoFingerprint";
   final_answer.message = "node gpu-7 has no GPU fingerprint";
@@ -32,7 +32,7 @@ TEST(ResolveAnswer, RoundTrip) {
 
   // A full GPU pool: the warmup cannot be scheduled; StartCold pods go.
   ResolveAnswer cold = a;
-  cold.state = "Warming";
+  cold.state = ResolveState::kWarming;
   cold.manifest_digest.clear();
   cold.start_cold = true;
   cold.reason = "WarmupUnschedulable";
@@ -138,22 +138,28 @@ TEST(ResolveUrl, BadFormsNameTheProblem) {
 // Absent, plus Unknown: one list, derived, not a second spelling.
 TEST(ResolveAnswer, WireStatesAreTheFingerprintStatesButAbsentPlusUnknown) {
   for (std::string_view s : fp_state::kAll) {
-    const bool on_wire =
-        std::find(kResolveStates.begin(), kResolveStates.end(), s) != kResolveStates.end();
-    EXPECT_EQ(on_wire, s != fp_state::kAbsent) << s;
+    EXPECT_EQ(ParseResolveState(s).ok(), s != fp_state::kAbsent) << s;
   }
-  EXPECT_EQ(kResolveStates.back(), kResolveUnknown);
+  EXPECT_EQ(ResolveStateName(kResolveStates.back()), kResolveUnknown);
   ResolveAnswer a;
   a.fingerprint = "0123456789abcdef";
   a.node.gpu_product = "NVIDIA-H200";
-  for (std::string_view s : kResolveStates) {
-    a.state = std::string(s);
+  for (ResolveState s : kResolveStates) {
+    auto parsed = ParseResolveState(ResolveStateName(s));
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(*parsed, s);
+    a.state = s;
     auto back = ParseResolveAnswer(ResolveAnswerToJson(a));
-    ASSERT_TRUE(back.ok()) << s << ": " << back.status();
+    ASSERT_TRUE(back.ok()) << ResolveStateName(s) << ": " << back.status();
     EXPECT_EQ(back->state, s);
   }
-  a.state = std::string(fp_state::kAbsent);
-  EXPECT_FALSE(ParseResolveAnswer(ResolveAnswerToJson(a)).ok());
+  std::string absent = ResolveAnswerToJson(a);
+  absent.replace(absent.find("\"Unknown\""), 9, "\"Absent\"");
+  auto refused = ParseResolveAnswer(absent);
+  ASSERT_FALSE(refused.ok()) << absent;
+  EXPECT_NE(refused.status().message().find("resolve answer state: \"Absent\" is not one of"),
+            std::string::npos)
+      << refused.status();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "base/duration.h"
 #include "core/cache_env.h"
+#include "core/consume.h"
 #include "core/validate.h"
 
 namespace kc::core {
@@ -126,14 +127,6 @@ void CheckRange(const std::string& path, T v, T lo, T hi, std::vector<std::strin
     errors->emplace_back(path + ": " + std::to_string(v) + " is out of range; use " +
                          std::to_string(lo) + " to " + std::to_string(hi));
   }
-}
-
-void CheckEnum(const std::string& path, const std::string& v,
-               std::initializer_list<std::string_view> allowed, std::vector<std::string>* errors) {
-  if (std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return;
-  std::string list;
-  for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-  errors->emplace_back(path + ": \"" + v + "\" is not one of " + list);
 }
 
 }  // namespace
@@ -303,14 +296,12 @@ SpecReport ValidateSpec(const KernelCacheSpec& spec) {
   }
 
   const auto& c = spec.consume;
-  CheckEnum("spec.consume.mode", c.mode,
-            {consume_mode::kCopy, consume_mode::kShared, consume_mode::kSharedReadWrite}, &errors);
-  CheckEnum("spec.consume.onTimeout", c.on_timeout, {"Fail", "StartCold"}, &errors);
-  CheckEnum(
-      "spec.consume.verify", c.verify,
-      {LevelName(Level::kManifest), LevelName(Level::kFingerprint), LevelName(Level::kChecksums),
-       LevelName(Level::kTargetArch), LevelName(Level::kLoadTest)},
-      &errors);
+  for (const auto& [path, parsed] :
+       {std::pair<const char*, Status>{"spec.consume.mode", ParseConsumeMode(c.mode).status()},
+        {"spec.consume.onTimeout", ParseOnTimeout(c.on_timeout).status()},
+        {"spec.consume.verify", ParseLevel(c.verify).status()}}) {
+    if (!parsed.ok()) errors.emplace_back(std::string(path) + ": " + parsed.message());
+  }
   CheckRange<int64_t>("spec.consume.waitTimeoutSeconds", c.wait_timeout_seconds, 1, 86400, &errors);
 
   const auto& sc = spec.security_context;

@@ -1,10 +1,12 @@
 #include "core/validate.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <nlohmann/json.hpp>
 
 #include "base/numbers.h"
+#include "core/enum_name.h"
 
 namespace kc::core {
 
@@ -27,19 +29,17 @@ std::string_view LevelName(Level l) {
 }
 
 StatusOr<Level> ParseLevel(std::string_view name) {
-  std::string lower;
-  for (char c : name)
-    lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  for (Level l : {Level::kManifest, Level::kFingerprint, Level::kChecksums, Level::kTargetArch,
-                  Level::kLoadTest}) {
-    std::string n;
-    for (char c : LevelName(l))
-      n.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-    if (n == lower) return l;
+  static constexpr std::array kAll = {Level::kManifest, Level::kFingerprint, Level::kChecksums,
+                                      Level::kTargetArch, Level::kLoadTest};
+  auto lower = [](std::string_view v) {
+    std::string out;
+    for (char c : v) out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    return out;
+  };
+  for (Level l : kAll) {
+    if (lower(LevelName(l)) == lower(name)) return l;
   }
-  return InvalidArgumentError("verify level \"" + std::string(name) +
-                              "\" is unknown: want Manifest, Fingerprint, Checksums, TargetArch "
-                              "or LoadTest");
+  return ParseEnumName<Level>(name, kAll, LevelName);  // no exact match either: the error
 }
 
 std::string Finding::ToString() const {

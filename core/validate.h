@@ -38,7 +38,9 @@ enum class Level {
 };
 
 std::string_view LevelName(Level l);
-// "Manifest", "Fingerprint", "Checksums", "TargetArch", "LoadTest" (case-insensitive).
+// "Manifest", "Fingerprint", "Checksums", "TargetArch", "LoadTest" (case-insensitive;
+// InvalidArgument "\"All\" is not one of Manifest, ..." otherwise, the caller
+// naming the field or flag).
 StatusOr<Level> ParseLevel(std::string_view name);
 
 // The first failure found: the level, the file (relative to the cache

@@ -1,5 +1,5 @@
 // Fuzz target: the decoders of the cluster objects the operator watches:
-// the views Decide reads (operator/views.h: Node, Job, Pod, PVC) and the
+// the views Decide reads (operator/decide/views.h: Node, Job, Pod, PVC) and the
 // typed api/ decoders (Node, Job, Pod, PVC, Lease). Input: a list
 // response, {"items": [...]}; each item is decoded by its "kind" (every
 // decoder when the kind is unknown), then Decide runs on a fixed
@@ -16,8 +16,8 @@
 #include "api/pvc.h"
 #include "core/api_types.h"
 #include "fuzz/util.h"
-#include "operator/decide.h"
-#include "operator/views.h"
+#include "operator/decide/decide.h"
+#include "operator/decide/views.h"
 
 namespace {
 

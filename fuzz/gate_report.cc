@@ -23,8 +23,8 @@ bool Small(const kc::core::GateReport& r) {
       return false;
     }
   }
-  return ok(r.outcome) && ok(r.reason) && ok(r.fingerprint) && ok(r.manifest_digest) &&
-         ok(r.message) && ok(r.view) && ok(r.target);
+  return ok(r.reason) && ok(r.fingerprint) && ok(r.manifest_digest) && ok(r.message) &&
+         ok(r.view) && ok(r.target);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Fuzz target: the KernelCache decoder, ValidateSpec and Decide
-// (core/api_types.h, core/spec_validation.h, operator/decide.h). Input: a
+// (core/api_types.h, core/spec_validation.h, operator/decide/decide.h). Input: a
 // KernelCache as JSON, decoded as the informer's object would be, then
 // decided twice: with an empty cluster view, and with one H200 node and a
 // bound claim (so Decide reaches fingerprints and warmup Jobs).
@@ -13,7 +13,7 @@
 #include "core/api_types.h"
 #include "core/spec_validation.h"
 #include "fuzz/util.h"
-#include "operator/decide.h"
+#include "operator/decide/decide.h"
 
 namespace {
 

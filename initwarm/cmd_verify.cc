@@ -49,7 +49,7 @@ int RunVerify(const std::vector<std::string>& args) {
 
   auto level = core::ParseLevel(level_name);
   if (!level.ok()) {
-    PrintError("verify", level.status());
+    PrintError("verify", level.status().WithContext("--level"));
     return core::kExitUsage;
   }
   auto node = NodeFactsArg(node_facts);

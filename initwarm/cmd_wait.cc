@@ -33,16 +33,19 @@ int RunWait(const std::vector<std::string>& args) {
             "operator says this pod gets no cache, with --on-timeout Fail; 2 bad flags; 1 other "
             "error (e.g. the view could not be built).");
   WaitOptions o;  // its intervals are the flags' defaults
+  // The gate's flags (core/gate_args.h), read as text and decoded below by
+  // the codec the webhook encodes them with; their defaults are its.
+  const core::GateArgs defaults;
   std::string root;
-  std::string view = std::string(core::kDefaultView);
+  std::string view = defaults.view;
   std::string view_prefix;
   std::string local_dir;
   std::string resolve_url;
   std::string resolve_file;
-  std::string mode = "Shared";
-  std::string verify = "Manifest";
-  std::chrono::seconds timeout{o.timeout_s};
-  std::string on_timeout = "Fail";
+  std::string mode(core::ConsumeModeName(defaults.mode));
+  std::string verify(core::LevelName(defaults.verify));
+  std::string timeout = std::to_string(defaults.timeout_seconds) + "s";
+  std::string on_timeout(core::OnTimeoutName(defaults.on_timeout));
   std::chrono::seconds poll_initial{o.poll_initial_ms / 1000};
   std::chrono::seconds poll_max{o.poll_max_ms / 1000};
   std::chrono::seconds log_every{o.log_every_s};
@@ -70,10 +73,11 @@ int RunWait(const std::vector<std::string>& args) {
   f.String("fingerprint", &o.fingerprint,
            "use this fingerprint (skips resolving when no resolver given)")
       .Env("KC_FINGERPRINT");
-  f.String(core::gate_flag::kMode, &mode, "Shared|SharedReadWrite|Copy").Env("KC_CONSUME_MODE");
+  f.String(core::gate_flag::kMode, &mode, "Copy|Shared|SharedReadWrite").Env("KC_CONSUME_MODE");
   f.String(core::gate_flag::kVerify, &verify, "Manifest|Fingerprint|Checksums|TargetArch|LoadTest")
       .Env("KC_VERIFY");
-  f.Duration(core::gate_flag::kTimeout, &timeout, kInitwarmDurations, "how long to wait for READY")
+  f.String(core::gate_flag::kTimeout, &timeout,
+           "how long to wait for READY (" + DurationExamples(kInitwarmDurations) + ")")
       .Env("KC_WAIT_TIMEOUT");
   f.String(core::gate_flag::kOnTimeout, &on_timeout, "Fail|StartCold").Env("KC_ON_TIMEOUT");
   f.Duration("poll-initial", &poll_initial, kInitwarmDurations, "first poll interval");
@@ -92,24 +96,31 @@ int RunWait(const std::vector<std::string>& args) {
     PrintError("wait", s);
     return core::kExitUsage;
   };
+  namespace flag = core::gate_flag;
+  auto gate = core::DecodeGateFlags({{flag::kRoot, root},
+                                     {flag::kView, view},
+                                     {flag::kMode, mode},
+                                     {flag::kVerify, verify},
+                                     {flag::kTimeout, timeout},
+                                     {flag::kOnTimeout, on_timeout},
+                                     {flag::kKernelCache, o.kernelcache},
+                                     {flag::kNamespace, o.ns},
+                                     {flag::kNode, o.node},
+                                     {flag::kResolveUrl, resolve_url}});
+  if (!gate.ok()) return usage(gate.status());
   // Absolute paths: the view becomes a symlink to a directory under root.
-  o.root = AbsolutePath(root);
-  o.view = AbsolutePath(view);
-  o.view_prefix = AbsolutePath(view_prefix.empty() ? view : view_prefix);
+  o.root = AbsolutePath(gate->root);
+  o.view = AbsolutePath(gate->view);
+  o.view_prefix = AbsolutePath(view_prefix.empty() ? gate->view : view_prefix);
   o.local_dir = local_dir;
   o.quarantine = !no_quarantine;
-  auto consume_mode = ParseConsumeMode(mode);
-  if (!consume_mode.ok()) return usage(consume_mode.status());
-  o.mode = *consume_mode;
-  auto level = core::ParseLevel(verify);
-  if (!level.ok()) return usage(level.status());
-  o.verify = *level;
-  if (on_timeout != "Fail" && on_timeout != "StartCold") {
-    return usage(InvalidArgumentError("--on-timeout \"" + on_timeout +
-                                      "\" is unknown: want Fail or StartCold"));
-  }
-  o.start_cold_on_timeout = on_timeout == "StartCold";
-  o.timeout_s = timeout.count();
+  o.mode = gate->mode;
+  o.verify = gate->verify;
+  o.start_cold_on_timeout = gate->on_timeout == core::OnTimeout::kStartCold;
+  o.timeout_s = gate->timeout_seconds;
+  o.kernelcache = gate->kernelcache;
+  o.ns = gate->ns;
+  o.node = gate->node;
   o.poll_initial_ms = std::max<std::int64_t>(1, poll_initial.count()) * 1000;
   o.poll_max_ms = std::max<std::int64_t>(1, poll_max.count()) * 1000;
   o.log_every_s = log_every.count();
@@ -118,13 +129,13 @@ int RunWait(const std::vector<std::string>& args) {
   std::unique_ptr<Resolver> resolver;
   if (!resolve_file.empty()) {
     resolver = NewFileResolver(resolve_file);
-  } else if (!resolve_url.empty()) {
+  } else if (!gate->resolve_url.empty()) {
     if (o.ns.empty() || o.kernelcache.empty() || o.node.empty()) {
       return usage(InvalidArgumentError(
           "--resolve-url needs --namespace, --kernelcache and --node (or KC_NAMESPACE, "
           "KC_KERNELCACHE, KC_NODE_NAME)"));
     }
-    resolver = NewHttpResolver(resolve_url);
+    resolver = NewHttpResolver(gate->resolve_url);
   }
   std::unique_ptr<Prober> prober;
   if (!probe_file.empty()) {
@@ -169,7 +180,8 @@ int RunWait(const std::vector<std::string>& args) {
         return core::kExitError;
     }
   }
-  std::cerr << "initwarm wait: " << (r->outcome == "Warm" ? "view ready: " : "starting cold: ")
+  std::cerr << "initwarm wait: "
+            << (r->outcome == core::GateOutcome::kWarm ? "view ready: " : "starting cold: ")
             << o.view.string() << " -> " << r->target.string() << " (" << r->reason << ")\n";
   return core::kExitOk;
 }

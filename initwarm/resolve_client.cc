@@ -8,10 +8,11 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <cctype>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "base/percent_encode.h"
 
 namespace kc::initwarm {
 namespace {
@@ -20,21 +21,6 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
-
-std::string PercentEncode(std::string_view v) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : v) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
 
 Status StatusForHttp(unsigned code, const std::string& body) {
   std::string why;

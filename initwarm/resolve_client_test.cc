@@ -103,7 +103,7 @@ TEST(HttpResolverTest, ReadyAnswerAndQueryEncoding) {
   auto a = NewHttpResolver(op.url())->Resolve("team a", "llama&co", "gpu-node-1");
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_EQ(a->fingerprint, "3f9a1c2b7d4e5f60");
-  EXPECT_EQ(a->state, "Ready");
+  EXPECT_EQ(a->state, core::ResolveState::kReady);
   EXPECT_EQ(a->directory, "v1/3f9a1c2b7d4e5f60");
   EXPECT_EQ(a->manifest_digest, "ab12");
   EXPECT_EQ(a->message, "cache is ready");
@@ -201,7 +201,7 @@ TEST(FileResolverTest, ReadsAnAnswerFile) {
   { std::ofstream(path) << kReadyBody; }
   auto a = NewFileResolver(path.string())->Resolve("ns", "kc", "n");
   ASSERT_TRUE(a.ok()) << a.status();
-  EXPECT_EQ(a->state, "Ready");
+  EXPECT_EQ(a->state, core::ResolveState::kReady);
   std::filesystem::remove(path);
   EXPECT_EQ(NewFileResolver(path.string())->Resolve("ns", "kc", "n").status().code(),
             StatusCode::kNotFound);

@@ -21,14 +21,6 @@ namespace kc::initwarm {
 
 namespace fs = std::filesystem;
 
-StatusOr<ConsumeMode> ParseConsumeMode(std::string_view s) {
-  if (s == "Shared") return ConsumeMode::kShared;
-  if (s == "SharedReadWrite") return ConsumeMode::kSharedReadWrite;
-  if (s == "Copy") return ConsumeMode::kCopy;
-  return InvalidArgumentError("--mode \"" + std::string(s) +
-                              "\" is unknown: want Shared, SharedReadWrite or Copy");
-}
-
 std::int64_t NextPollDelayMs(int attempt, std::int64_t initial_ms, std::int64_t max_ms) {
   std::int64_t d = std::max<std::int64_t>(1, initial_ms);
   for (int i = 0; i < attempt && d < max_ms; ++i) d *= 2;
@@ -188,7 +180,7 @@ StatusOr<fs::path> TryUse(const WaitOptions& o, const WaitDeps& deps, const std:
     *found = q;
     return DataLossError(*reason);
   };
-  if (o.mode == ConsumeMode::kCopy) {
+  if (o.mode == core::ConsumeMode::kCopy) {
     // Validate the manifest on the volume, copy, then validate the copy.
     VerifyOptions first = vo;
     first.level = core::Level::kFingerprint;
@@ -243,7 +235,8 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
   const std::int64_t start = clock.Now();
   const std::int64_t deadline = start + o.timeout_s * 1000;
   std::string fp = o.fingerprint;
-  std::string state = fp.empty() ? "Unknown" : "Pending";
+  core::ResolveState state =
+      fp.empty() ? core::ResolveState::kUnknown : core::ResolveState::kPending;
   std::string reason = "waiting for the first answer";
   std::string expected_digest;              // the operator's manifestDigest for fp
   std::int64_t digest_mismatch_since = -1;  // when READY's digest first differed; -1 none
@@ -264,7 +257,8 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
         reason = "operator resolve endpoint: " + ans.status().ToString();
       } else {
         state = ans->state;
-        reason = ans->message.empty() ? "state " + ans->state : ans->message;
+        reason = ans->message.empty() ? "state " + std::string(core::ResolveStateName(ans->state))
+                                      : ans->message;
         start_cold_reason.clear();
         if (ans->start_cold) {
           start_cold_reason = ans->reason.empty()
@@ -300,14 +294,14 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
             node = probe->facts;
           }
         }
-        if (ans->state == "Failed") failed = true;
+        if (ans->state == core::ResolveState::kFailed) failed = true;
       }
     }
     if (!final_reason.empty()) break;
     const std::int64_t polled = clock.Now();
     const fs::path published = fp.empty() ? fs::path() : core::Layout(o.root).Published(fp);
     bool ready_file = !fp.empty() && Exists(core::Layout(o.root).Ready(fp));
-    if (!fp.empty() && !ready_file && state == "Ready") {
+    if (!fp.empty() && !ready_file && state == core::ResolveState::kReady) {
       reason = "the operator reports fingerprint " + fp + " Ready but " +
                core::Layout(o.root).Ready(fp).string() +
                " is missing: is the cache volume mounted at --root?";
@@ -338,9 +332,10 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
         Status s = MkdirAll(o.view.parent_path());
         if (s.ok()) s = ReplaceSymlink(*target, o.view);
         if (!s.ok()) return InternalError("cannot build the view: " + s.message());
-        WaitResult r{"Warm", fp, "validated up to " + std::string(core::LevelName(o.verify)),
-                     *target, clock.Now() - start};
-        rep->outcome = "Warm";
+        WaitResult r{core::GateOutcome::kWarm, fp,
+                     "validated up to " + std::string(core::LevelName(o.verify)), *target,
+                     clock.Now() - start};
+        rep->outcome = core::GateOutcome::kWarm;
         rep->reason = std::string(core::gate_reason::kValidated);
         rep->fingerprint = fp;
         rep->manifest_digest = digest;
@@ -363,7 +358,7 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
     if (now - last_log >= o.log_every_s * 1000) {
       std::string line = "waiting " + HumanDuration(now - start) + " for ";
       line += fp.empty() ? std::string("this node's fingerprint") : "fingerprint " + fp;
-      line += " (" + state + "): ";
+      line += " (" + std::string(core::ResolveStateName(state)) + "): ";
       line += reason;
       clock.Log(line);
       last_log = now;
@@ -406,15 +401,15 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
   rep->fingerprint = fp;
   rep->waited_ms = waited;
   if (!o.start_cold_on_timeout) {
-    rep->outcome = "Failed";
+    rep->outcome = core::GateOutcome::kFailed;
     rep->message = why;
     return fail;
   }
   KC_ASSIGN_OR_RETURN(fs::path cold, ColdView(o));
-  rep->outcome = "Cold";
+  rep->outcome = core::GateOutcome::kCold;
   rep->message = why + "; starting cold with an empty cache";
   rep->target = cold.string();
-  return WaitResult{"Cold", fp, rep->message, cold, waited};
+  return WaitResult{core::GateOutcome::kCold, fp, rep->message, cold, waited};
 }
 
 }  // namespace
@@ -423,8 +418,8 @@ StatusOr<WaitResult> Wait(const WaitOptions& o, const WaitDeps& deps, core::Gate
   core::GateReport rep;
   rep.view = o.view.string();
   auto r = WaitInner(o, deps, &rep);
-  if (rep.outcome.empty()) {  // an error before any outcome
-    rep.outcome = "Failed";
+  if (rep.message.empty()) {  // an error before any outcome (each outcome says why)
+    rep.outcome = core::GateOutcome::kFailed;
     rep.reason = std::string(r.ok() || r.status().code() != StatusCode::kFailedPrecondition
                                  ? core::gate_reason::kError
                                  : core::gate_reason::kMismatch);

@@ -19,7 +19,7 @@
 // writable) and the wait ends at once (DataLoss; the report lists the
 // quarantine, so the operator re-warms it; a restarted gate then waits for
 // that). Polls back off exponentially (NextPollDelayMs), because network
-// filesystems give no inotify. A resolver state "Failed" ends the wait at
+// filesystems give no inotify. A resolver state Failed ends the wait at
 // once, and so does a final answer (invalid spec, node not selected or
 // without a fingerprint: NotFound). An answer with startCold (the
 // fingerprint's warmup cannot be scheduled: a full GPU pool) ends the wait
@@ -27,7 +27,7 @@
 // cache is on the volume; under Fail the pod keeps waiting, since the
 // warmup may still run. When the wait ends without a cache
 // (timeout, failure, quarantine, final answer): StartCold points the view
-// at an empty local directory and succeeds ("Cold"); Fail returns the
+// at an empty local directory and succeeds (Cold); Fail returns the
 // error (DeadlineExceeded on timeout or failed warmup). Every
 // `log_every_s` one human line says why it is waiting. `report` (when not
 // null) receives the gate report (core/gate_report.h) on every outcome.
@@ -39,6 +39,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "core/consume.h"
 #include "core/gate_report.h"
 #include "core/layout.h"
 #include "core/validate.h"
@@ -47,9 +48,6 @@
 #include "initwarm/verify.h"
 
 namespace kc::initwarm {
-
-enum class ConsumeMode { kShared, kSharedReadWrite, kCopy };
-StatusOr<ConsumeMode> ParseConsumeMode(std::string_view s);
 
 struct WaitOptions {
   std::filesystem::path root = std::string(core::kDefaultRoot);
@@ -61,9 +59,9 @@ struct WaitOptions {
   std::string view_prefix = std::string(core::kDefaultView);
   std::string ns, kernelcache, node;
   std::string fingerprint;  // when set, the resolver is not needed
-  ConsumeMode mode = ConsumeMode::kShared;
-  core::Level verify = core::Level::kManifest;
-  std::int64_t timeout_s = 900;
+  core::ConsumeMode mode = core::kDefaultConsumeMode;
+  core::Level verify = core::kDefaultVerifyLevel;
+  std::int64_t timeout_s = core::kDefaultWaitTimeoutSeconds;
   bool start_cold_on_timeout = false;
   std::int64_t poll_initial_ms = 1000;
   std::int64_t poll_max_ms = 15000;
@@ -83,7 +81,7 @@ struct WaitDeps {
 };
 
 struct WaitResult {
-  std::string outcome;  // "Warm" or "Cold"
+  core::GateOutcome outcome = core::GateOutcome::kWarm;  // Warm or Cold
   std::string fingerprint;
   std::string reason;            // why cold, or the validation summary
   std::filesystem::path target;  // what the view points at

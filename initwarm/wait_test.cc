@@ -48,7 +48,7 @@ class WaitTest : public ::testing::Test {
     view_ = dir_.path() / "run" / "view";
     fp_ = core::ComputeFingerprint(testing::H200Facts(), testing::TestRuntime()).id;
     resolver_.answer = {fp_,
-                        "Warming",
+                        core::ResolveState::kWarming,
                         "v1/" + fp_,
                         "",
                         "warmup Job kc-warm-1 running for 2m",
@@ -71,6 +71,7 @@ class WaitTest : public ::testing::Test {
     opts_.kernelcache = "llama";
     opts_.node = "gpu-1";
     opts_.timeout_s = 60;
+    opts_.mode = core::ConsumeMode::kShared;  // the view links into the volume
   }
 
   // Seals a cache for fp_ (as `owner`, `kernels` Triton kernels) and
@@ -122,7 +123,7 @@ TEST_F(WaitTest, ReadyAtOnceBuildsSharedView) {
   Publish();
   auto r = Wait(opts_, deps_);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->outcome, "Warm");
+  EXPECT_EQ(r->outcome, core::GateOutcome::kWarm);
   EXPECT_EQ(fs::read_symlink(view_), fs::absolute(core::Layout(root_).Published(fp_)));
   EXPECT_TRUE(sleeps_.empty());
   EXPECT_EQ(resolver_.last_query, "ml/llama/gpu-1");
@@ -135,7 +136,7 @@ TEST_F(WaitTest, PollsWithBackoffUntilReadyAndLogsWhy) {
   opts_.log_every_s = 5;
   auto r = Wait(opts_, deps_);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->outcome, "Warm");
+  EXPECT_EQ(r->outcome, core::GateOutcome::kWarm);
   EXPECT_EQ(sleeps_, (std::vector<std::int64_t>{1000, 2000, 4000, 8000, 15000}));
   ASSERT_FALSE(logs_.empty());
   EXPECT_NE(logs_[0].find("warmup Job kc-warm-1 running for 2m"), std::string::npos) << logs_[0];
@@ -158,14 +159,14 @@ TEST_F(WaitTest, TimeoutStartsColdWithEmptyView) {
   opts_.start_cold_on_timeout = true;
   auto r = Wait(opts_, deps_);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->outcome, "Cold");
+  EXPECT_EQ(r->outcome, core::GateOutcome::kCold);
   fs::path target = fs::read_symlink(view_);
   EXPECT_TRUE(fs::is_directory(target / "triton"));
   EXPECT_TRUE(fs::is_empty(target / "triton"));
 }
 
 TEST_F(WaitTest, WarmupFailedEndsTheWait) {
-  resolver_.answer.state = "Failed";
+  resolver_.answer.state = core::ResolveState::kFailed;
   resolver_.answer.message = "warmup Job kc-warm-1 failed: BackoffLimitExceeded";
   auto r = Wait(opts_, deps_);
   ASSERT_FALSE(r.ok());
@@ -203,7 +204,7 @@ TEST_F(WaitTest, ResolverDownKeepsWaiting) {
 
 TEST_F(WaitTest, CopyModeValidatesALocalCopy) {
   Publish();
-  opts_.mode = ConsumeMode::kCopy;
+  opts_.mode = core::ConsumeMode::kCopy;
   opts_.verify = core::Level::kChecksums;
   opts_.view_prefix = std::string(core::kDefaultView);
   auto r = Wait(opts_, deps_);
@@ -226,7 +227,7 @@ TEST_F(WaitTest, CopyAndColdViewsAreGroupWritable) {
     return ::lstat(p.c_str(), &st) == 0 ? st.st_mode & 07777 : 0u;
   };
   Publish();
-  opts_.mode = ConsumeMode::kCopy;
+  opts_.mode = core::ConsumeMode::kCopy;
   opts_.view_prefix = std::string(core::kDefaultView);
   auto r = Wait(opts_, deps_);
   ASSERT_TRUE(r.ok()) << r.status();
@@ -251,7 +252,7 @@ TEST_F(WaitTest, CopyAndColdViewsAreGroupWritable) {
   opts_.root = dir_.path() / "empty-volume";
   r = Wait(opts_, deps_);
   ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_EQ(r->outcome, "Cold");
+  ASSERT_EQ(r->outcome, core::GateOutcome::kCold);
   EXPECT_EQ(mode(fs::read_symlink(view_) / "triton"), 02775u);
 }
 
@@ -260,7 +261,7 @@ TEST_F(WaitTest, CopyAndColdViewsAreGroupWritable) {
 // timeout while status keeps saying Ready.
 TEST_F(WaitTest, CorruptCacheIsQuarantinedAndReportedAtOnce) {
   const std::string digest = Publish();
-  resolver_.answer.state = "Ready";
+  resolver_.answer.state = core::ResolveState::kReady;
   resolver_.answer.manifest_digest = digest;
   fs::path published = core::Layout(root_).Published(fp_);
   fs::path cubin = published / "triton/H1000ABCDEFGHIJKLMNOPQRSTUVWXYZ234567/kernel_0.cubin";
@@ -277,7 +278,7 @@ TEST_F(WaitTest, CorruptCacheIsQuarantinedAndReportedAtOnce) {
   EXPECT_NE(r.status().message().find("sha256 mismatch"), std::string::npos) << r.status();
   EXPECT_TRUE(sleeps_.empty());  // not the timeout
   EXPECT_FALSE(Exists(published));
-  EXPECT_EQ(rep.outcome, "Failed");
+  EXPECT_EQ(rep.outcome, core::GateOutcome::kFailed);
   EXPECT_EQ(rep.reason, "Quarantined");
   ASSERT_EQ(rep.quarantined.size(), 1u);
   EXPECT_EQ(rep.quarantined[0].fingerprint, fp_);
@@ -295,8 +296,8 @@ TEST_F(WaitTest, CorruptCacheIsQuarantinedAndReportedAtOnce) {
   resolver_.answer.manifest_digest = "";
   r = Wait(opts_, deps_, &rep);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->outcome, "Cold");
-  EXPECT_EQ(rep.outcome, "Cold");
+  EXPECT_EQ(r->outcome, core::GateOutcome::kCold);
+  EXPECT_EQ(rep.outcome, core::GateOutcome::kCold);
   EXPECT_EQ(rep.reason, "Quarantined");
   ASSERT_EQ(rep.quarantined.size(), 1u);
 }
@@ -307,7 +308,7 @@ TEST_F(WaitTest, ConsistentRewriteIsRefusedByTheOperatorsDigest) {
   const std::string sealed = Publish();
   const std::string rewritten = Publish(90, "attacker", 3, /*replace=*/true);
   ASSERT_NE(sealed, rewritten);
-  resolver_.answer.state = "Ready";
+  resolver_.answer.state = core::ResolveState::kReady;
   resolver_.answer.manifest_digest = sealed;
   opts_.verify = core::Level::kChecksums;
   opts_.view_prefix = std::string(core::kDefaultView);
@@ -333,7 +334,7 @@ TEST_F(WaitTest, ConsistentRewriteIsRefusedByTheOperatorsDigest) {
 TEST_F(WaitTest, DigestMismatchWaitsForTheOperatorToCatchUp) {
   const std::string old_digest = Publish();
   const std::string fresh = Publish(90, "job-2", 3, /*replace=*/true);
-  resolver_.answer.state = "Ready";
+  resolver_.answer.state = core::ResolveState::kReady;
   resolver_.answer.manifest_digest = old_digest;
   on_sleep_ = [&](int n) {
     if (n == 2) resolver_.answer.manifest_digest = fresh;
@@ -341,7 +342,7 @@ TEST_F(WaitTest, DigestMismatchWaitsForTheOperatorToCatchUp) {
   core::GateReport rep;
   auto r = Wait(opts_, deps_, &rep);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(rep.outcome, "Warm");
+  EXPECT_EQ(rep.outcome, core::GateOutcome::kWarm);
   EXPECT_EQ(rep.manifest_digest, fresh);
   EXPECT_TRUE(rep.quarantined.empty());
   EXPECT_EQ(sleeps_.size(), 2u);
@@ -359,7 +360,7 @@ TEST_F(WaitTest, SharedManifestLevelChecksTheFingerprint) {
   resolver_.answer.fingerprint = other_fp;
   resolver_.answer.node = other;
   prober_.facts = other;
-  opts_.mode = ConsumeMode::kShared;
+  opts_.mode = core::ConsumeMode::kShared;
   opts_.verify = core::Level::kManifest;
   core::GateReport rep;
   auto r = Wait(opts_, deps_, &rep);
@@ -373,7 +374,7 @@ TEST_F(WaitTest, SharedManifestLevelChecksTheFingerprint) {
 // The operator's answer is final (invalid spec, node not selected): the
 // gate stops at once instead of waiting out its timeout.
 TEST_F(WaitTest, FinalAnswerEndsTheWaitAtOnce) {
-  resolver_.answer.state = "Unknown";
+  resolver_.answer.state = core::ResolveState::kUnknown;
   resolver_.answer.final = true;
   resolver_.answer.reason = "NodeNotSelected";
   resolver_.answer.message = "node gpu-1 does not match the KernelCache's nodeSelector (a=b)";
@@ -384,7 +385,7 @@ TEST_F(WaitTest, FinalAnswerEndsTheWaitAtOnce) {
   EXPECT_NE(r.status().message().find("NodeNotSelected"), std::string::npos) << r.status();
   EXPECT_NE(r.status().message().find("nodeSelector"), std::string::npos) << r.status();
   EXPECT_TRUE(sleeps_.empty());
-  EXPECT_EQ(rep.outcome, "Failed");
+  EXPECT_EQ(rep.outcome, core::GateOutcome::kFailed);
   EXPECT_EQ(rep.reason, "NodeNotSelected");
   // StartCold: exits with a cold view, at once.
   opts_.start_cold_on_timeout = true;
@@ -392,10 +393,10 @@ TEST_F(WaitTest, FinalAnswerEndsTheWaitAtOnce) {
   resolver_.answer.reason = "InvalidSpec";
   r = Wait(opts_, deps_, &rep);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->outcome, "Cold");
+  EXPECT_EQ(r->outcome, core::GateOutcome::kCold);
   EXPECT_TRUE(sleeps_.empty());
   EXPECT_TRUE(fs::is_empty(fs::read_symlink(view_) / "triton"));
-  EXPECT_EQ(rep.outcome, "Cold");
+  EXPECT_EQ(rep.outcome, core::GateOutcome::kCold);
   EXPECT_EQ(rep.reason, "InvalidSpec");
 }
 
@@ -413,10 +414,10 @@ TEST_F(WaitTest, UnschedulableWarmupStartsColdAtOnceOnlyUnderStartCold) {
   core::GateReport rep;
   auto r = Wait(opts_, deps_, &rep);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->outcome, "Cold");
+  EXPECT_EQ(r->outcome, core::GateOutcome::kCold);
   EXPECT_TRUE(sleeps_.empty()) << "a StartCold pod must not wait out its timeout";
   EXPECT_TRUE(fs::is_empty(fs::read_symlink(view_) / "triton"));
-  EXPECT_EQ(rep.outcome, "Cold");
+  EXPECT_EQ(rep.outcome, core::GateOutcome::kCold);
   EXPECT_EQ(rep.reason, "WarmupUnschedulable");
   EXPECT_NE(rep.message.find("Insufficient nvidia.com/gpu"), std::string::npos) << rep.message;
   bool logged = false;
@@ -430,7 +431,7 @@ TEST_F(WaitTest, UnschedulableWarmupStartsColdAtOnceOnlyUnderStartCold) {
   Publish();
   r = Wait(opts_, deps_, &rep);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->outcome, "Warm");
+  EXPECT_EQ(r->outcome, core::GateOutcome::kWarm);
 
   // onTimeout Fail: keeps waiting the whole timeout.
   std::filesystem::remove_all(root_);
@@ -446,7 +447,7 @@ TEST_F(WaitTest, UnschedulableWarmupStartsColdAtOnceOnlyUnderStartCold) {
 }
 
 TEST_F(WaitTest, ReadyStateButNoReadyFileSaysWhy) {
-  resolver_.answer.state = "Ready";
+  resolver_.answer.state = core::ResolveState::kReady;
   opts_.timeout_s = 3;
   auto r = Wait(opts_, deps_);
   ASSERT_FALSE(r.ok());

@@ -1,4 +1,4 @@
-// URL helpers for API paths: percent-encoding and query strings.
+// Query strings for API paths (percent-encoding: base/percent_encode.h).
 #pragma once
 
 #include <string>
@@ -7,9 +7,6 @@
 #include <vector>
 
 namespace kc::kube {
-
-// Percent-encodes every byte outside RFC 3986 "unreserved" (A-Z a-z 0-9 - . _ ~).
-std::string UrlEncode(std::string_view s);
 
 // Builds "?k=v&k2=v2" (empty when no parameters), encoding keys and values,
 // in insertion order. Add() with an empty value is skipped; use AddAlways()

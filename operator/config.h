@@ -30,23 +30,16 @@
 
 #include "base/flags.h"
 #include "base/status.h"
+#include "operator/decide/types.h"
 
 namespace kc::op {
 
 // Each default is stated once: as the initial value of its Config field
 // below, which the flag declarations (config.cc) bind to and --help shows.
-// Those Decide's Settings (operator/decide.h) shares are named here.
-inline constexpr char kDefaultInitwarmImage[] = "ghcr.io/kernelcache/initwarm:latest";
-inline constexpr char kDefaultImagePullPolicy[] = "IfNotPresent";
-inline constexpr std::chrono::seconds kDefaultPvcBindingGrace{120};
-inline constexpr std::chrono::seconds kDefaultWarmupRetryBase{30};
-inline constexpr std::chrono::seconds kDefaultWarmupRetryCap{3600};
+// Those Decide's Settings share are named in operator/decide/types.h.
 // The PriorityClass the chart ships (charts/kernelcache/templates/
 // priorityclass.yaml): warmup pods may preempt model pods on a full pool.
 inline constexpr char kDefaultWarmupPriorityClass[] = "kernelcache-warmup";
-// A warmup pod unschedulable this long is reported (WarmupUnschedulable) and
-// StartCold pods stop waiting for it.
-inline constexpr std::chrono::seconds kDefaultWarmupUnschedulableGrace{120};
 
 struct Config {
   // --help / -h: print Usage() and exit 0; nothing else is parsed or checked.

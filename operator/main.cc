@@ -17,19 +17,17 @@
 #include "kube/leader_election.h"
 #include "kube/rest_client.h"
 #include "operator/config.h"
-#include "operator/controller.h"
-#include "operator/heap.h"
-#include "operator/http_server.h"
-#include "operator/logging.h"
-#include "operator/metrics.h"
-#include "operator/webhook/cert_controller.h"
-#include "operator/webhook/handlers.h"
+#include "operator/controller/controller.h"
+#include "operator/controller/heap.h"
+#include "operator/serving/cert_controller.h"
+#include "operator/serving/handlers.h"
+#include "operator/serving/http_server.h"
+#include "operator/serving/logging.h"
+#include "operator/serving/metrics.h"
+#include "operator/wiring.h"
 
 namespace kc::op {
 namespace {
-
-// Recorded by the webhook in the pods it mutates (the chart's appVersion).
-constexpr char kInjectorVersion[] = "kernelcache-operator/0.1.0";
 
 // The admission webhooks: an HTTPS listener, its routes, and the
 // certificate controller that feeds it (docs/webhook-serving.md).
@@ -67,25 +65,14 @@ Status StartWebhooks(const Config& c, kube::Client& client, Controller& controll
     auto sc = client.Get(kube::resources::kStorageClasses, "", name);
     return sc.ok() || !IsNotFound(sc.status());
   };
-  deps.settings = {c.initwarm_image, c.ResolveUrl(), c.webhook_namespace, kInjectorVersion};
+  deps.settings = InjectSettingsFrom(c);
   deps.events = w.events.get();
   webhook::RegisterWebhookHandlers(*w.server, std::move(deps));
   w.server->Start();
 
-  webhook::CertControllerOptions o;
-  o.ns = c.webhook_namespace;
-  o.secret_name = c.webhook_cert_secret;
-  o.service_name = c.webhook_service_name;
-  o.ips = c.webhook_cert_ips;
-  o.mutating_config = c.webhook_mutating_config;
-  o.validating_config = c.webhook_validating_config;
-  o.ca_lifetime = c.webhook_ca_lifetime;
-  o.serving_lifetime = c.webhook_cert_lifetime;
-  o.external = c.webhook_cert_secret_external;
-  o.interval = c.webhook_cert_check_interval;
   HttpServer* server = w.server.get();
   w.certs = std::make_unique<webhook::CertController>(
-      client, o, log.With("logger", "webhook-certs"),
+      client, CertControllerOptionsFrom(c), log.With("logger", "webhook-certs"),
       [server](const webhook::CertPair& p) {
         return server->SetCertificate(p.cert_pem, p.key_pem);
       },
@@ -113,49 +100,116 @@ StatusOr<kube::ClusterConfig> LoadCluster(const Config& c) {
   return cluster;
 }
 
-// `certs`: the webhook's certificate controller, null when the webhooks are
-// off. A replica is Ready once its informers have synced and, with the
-// webhooks on, it serves a certificate the caBundle trusts (so the webhook
-// Service and `helm install --wait` never pick a replica whose TLS
-// handshake would fail).
-void RegisterHandlers(HttpServer& server, const std::set<std::string>& groups,
-                      Controller& controller, OperatorMetrics& metrics,
-                      const webhook::CertController* certs) {
-  if (groups.count("health")) {
-    server.Handle("/healthz", [](const HttpRequest&) {
-      return HttpResponse{200, "text/plain", "ok"};
-    });
-    server.Handle("/readyz", [&controller, certs](const HttpRequest&) {
-      if (!controller.HasSynced()) {
-        return HttpResponse{503, "text/plain", "informer caches not synced"};
-      }
-      if (certs != nullptr) {
-        const webhook::Readiness r = certs->readiness();
-        if (!r.ready) return HttpResponse{503, "text/plain", "webhook: " + r.reason};
-      }
-      return HttpResponse{200, "text/plain", "ok"};
-    });
+// The API client and the Events' own (its own token bucket, as client-go's
+// broadcaster).
+struct Clients {
+  std::unique_ptr<kube::Client> api;
+  std::unique_ptr<kube::Client> events;
+};
+
+StatusOr<Clients> NewClients(const kube::ClusterConfig& cluster) {
+  Clients out;
+  KC_ASSIGN_OR_RETURN(out.api, kube::NewClient(cluster));
+  KC_ASSIGN_OR_RETURN(out.events, kube::NewClient(cluster));
+  return out;
+}
+
+// Blocks the shutdown signals in this and every later thread; one waiter
+// thread takes them (WaitForShutdownSignal).
+sigset_t BlockShutdownSignals() {
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGINT);
+  sigaddset(&sigs, SIGUSR1);  // internal: wakes the waiter at exit
+  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  return sigs;
+}
+
+std::jthread WaitForShutdownSignal(const sigset_t& sigs, std::stop_source& stop,
+                                   const Logger& log) {
+  return std::jthread([&stop, sigs, &log] {
+    int sig = 0;
+    sigwait(&sigs, &sig);
+    if (sig != SIGUSR1) log.Info("signal received; shutting down", {{"signal", sig}});
+    stop.request_stop();
+  });
+}
+
+// The plain HTTP listeners, one per distinct port, each serving its groups.
+StatusOr<std::vector<std::unique_ptr<HttpServer>>> StartListeners(
+    const Config& c, Controller& controller, OperatorMetrics& metrics,
+    const webhook::CertController* certs, const Logger& log) {
+  std::vector<std::unique_ptr<HttpServer>> servers;
+  for (const auto& [port, groups] : c.Listeners()) {
+    KC_ASSIGN_OR_RETURN(std::unique_ptr<HttpServer> server,
+                        HttpServer::Listen(c.bind_address, port));
+    RegisterHandlers(*server, groups, controller, metrics, certs);
+    server->Start();
+    log.Info("listening", {{"address", c.bind_address},
+                           {"port", server->port()},
+                           {"endpoints", std::vector<std::string>(groups.begin(), groups.end())}});
+    servers.push_back(std::move(server));
   }
-  if (groups.count("metrics")) {
-    server.Handle("/metrics", [&metrics](const HttpRequest&) {
-      return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics.Render()};
-    });
+  return servers;
+}
+
+// Runs the workers while this replica holds the Lease; returns the exit
+// code: 0 when asked to stop, 1 when leadership was lost, 2 for a bad
+// election config.
+int RunElected(const Config& c, kube::Client& client, Controller& controller,
+               OperatorMetrics& metrics, Webhooks& webhooks, std::atomic<bool>& leading,
+               std::stop_source& stop, const Logger& log) {
+  kube::LeaderElectionConfig le = LeaderElectionFrom(c);
+  const Logger lelog = log.With("logger", "leader-election");
+  le.on_error = [lelog](const Status& s) { lelog.Warn("lease", {{"error", s.ToString()}}); };
+  // Join the election once the informer caches are synced: a leader
+  // restarted under the same identity would otherwise renew its own Lease
+  // at once and hold it through a full relist (21-33 s at 1,000 nodes) while
+  // the synced standby waits; so the standby takes over when the Lease
+  // expires, and on a small fleet the restarted replica still takes its own
+  // Lease back as soon as it synced (bench/faults, docs/benchmarks.md).
+  le.ready_to_lead = [&controller, lelog](const std::stop_token& token) {
+    lelog.Info("waiting for informer caches before joining the election");
+    if (!controller.WaitForSync(token, std::chrono::hours(24))) return false;
+    lelog.Info("caches synced; joining the election");
+    return true;
+  };
+  le.callbacks.on_started_leading = [&](const std::stop_token& token) {
+    lelog.Info("became leader", {{"identity", c.identity}});
+    metrics.SetLeader(c.lease_name, true);
+    leading = true;
+    // The certificates at once, not at the next check: on a fresh install
+    // no replica can serve (or be Ready) before the leader writes them.
+    if (webhooks.certs) webhooks.certs->Kick();
+    std::stop_source both;
+    std::stop_callback a(token, [&] { both.request_stop(); });
+    std::stop_callback b(stop.get_token(), [&] { both.request_stop(); });
+    controller.RunWorkers(both.get_token());
+  };
+  le.callbacks.on_stopped_leading = [&] {
+    leading = false;
+    metrics.SetLeader(c.lease_name, false);
+    lelog.Info("stopped leading", {{"identity", c.identity}});
+  };
+  le.callbacks.on_new_leader = [&](const std::string& id) {
+    lelog.Info("leader observed", {{"leader", id}});
+  };
+  metrics.SetLeader(c.lease_name, false);
+  auto elector = kube::LeaderElector::Create(client, le);
+  if (!elector.ok()) {
+    log.Error("bad leader election config", {{"error", elector.status().ToString()}});
+    return 2;
   }
-  if (groups.count("resolve")) {
-    server.Handle("/v1/resolve", [&controller](const HttpRequest& req) {
-      auto get = [&](const char* k) {
-        auto it = req.query.find(k);
-        return it == req.query.end() ? std::string() : it->second;
-      };
-      ResolveResponse r = controller.Resolve({get("namespace"), get("kernelcache"), get("node")});
-      return HttpResponse{r.http_status, "application/json", r.body.dump()};
-    });
-  }
+  (*elector)->Run(stop.get_token());
+  if (stop.stop_requested()) return 0;
+  log.Error("leadership lost; exiting so a restart rejoins as a follower");
+  return 1;
 }
 
 int Run(int argc, char** argv) {
   // Before any thread: 2 malloc arenas, and freed pages handed back every
-  // 10 s (operator/heap.h: a relist's high-water otherwise stays resident).
+  // 10 s (operator/controller/heap.h: a relist's high-water otherwise stays resident).
   LimitMallocArenas(2);
   std::vector<std::string> args(argv + 1, argv + argc);
   auto config = ParseConfig(args, ReadWholeFile, ProcessEnv);
@@ -170,14 +224,7 @@ int Run(int argc, char** argv) {
   }
   SetDefaultLogger(Logger(&std::cerr, c.log_format == "json", ParseLogLevel(c.log_level)));
   const Logger& log = DefaultLogger();
-
-  // Signals: blocked in every thread, taken by one waiter thread.
-  sigset_t sigs;
-  sigemptyset(&sigs);
-  sigaddset(&sigs, SIGTERM);
-  sigaddset(&sigs, SIGINT);
-  sigaddset(&sigs, SIGUSR1);  // internal: wakes the waiter at exit
-  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  const sigset_t sigs = BlockShutdownSignals();
   std::stop_source stop;
 
   auto cluster = LoadCluster(c);
@@ -185,66 +232,35 @@ int Run(int argc, char** argv) {
     log.Error("cannot load cluster config", {{"error", cluster.status().ToString()}});
     return 2;
   }
-  auto client = kube::NewClient(*cluster);
-  // Events' own client: its own token bucket (as client-go's broadcaster).
-  auto events_client = kube::NewClient(*cluster);
-  if (!client.ok() || !events_client.ok()) {
-    const Status& s = client.ok() ? events_client.status() : client.status();
-    log.Error("cannot create API client", {{"error", s.ToString()}});
+  auto clients = NewClients(*cluster);
+  if (!clients.ok()) {
+    log.Error("cannot create API client", {{"error", clients.status().ToString()}});
     return 1;
   }
+  kube::Client& client = *clients->api;
 
   HeapTrimmer trimmer(std::chrono::seconds(10));
   OperatorMetrics metrics;
-  ControllerOptions co;
-  co.namespaces = c.namespaces;
-  co.workers = c.workers;
-  co.resync_period = c.resync_period;
-  co.identity = c.identity;
-  co.events_client = events_client->get();
-  co.settings.initwarm_image = c.initwarm_image;
-  co.settings.image_pull_policy = c.image_pull_policy;
-  co.settings.service_account = c.warmup_service_account;
-  co.settings.pvc_binding_grace = c.pvc_binding_grace;
-  co.settings.retry_base = c.retry_base;
-  co.settings.retry_cap = c.retry_cap;
-  co.settings.warmup_priority_class = c.warmup_priority_class;
-  co.settings.unschedulable_grace = c.warmup_unschedulable_grace;
-  Controller controller(**client, co, &metrics, log.With("logger", "controller"));
+  Controller controller(client, ControllerOptionsFrom(c, clients->events.get()), &metrics,
+                        log.With("logger", "controller"));
 
   // The webhooks first: /readyz on the plain listeners asks their
   // certificate controller.
   std::atomic<bool> leading{!c.leader_elect};
   Webhooks webhooks;
   if (c.webhook_port != 0) {
-    Status s = StartWebhooks(c, **client, controller, leading, log, webhooks);
+    Status s = StartWebhooks(c, client, controller, leading, log, webhooks);
     if (!s.ok()) {
       log.Error("cannot start the webhooks", {{"error", s.ToString()}});
       return 1;
     }
   }
-
-  std::vector<std::unique_ptr<HttpServer>> servers;
-  for (const auto& [port, groups] : c.Listeners()) {
-    auto server = HttpServer::Listen(c.bind_address, port);
-    if (!server.ok()) {
-      log.Error("cannot start HTTP listener", {{"error", server.status().ToString()}});
-      return 1;
-    }
-    RegisterHandlers(**server, groups, controller, metrics, webhooks.certs.get());
-    (*server)->Start();
-    log.Info("listening", {{"address", c.bind_address},
-                           {"port", (*server)->port()},
-                           {"endpoints", std::vector<std::string>(groups.begin(), groups.end())}});
-    servers.push_back(std::move(*server));
+  auto servers = StartListeners(c, controller, metrics, webhooks.certs.get(), log);
+  if (!servers.ok()) {
+    log.Error("cannot start HTTP listener", {{"error", servers.status().ToString()}});
+    return 1;
   }
-
-  std::jthread signal_thread([&stop, sigs, &log] {
-    int sig = 0;
-    sigwait(&sigs, &sig);
-    if (sig != SIGUSR1) log.Info("signal received; shutting down", {{"signal", sig}});
-    stop.request_stop();
-  });
+  std::jthread signal_thread = WaitForShutdownSignal(sigs, stop, log);
 
   log.Info("starting",
            {{"identity", c.identity},
@@ -253,69 +269,16 @@ int Run(int argc, char** argv) {
             {"leaderElect", c.leader_elect},
             {"server", cluster->server}});
   controller.StartInformers();
-
   int exit_code = 0;
   if (c.leader_elect) {
-    kube::LeaderElectionConfig le;
-    le.lease_namespace = c.lease_namespace;
-    le.lease_name = c.lease_name;
-    le.identity = c.identity;
-    le.lease_duration = c.lease_duration;
-    le.renew_deadline = c.renew_deadline;
-    le.retry_period = c.retry_period;
-    le.release_on_cancel = true;
-    const Logger lelog = log.With("logger", "leader-election");
-    le.on_error = [lelog](const Status& s) { lelog.Warn("lease", {{"error", s.ToString()}}); };
-    // Join the election once the informer caches are synced: a leader
-    // restarted under the same identity would otherwise renew its own Lease
-    // at once and hold it through a full relist (21-33 s at 1,000 nodes) while
-    // the synced standby waits; so the standby takes over when the Lease
-    // expires, and on a small fleet the restarted replica still takes its own
-    // Lease back as soon as it synced (bench/faults, docs/benchmarks.md).
-    le.ready_to_lead = [&controller, lelog](const std::stop_token& token) {
-      lelog.Info("waiting for informer caches before joining the election");
-      if (!controller.WaitForSync(token, std::chrono::hours(24))) return false;
-      lelog.Info("caches synced; joining the election");
-      return true;
-    };
-    le.callbacks.on_started_leading = [&](const std::stop_token& token) {
-      lelog.Info("became leader", {{"identity", c.identity}});
-      metrics.SetLeader(c.lease_name, true);
-      leading = true;
-      // The certificates at once, not at the next check: on a fresh install
-      // no replica can serve (or be Ready) before the leader writes them.
-      if (webhooks.certs) webhooks.certs->Kick();
-      std::stop_source both;
-      std::stop_callback a(token, [&] { both.request_stop(); });
-      std::stop_callback b(stop.get_token(), [&] { both.request_stop(); });
-      controller.RunWorkers(both.get_token());
-    };
-    le.callbacks.on_stopped_leading = [&] {
-      leading = false;
-      metrics.SetLeader(c.lease_name, false);
-      lelog.Info("stopped leading", {{"identity", c.identity}});
-    };
-    le.callbacks.on_new_leader = [&](const std::string& id) {
-      lelog.Info("leader observed", {{"leader", id}});
-    };
-    metrics.SetLeader(c.lease_name, false);
-    auto elector = kube::LeaderElector::Create(**client, le);
-    if (!elector.ok()) {
-      log.Error("bad leader election config", {{"error", elector.status().ToString()}});
-      return 2;
-    }
-    (*elector)->Run(stop.get_token());
-    if (!stop.stop_requested()) {
-      log.Error("leadership lost; exiting so a restart rejoins as a follower");
-      exit_code = 1;
-    }
+    exit_code = RunElected(c, client, controller, metrics, webhooks, leading, stop, log);
   } else {
     controller.RunWorkers(stop.get_token());
   }
 
   webhooks.Stop();
   controller.Stop();
-  for (auto& s : servers) s->Stop();
+  for (auto& s : *servers) s->Stop();
   log.Info("stopped", {{"exitCode", exit_code}});
   // The signal thread may still wait in sigwait: wake it.
   pthread_kill(signal_thread.native_handle(), SIGUSR1);

@@ -22,10 +22,10 @@
 #include <thread>
 #include <vector>
 
-#include "operator/http_server.h"
+#include "operator/serving/handlers.h"
+#include "operator/serving/http_server.h"
 #include "operator/testing/https_client.h"
 #include "operator/webhook/certs.h"
-#include "operator/webhook/handlers.h"
 
 namespace {
 

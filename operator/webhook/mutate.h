@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "core/api_types.h"
+#include "core/gate_args.h"
 #include "operator/webhook/review.h"
 
 namespace kc::webhook {
@@ -75,9 +76,9 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
                       const std::vector<core::KernelCache>& kernelcaches,
                       const InjectSettings& settings);
 
-// The init container Mutate injects for `kc` into `pod` (exposed for tests
-// and docs).
-Json BuildGateContainer(const Json& pod, const core::KernelCache& kc, const std::string& ns,
+// The init container Mutate injects for `kc` into `pod`, running `initwarm
+// wait` with `gate` (exposed for tests and docs).
+Json BuildGateContainer(const Json& pod, const core::KernelCache& kc, const core::GateArgs& gate,
                         const InjectSettings& settings);
 
 // "pod llama-0", or "pod llama-7d9f- (generateName)" before the API server

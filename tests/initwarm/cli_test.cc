@@ -320,10 +320,10 @@ TEST_F(Cli, WaitParsesTheWebhooksGateArgs) {
   core::GateArgs a;
   a.root = root();
   a.view = view;
-  a.mode = "Shared";
-  a.verify = "Checksums";
+  a.mode = core::ConsumeMode::kShared;
+  a.verify = core::Level::kChecksums;
   a.timeout_seconds = 5;
-  a.on_timeout = "Fail";
+  a.on_timeout = core::OnTimeout::kFail;
   a.kernelcache = "llama";
   a.ns = core::EnvRef(core::gate_env::kNamespace);
   a.node = core::EnvRef(core::gate_env::kNodeName);

@@ -28,6 +28,7 @@
 #include "operator/testing/http_get.h"
 #include "testing/eventually.h"
 #include "tests/cluster/local_cluster.h"
+#include "tests/operator/namespace_test.h"
 #include "tests/operator/operator_process.h"
 
 namespace kc::nodetest {
@@ -38,10 +39,6 @@ using namespace std::chrono_literals;
 using optest::FreePort;
 using optest::OperatorProcess;
 
-const kube::Resource kKernelCaches{"kernelcache.io", "v1alpha1", "kernelcaches", "KernelCache",
-                                   true};
-const kube::Resource kPvs{"", "v1", "persistentvolumes", "PersistentVolume", false};
-const kube::Resource kSa{"", "v1", "serviceaccounts", "ServiceAccount", true};
 const kube::Resource kLeases{"coordination.k8s.io", "v1", "leases", "Lease", true};
 
 constexpr char kInitwarmImage[] = "kernelcache.local/initwarm:dev";
@@ -89,64 +86,18 @@ std::string Sha256File(const std::string& path) {
   return out;
 }
 
-class RealNodeTest : public ::testing::Test {
+class RealNodeTest : public optest::NamespaceTest {
  protected:
-  static void SetUpTestSuite() {
-    LocalCluster* c = TheCluster();
-    if (c == nullptr) return;
-    std::string out;
-    Status s = c->Kubectl(
-        {"apply", "-f", std::string(KC_SOURCE_DIR) + "/crds/kernelcache.kernelcache.io.yaml"},
-        &out);
-    if (s.ok()) {
-      s = c->Kubectl({"wait", "--for=condition=Established", "--timeout=60s",
-                      "crd/kernelcaches.kernelcache.io"},
-                     &out);
-    }
-    if (!s.ok()) suite_error_ = s.ToString();
-  }
+  static void SetUpTestSuite() { suite_error_ = optest::InstallCrd(TheCluster()); }
 
-  void SetUp() override {
-    cluster_ = TheCluster();
-    ASSERT_NE(cluster_, nullptr) << SharedLocalCluster().status();
-    ASSERT_TRUE(suite_error_.empty()) << suite_error_;
-    auto cfg = kube::LoadKubeconfig(cluster_->kubeconfig_path());
-    ASSERT_TRUE(cfg.ok()) << cfg.status();
-    auto client = kube::NewClient(*cfg);
-    ASSERT_TRUE(client.ok()) << client.status();
-    client_ = std::move(*client);
-    name_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    for (char& ch : name_) ch = static_cast<char>(std::tolower(ch));
-    name_ += "-" + std::to_string(::getpid() % 100000);
-    ns_ = "kc-" + name_;
-    log_dir_ = cluster_->dir() + "/operator-logs";
-    std::filesystem::create_directories(log_dir_);
-    ASSERT_TRUE(
-        client_->Create(kube::resources::kNamespaces, "", {{"metadata", {{"name", ns_}}}}).ok());
-    ASSERT_TRUE(Eventually([&] { return client_->Get(kSa, ns_, "default").ok(); }, 60s));
-  }
+  void SetUp() override { SetUpNamespace(TheCluster(), suite_error_); }
 
-  void TearDown() override {
-    for (auto& op : operators_) {
-      if (HasFailure())
-        std::cerr << "---- operator log " << op->log_path() << " ----\n" << op->Log();
-      op->Kill(SIGKILL);
-    }
-    if (client_ == nullptr) return;
+  void CleanUpSuiteObjects() override {
     if (HasFailure()) {
       std::cerr << Kubectl({"get", "pods,jobs,pvc,kcache", "-n", ns_, "-o", "wide"});
       std::cerr << Kubectl({"get", "events", "-n", ns_, "--sort-by=.lastTimestamp"});
     }
     if (helm_installed_) Helm({"uninstall", "kc", "-n", ns_, "--wait", "--timeout=60s"});
-    auto kcs = client_->List(kKernelCaches, ns_, {});
-    if (kcs.ok()) {
-      for (const Json& kc : kcs->items) {
-        (void)client_->Patch(kKernelCaches, ns_, kc["metadata"]["name"], kube::PatchType::kMerge,
-                             {{"metadata", {{"finalizers", nullptr}}}});
-      }
-    }
-    (void)client_->Delete(kube::resources::kNamespaces, "", ns_);
-    for (const std::string& pv : pvs_) (void)client_->Delete(kPvs, "", pv);
   }
 
   // --- objects ---
@@ -158,23 +109,10 @@ class RealNodeTest : public ::testing::Test {
     std::filesystem::create_directories(dir);
     EXPECT_EQ(::chown(dir.c_str(), uid, gid), 0);
     EXPECT_EQ(::chmod(dir.c_str(), mode), 0);
-    const std::string name = ns_ + "-pv";
-    Json pv = {{"apiVersion", "v1"},
-               {"kind", "PersistentVolume"},
-               {"metadata", {{"name", name}}},
-               {"spec",
-                {{"capacity", {{"storage", "1Gi"}}},
-                 {"accessModes", {"ReadWriteMany"}},
-                 {"persistentVolumeReclaimPolicy", "Retain"},
-                 {"storageClassName", StorageClass()},
-                 {"hostPath", {{"path", dir}, {"type", "Directory"}}}}}};
-    auto created = client_->Create(kPvs, "", pv);
-    EXPECT_TRUE(created.ok()) << created.status();
-    pvs_.push_back(name);
+    const Status created = CreatePv(ns_ + "-pv", "1Gi", {{"path", dir}, {"type", "Directory"}});
+    EXPECT_TRUE(created.ok()) << created;
     return dir;
   }
-
-  std::string StorageClass() const { return "kc-" + name_; }
 
   Json KernelCache(const std::string& name, const std::string& script,
                    int backoff_limit = 0) const {
@@ -191,16 +129,6 @@ class RealNodeTest : public ::testing::Test {
                 {"backoffLimit", backoff_limit},
                 {"activeDeadlineSeconds", 300}}},
               {"storage", {{"storageClassName", StorageClass()}, {"size", "1Gi"}}}}}};
-  }
-
-  void CreateKc(const Json& kc) {
-    auto r = client_->Create(kKernelCaches, ns_, kc);
-    ASSERT_TRUE(r.ok()) << r.status();
-  }
-
-  Json GetKc(const std::string& name) {
-    auto r = client_->Get(kKernelCaches, ns_, name);
-    return r.ok() ? *r : Json();
   }
 
   // The single fingerprint of `kc` once it is in `state` (null otherwise).
@@ -398,11 +326,6 @@ class RealNodeTest : public ::testing::Test {
   }
 
   static inline std::string suite_error_;
-  LocalCluster* cluster_ = nullptr;
-  std::unique_ptr<kube::Client> client_;
-  std::string name_, ns_, log_dir_;
-  std::vector<std::string> pvs_;
-  std::vector<std::unique_ptr<OperatorProcess>> operators_;
   bool helm_installed_ = false;
   bool helm_ok_ = false;
 };

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/api_types.h"
-#include "operator/warmup_job.h"
+#include "operator/decide/warmup_job.h"
 #include "tests/cluster/local_cluster_gtest.h"
 
 namespace kc::op {

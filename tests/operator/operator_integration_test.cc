@@ -26,8 +26,10 @@
 #include "kube/config.h"
 #include "kube/rest_client.h"
 #include "operator/testing/http_get.h"
+#include "operator/testing/objects.h"
 #include "testing/eventually.h"
 #include "tests/cluster/local_cluster.h"
+#include "tests/operator/namespace_test.h"
 #include "tests/operator/operator_process.h"
 
 namespace kc::optest {
@@ -53,68 +55,14 @@ LocalCluster* TheCluster() {
 
 using kc::testutil::Eventually;
 
-class OperatorIntegrationTest : public ::testing::Test {
+class OperatorIntegrationTest : public NamespaceTest {
  protected:
-  static void SetUpTestSuite() {
-    LocalCluster* c = TheCluster();
-    if (c == nullptr) return;
-    std::string out;
-    Status s = c->Kubectl(
-        {"apply", "-f", std::string(KC_SOURCE_DIR) + "/crds/kernelcache.kernelcache.io.yaml"},
-        &out);
-    if (!s.ok()) {
-      crd_error_ = s.ToString();
-      return;
-    }
-    s = c->Kubectl(
-        {"wait", "--for=condition=Established", "--timeout=60s", "crd/kernelcaches.kernelcache.io"},
-        &out);
-    if (!s.ok()) crd_error_ = s.ToString();
-  }
+  static void SetUpTestSuite() { crd_error_ = InstallCrd(TheCluster()); }
 
-  void SetUp() override {
-    cluster_ = TheCluster();
-    ASSERT_NE(cluster_, nullptr) << SharedLocalCluster().status();
-    ASSERT_TRUE(crd_error_.empty()) << crd_error_;
-    auto cfg = kube::LoadKubeconfig(cluster_->kubeconfig_path());
-    ASSERT_TRUE(cfg.ok()) << cfg.status();
-    auto client = kube::NewClient(*cfg);
-    ASSERT_TRUE(client.ok()) << client.status();
-    client_ = std::move(*client);
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    name_ = info->name();
-    for (char& ch : name_) ch = static_cast<char>(std::tolower(ch));
-    // A suffix keeps reruns against a long-lived cluster (KC_TEST_CLUSTER_DIR)
-    // apart from a namespace still terminating.
-    name_ += "-" + std::to_string(::getpid() % 100000);
-    ns_ = "kc-" + name_;
-    log_dir_ = cluster_->dir() + "/operator-logs";
-    std::filesystem::create_directories(log_dir_);
-    ASSERT_TRUE(
-        client_->Create(kube::resources::kNamespaces, "", {{"metadata", {{"name", ns_}}}}).ok());
-    // Pods need the namespace's default ServiceAccount.
-    ASSERT_TRUE(Eventually([&] { return client_->Get(kSa, ns_, "default").ok(); }, 60s));
-  }
+  void SetUp() override { SetUpNamespace(TheCluster(), crd_error_); }
 
-  void TearDown() override {
-    for (auto& op : operators_) {
-      if (HasFailure())
-        std::cerr << "---- operator log " << op->log_path() << " ----\n" << op->Log();
-      op->Kill(SIGKILL);
-    }
-    if (client_ == nullptr) return;
-    // Best-effort cleanup: failures are ignored (the cluster is per-suite).
+  void CleanUpSuiteObjects() override {
     for (const std::string& n : nodes_) (void)client_->Delete(kube::resources::kNodes, "", n);
-    for (const std::string& pv : pvs_) (void)client_->Delete(kPvs, "", pv);
-    // Drop finalizers so the namespace can go without an operator.
-    auto kcs = client_->List(kKernelCaches, ns_, {});
-    if (kcs.ok()) {
-      for (const Json& kc : kcs->items) {
-        (void)client_->Patch(kKernelCaches, ns_, kc["metadata"]["name"], kube::PatchType::kMerge,
-                             {{"metadata", {{"finalizers", nullptr}}}});
-      }
-    }
-    (void)client_->Delete(kube::resources::kNamespaces, "", ns_);
   }
 
   // --- objects ---
@@ -122,19 +70,11 @@ class OperatorIntegrationTest : public ::testing::Test {
   void AddNode(const std::string& name, const std::string& driver,
                const std::map<std::string, std::string>& extra_labels = {},
                bool unschedulable = false, int gpus = 8) {
-    Json labels = {{"kc-test", name_},
-                   {"kubernetes.io/hostname", name},
-                   {"type", "kwok"},
-                   {"nvidia.com/gpu.present", "true"},
-                   {"nvidia.com/gpu.product", "NVIDIA-H200"},
-                   {"nvidia.com/gpu.compute.major", "9"},
-                   {"nvidia.com/gpu.compute.minor", "0"},
-                   {"nvidia.com/cuda.driver-version.full", driver},
-                   {"nvidia.com/cuda.runtime-version.full", "13.0"},
-                   {"nvidia.com/cuda.runtime-version.major", "13"},
-                   {"nvidia.com/cuda.runtime-version.minor", "0"},
-                   {"kubernetes.io/arch", "amd64"},
-                   {"kubernetes.io/os", "linux"}};
+    Json labels = op::fixtures::GpuLabels(op::fixtures::kH200, driver);
+    labels["kc-test"] = name_;
+    labels["kubernetes.io/hostname"] = name;
+    labels["type"] = "kwok";
+    labels["kubernetes.io/os"] = "linux";
     for (const auto& [k, v] : extra_labels) labels[k] = v;
     Json resources = {{"cpu", "32"},
                       {"memory", "256Gi"},
@@ -169,21 +109,9 @@ class OperatorIntegrationTest : public ::testing::Test {
   // a provisioner.
   void AddPv(const std::string& suffix = "") {
     const std::string name = ns_ + "-pv" + suffix;
-    Json pv = {{"apiVersion", "v1"},
-               {"kind", "PersistentVolume"},
-               {"metadata", {{"name", name}}},
-               {"spec",
-                {{"capacity", {{"storage", "100Gi"}}},
-                 {"accessModes", {"ReadWriteMany"}},
-                 {"persistentVolumeReclaimPolicy", "Retain"},
-                 {"storageClassName", StorageClass()},
-                 {"hostPath", {{"path", "/tmp/" + name}}}}}};
-    auto created = client_->Create(kPvs, "", pv);
-    ASSERT_TRUE(created.ok()) << created.status();
-    pvs_.push_back(name);
+    const Status created = CreatePv(name, "100Gi", {{"path", "/tmp/" + name}});
+    ASSERT_TRUE(created.ok()) << created;
   }
-
-  std::string StorageClass() const { return "kc-" + name_; }
 
   // A model pod holding one GPU of this test's nodes (kwok runs it), with
   // `priority_class` ("" = none: priority 0). Returns once it runs.
@@ -229,16 +157,6 @@ class OperatorIntegrationTest : public ::testing::Test {
               {"warmup", {{"command", {"python3", "/app/warmup.py"}}, {"backoffLimit", 0}}},
               {"storage", {{"storageClassName", StorageClass()}, {"size", "10Gi"}}},
               {"retention", {{"staleAfter", "5s"}}}}}};
-  }
-
-  void CreateKc(const Json& kc) {
-    auto r = client_->Create(kKernelCaches, ns_, kc);
-    ASSERT_TRUE(r.ok()) << r.status();
-  }
-
-  Json GetKc(const std::string& name) {
-    auto r = client_->Get(kKernelCaches, ns_, name);
-    return r.ok() ? *r : Json();
   }
 
   std::vector<Json> Fingerprints(const std::string& kc) {
@@ -328,15 +246,8 @@ class OperatorIntegrationTest : public ::testing::Test {
     return Json();
   }
 
-  static inline const kube::Resource kSa{"", "v1", "serviceaccounts", "ServiceAccount", true};
-  static inline const kube::Resource kPvs{"", "v1", "persistentvolumes", "PersistentVolume", false};
   static inline std::string crd_error_;
-
-  LocalCluster* cluster_ = nullptr;
-  std::unique_ptr<kube::Client> client_;
-  std::string name_, ns_, log_dir_;
-  std::vector<std::string> nodes_, pvs_;
-  std::vector<std::unique_ptr<OperatorProcess>> operators_;
+  std::vector<std::string> nodes_;  // Nodes to delete
 };
 
 // Nodes of two fingerprints: two Jobs, both Ready; status, printer columns,

@@ -1,0 +1,37 @@
+// Caches: read access to the informer stores the reconciler and the resolve
+// endpoint work from (never the API server). With a namespace list there is
+// one store per namespace for each namespaced kind; lookups search them all.
+// Nodes are read as NodeViews from the NodeIndex the Node informer keeps.
+// Tests fill kube::Store and NodeIndex objects directly.
+// Thread-safe (the stores are).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kube/store.h"
+#include "operator/controller/node_index.h"
+
+namespace kc::op {
+
+struct Caches {
+  std::vector<const kube::Store*> kernelcaches;
+  const NodeIndex* nodes = nullptr;
+  std::vector<const kube::Store*> jobs;
+  std::vector<const kube::Store*> pods;
+  std::vector<const kube::Store*> pvcs;
+  // Gated model pods (label kernelcache.io/consumer), for their gate reports.
+  std::vector<const kube::Store*> gated_pods;
+
+  // By "<ns>/<name>".
+  static std::optional<kube::Json> Get(const std::vector<const kube::Store*>& stores,
+                                       const std::string& key);
+  static std::vector<kube::Json> All(const std::vector<const kube::Store*>& stores);
+  // Objects in namespace `ns` carrying label key=value (kube::kLabelIndex).
+  static std::vector<kube::Json> ByLabel(const std::vector<const kube::Store*>& stores,
+                                         const std::string& ns, const std::string& key,
+                                         const std::string& value);
+};
+
+}  // namespace kc::op

@@ -1,0 +1,99 @@
+#include "operator/controller/node_index.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kc::op {
+namespace {
+
+using Labels = std::map<std::string, std::string>;
+
+NodeView Node(const std::string& name, Labels labels) {
+  NodeView n;
+  n.name = name;
+  n.labels = std::move(labels);
+  return n;
+}
+
+std::vector<std::string> Names(const std::vector<NodeView>& nodes) {
+  std::vector<std::string> out;
+  for (const auto& n : nodes) out.push_back(n.name);
+  return out;
+}
+
+const Labels kH100 = {
+    {"nvidia.com/gpu.present", "true"}, {"nvidia.com/gpu.product", "H100"}, {"driver", "570"}};
+const Labels kH200 = {
+    {"nvidia.com/gpu.present", "true"}, {"nvidia.com/gpu.product", "H200"}, {"driver", "570"}};
+
+TEST(NodeIndexTest, SelectedMatchesEveryPairOfTheSelector) {
+  NodeIndex index;
+  index.Upsert(Node("c", kH100));
+  index.Upsert(Node("a", kH100));
+  index.Upsert(Node("b", kH200));
+  index.Upsert(Node("d", {{"role", "cpu"}}));
+  struct Case {
+    std::string name;
+    Labels selector;
+    std::vector<std::string> want;
+  };
+  const std::vector<Case> cases = {
+      {"empty selector: every node, by name", {}, {"a", "b", "c", "d"}},
+      {"one pair", {{"nvidia.com/gpu.product", "H100"}}, {"a", "c"}},
+      {"a pair many nodes share", {{"nvidia.com/gpu.present", "true"}}, {"a", "b", "c"}},
+      {"two pairs", {{"nvidia.com/gpu.present", "true"}, {"driver", "570"}}, {"a", "b", "c"}},
+      {"pairs no one node has together", {{"nvidia.com/gpu.product", "H100"}, {"role", "cpu"}}, {}},
+      {"a value no node carries", {{"nvidia.com/gpu.product", "B200"}}, {}},
+      {"a key no node carries", {{"zone", "a"}}, {}},
+      {"key and value are not confused", {{"nvidia.com/gpu.product=H100", ""}}, {}},
+  };
+  for (const auto& c : cases) EXPECT_EQ(Names(index.Selected(c.selector)), c.want) << c.name;
+}
+
+TEST(NodeIndexTest, UpsertReplacesAndRemoveForgets) {
+  NodeIndex index;
+  index.Upsert(Node("a", kH100));
+  index.Upsert(Node("b", kH100));
+  const Labels h100 = {{"nvidia.com/gpu.product", "H100"}};
+  const Labels driver = {{"driver", "580"}};
+  // A driver upgrade relabels a: it leaves the old pair's list, joins the new one.
+  Labels upgraded = kH100;
+  upgraded["driver"] = "580";
+  NodeView a = Node("a", upgraded);
+  a.unschedulable = true;
+  index.Upsert(a);
+  EXPECT_EQ(Names(index.Selected(driver)), std::vector<std::string>{"a"});
+  EXPECT_EQ(Names(index.Selected({{"driver", "570"}})), std::vector<std::string>{"b"});
+  EXPECT_EQ(Names(index.Selected(h100)), (std::vector<std::string>{"a", "b"}));
+  ASSERT_TRUE(index.Get("a").has_value());
+  EXPECT_TRUE(index.Get("a")->unschedulable);
+  EXPECT_EQ(index.size(), 2u);
+
+  auto removed = index.Remove("a");
+  ASSERT_TRUE(removed.has_value());
+  EXPECT_EQ(removed->name, "a");
+  EXPECT_TRUE(removed->unschedulable);
+  EXPECT_FALSE(index.Remove("never-there").has_value());
+  EXPECT_FALSE(index.Get("a").has_value());
+  EXPECT_TRUE(index.Selected(driver).empty());
+  EXPECT_EQ(Names(index.Selected(h100)), std::vector<std::string>{"b"});
+  EXPECT_EQ(index.size(), 1u);
+}
+
+TEST(NodeIndexTest, UpsertFromJsonParsesTheView) {
+  NodeIndex index;
+  index.Upsert(Json::parse(R"({"metadata": {"name": "gpu-1", "labels": {"a": "b"}},
+    "status": {"allocatable": {"nvidia.com/gpu": "8"},
+               "conditions": [{"type": "Ready", "status": "True"}]}})"));
+  auto n = index.Get("gpu-1");
+  ASSERT_TRUE(n.has_value());
+  EXPECT_TRUE(n->ready);
+  EXPECT_EQ(n->gpu_allocatable, 8);
+  EXPECT_EQ(Names(index.Selected({{"a", "b"}})), std::vector<std::string>{"gpu-1"});
+}
+
+}  // namespace
+}  // namespace kc::op

@@ -1,0 +1,136 @@
+// Reconciler: one level-triggered pass for one KernelCache, by key.
+//
+//   Result Reconcile("<namespace>/<name>")
+//
+// 1. Reads the KernelCache and what belongs to it from the informer caches
+//    (never from the API server): matching Nodes (from the NodeIndex, in
+//    name order), its Jobs and their Pods
+//    (label kernelcache.io/name), its claim; builds an Observed.
+// 2. Calls the pure Decide(observed, now) (operator/decide/decide.h).
+// 3. Carries out plan.actions in order through the client: creates treat
+//    AlreadyExists as success, deletes treat NotFound (and a uid
+//    precondition conflict: the object is already another one) as success;
+//    finalizers are a JSON merge patch of metadata.finalizers carrying the
+//    resourceVersion read (optimistic concurrency).
+// 4. Writes plan.status once, as a merge patch of the status subresource
+//    with the resourceVersion precondition, only when it differs from the
+//    status read. A Conflict (the cache was behind) is an error: the key is
+//    retried with backoff and the next pass reads the newer object.
+// 5. Emits the plan's Events only after the status write succeeded, so a
+//    retried pass does not repeat them (a refinement of decide.h's "in
+//    order": Events change no state).
+// 6. A create that meets AlreadyExists means the caches were behind: see
+//    ReconcileResult::stale_cache.
+// A failing step stops the pass; Result.status carries the error (logged
+// once, by the caller).
+// Never throws: an exception escaping one pass (a bug, or input nothing
+// else caught) becomes Internal "reconcile of <key> failed unexpectedly:
+// <what>" in Result.status, so the caller retries that key with
+// rate-limited backoff while every other key goes on, the way
+// controller-runtime recovers a panic per item. Best effort, the object is
+// told: its status gets Degraded=True reason ReconcileError with the
+// message (phase Degraded) and a Warning Event ReconcileError. The next
+// pass that succeeds sets Degraded from its own findings again. Metrics: per-KernelCache gauges
+// from the status written, warmup durations and time-to-ready on state transitions.
+//
+// Thread-safe: the controller's workers call Reconcile concurrently, never
+// for the same key at once (the work queue guarantees it).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "kube/client.h"
+#include "kube/event_recorder.h"
+#include "operator/controller/caches.h"
+#include "operator/decide/types.h"
+#include "operator/serving/logging.h"
+#include "operator/serving/metrics.h"
+
+namespace kc::op {
+
+namespace resources {
+// kernelcache.io/v1alpha1 kernelcaches.
+const kube::Resource& KernelCaches();
+}  // namespace resources
+
+// Where Events go. Production: Events written through the client.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  // `involved`: the KernelCache object (apiVersion, kind, metadata).
+  virtual void Emit(const kube::Json& involved, const std::string& type, const std::string& reason,
+                    const std::string& message) = 0;
+};
+
+// Events through kube::EventRecorder (component "kernelcache-operator",
+// instance = this replica's identity): repeats of one (object, type, reason,
+// message) within 10 minutes bump the count of one Event. A failed write is
+// logged, never retried. Emit() only queues: one writer thread makes the
+// API calls (at most 1,024 waiting; more are dropped and logged), so a
+// reconcile never waits on an Event. Stop() drops what is still queued.
+class ClientEventSink : public EventSink {
+ public:
+  ClientEventSink(kube::Client& client, const Logger& logger, const std::string& identity);
+  void Emit(const kube::Json& involved, const std::string& type, const std::string& reason,
+            const std::string& message) override;
+  void Flush() { recorder_.Flush(); }
+  void Stop() { recorder_.Stop(); }
+
+ private:
+  kube::EventRecorder recorder_;
+};
+
+struct ReconcileResult {
+  Status status;
+  std::optional<std::chrono::seconds> requeue_after;
+  // A create met AlreadyExists: the caches were behind what the API server
+  // has (typically our own create of a moment ago). The pass carried out
+  // its idempotent actions but wrote no status and emitted no Events, since
+  // both were planned from stale input; the caller retries the key with
+  // rate-limited backoff. A cache that stays behind for ever therefore
+  // costs backoff, not a hot loop, and never duplicate Events.
+  bool stale_cache = false;
+};
+
+class Reconciler {
+ public:
+  Reconciler(
+      kube::Client& client, Caches caches, Settings settings, EventSink* events,
+      OperatorMetrics* metrics, Logger logger,
+      std::function<Time()> now = [] { return std::chrono::system_clock::now(); });
+
+  ReconcileResult Reconcile(const std::string& key) noexcept;
+
+  // Builds the Observed for `kc_json` from the caches (exposed for tests).
+  Observed Observe(const kube::Json& kc_json) const;
+
+ private:
+  ReconcileResult ReconcileOnce(const std::string& key);
+  // Degraded/ReconcileError on the object and a Warning Event; errors and
+  // exceptions here are logged and dropped.
+  void ReportUnexpected(const std::string& key, const std::string& message);
+  Status Execute(const Action& a, const core::KernelCache& kc, std::string* resource_version,
+                 std::vector<std::string>* finalizers, bool* stale, const Logger& log);
+  void RecordMetrics(const std::string& key, const core::KernelCache& kc, const Plan& plan,
+                     const Observed& observed);
+
+  kube::Client& client_;
+  Caches caches_;
+  Settings settings_;
+  EventSink* events_;
+  OperatorMetrics* metrics_;
+  Logger logger_;
+  std::function<Time()> now_;
+  std::mutex mu_;
+  // "<key>/<fp>" -> when this process first saw the fingerprint in a status
+  // that was not Ready (for kernelcache_time_to_ready_seconds).
+  std::map<std::string, Time> first_seen_;
+};
+
+}  // namespace kc::op

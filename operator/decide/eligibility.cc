@@ -1,0 +1,64 @@
+#include "operator/decide/eligibility.h"
+
+#include <algorithm>
+
+#include "core/fingerprint.h"
+
+namespace kc::op {
+
+bool NodeSelectorMatches(const std::map<std::string, std::string>& node_selector,
+                         const std::map<std::string, std::string>& labels) {
+  return std::all_of(node_selector.begin(), node_selector.end(), [&](const auto& kv) {
+    auto it = labels.find(kv.first);
+    return it != labels.end() && it->second == kv.second;
+  });
+}
+
+NodeEligibility EligibilityOf(const NodeView& n, const core::KernelCacheSpec& spec) {
+  NodeEligibility e;
+  e.selected = NodeSelectorMatches(spec.node_selector, n.labels);
+  if (!e.selected) return e;
+  if (n.unschedulable) {
+    e.reason = "cordoned";
+  } else if (!n.ready) {
+    e.reason = "NotReady";
+  } else if (auto it = n.labels.find(std::string(core::labels::kDriverUpgradeState));
+             it != n.labels.end() && !it->second.empty() && it->second != "upgrade-done") {
+    e.reason = "GPU driver upgrade: " + it->second;
+  } else if (n.gpu_allocatable <= 0) {
+    e.reason = "no allocatable nvidia.com/gpu";
+  }
+  return e;
+}
+
+namespace {
+// The labels Decide reads from a selected node: its fingerprint's; on a
+// node whose GPU labels are incomplete (no fingerprint yet), every
+// nvidia.com/ label and the arch, since any of them may complete it.
+std::map<std::string, std::string> DecisionLabels(
+    const std::map<std::string, std::string>& labels) {
+  std::map<std::string, std::string> out = core::FingerprintLabels(labels);
+  if (out.empty()) {
+    for (const auto& [k, v] : labels) {
+      if (k.starts_with("nvidia.com/") || k == core::labels::kArch) out.emplace(k, v);
+    }
+  }
+  if (auto it = labels.find(std::string(core::labels::kDriverUpgradeState)); it != labels.end()) {
+    out.insert(*it);
+  }
+  return out;
+}
+}  // namespace
+
+bool NodeChangeConcerns(const std::map<std::string, std::string>& node_selector,
+                        const NodeView& before, const NodeView& after) {
+  const bool was = NodeSelectorMatches(node_selector, before.labels);
+  const bool is = NodeSelectorMatches(node_selector, after.labels);
+  if (was != is) return true;
+  if (!is) return false;
+  return before.ready != after.ready || before.unschedulable != after.unschedulable ||
+         before.gpu_allocatable != after.gpu_allocatable ||
+         DecisionLabels(before.labels) != DecisionLabels(after.labels);
+}
+
+}  // namespace kc::op

@@ -1,0 +1,199 @@
+// The vocabulary of the decision library: what Decide (operator/decide/decide.h)
+// and its steps read and return. Settings (operator-wide inputs, with their
+// defaults), the *View structs of the cluster objects (built from informer
+// JSON by operator/decide/views.h), Observed, Action, Plan, and the label and
+// annotation keys on everything the operator creates.
+// Pure values: no I/O.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/api_types.h"
+#include "core/gate_report.h"
+
+namespace kc::op {
+
+// The defaults of Settings, stated once; the operator's flags (operator/config.h)
+// start from the same values.
+inline constexpr char kDefaultInitwarmImage[] = "ghcr.io/kernelcache/initwarm:latest";
+inline constexpr char kDefaultImagePullPolicy[] = "IfNotPresent";
+inline constexpr std::chrono::seconds kDefaultPvcBindingGrace{120};
+inline constexpr std::chrono::seconds kDefaultWarmupRetryBase{30};
+inline constexpr std::chrono::seconds kDefaultWarmupRetryCap{3600};
+// A warmup pod unschedulable this long is reported (WarmupUnschedulable) and
+// StartCold pods stop waiting for it.
+inline constexpr std::chrono::seconds kDefaultWarmupUnschedulableGrace{120};
+
+using Json = nlohmann::json;
+using Time = std::chrono::system_clock::time_point;
+
+// Operator-wide inputs that do not come from the KernelCache.
+struct Settings {
+  std::string initwarm_image = kDefaultInitwarmImage;
+  std::string image_pull_policy = kDefaultImagePullPolicy;
+  std::string service_account;  // warmup pods' serviceAccountName; "" = default
+  // A created PVC still Pending after this long gets StorageReady=False
+  // WaitingForBinding (before that: reason Binding, not an error).
+  std::chrono::seconds pvc_binding_grace = kDefaultPvcBindingGrace;
+  // Backoff after a failed warmup: base * 2^(failures-1), capped.
+  std::chrono::seconds retry_base = kDefaultWarmupRetryBase;
+  std::chrono::seconds retry_cap = kDefaultWarmupRetryCap;
+  // priorityClassName of warmup pods ("" = none; the operator's flag
+  // --warmup-priority-class, default the chart's kernelcache-warmup).
+  std::string warmup_priority_class;
+  // A warmup pod unschedulable this long is reported (condition
+  // WarmupUnschedulable, Event) and resolve tells StartCold pods to go.
+  std::chrono::seconds unschedulable_grace = kDefaultWarmupUnschedulableGrace;
+};
+
+// A Node matching spec.nodeSelector (the reconciler filters; Decide
+// re-checks the selector anyway).
+struct NodeView {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  bool unschedulable = false;   // spec.unschedulable (cordoned)
+  bool ready = true;            // condition Ready == "True"
+  int64_t gpu_allocatable = 0;  // status.allocatable["nvidia.com/gpu"]
+  friend bool operator==(const NodeView&, const NodeView&) = default;
+};
+
+// A Job labelled kernelcache.io/name=<kc name> (warmup and GC Jobs).
+struct JobView {
+  std::string name;
+  std::string uid;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  int32_t active = 0;
+  int32_t succeeded = 0;
+  int32_t failed = 0;
+  bool complete = false;          // condition Complete == "True"
+  bool failed_condition = false;  // condition Failed == "True"
+  std::string
+      failure_reason;  // the Failed condition's reason (BackoffLimitExceeded, DeadlineExceeded)
+  std::string failure_message;  // the Failed condition's message
+  bool deleting = false;        // metadata.deletionTimestamp set
+  Time created{};
+  std::optional<Time> finished;  // status.completionTime or the Failed condition's time
+  friend bool operator==(const JobView&, const JobView&) = default;
+};
+
+// A Pod of a warmup Job (label job-name / batch.kubernetes.io/job-name).
+struct PodView {
+  std::string name;
+  std::string job_name;
+  std::string node_name;
+  std::string phase;  // Pending | Running | Succeeded | Failed
+  // The seal container ("seal"): its terminated state's message and exit code.
+  std::optional<std::string> seal_message;
+  std::optional<int> seal_exit_code;
+  // First container (init or main) that terminated with a non-zero exit:
+  // "<container>: <reason> (exit <code>): <message>"; "" when none.
+  std::string failure_summary;
+  std::map<std::string, std::string> labels;
+  Time created{};
+  // Condition PodScheduled=False with reason Unschedulable: since when (its
+  // lastTransitionTime) and the scheduler's message.
+  std::optional<Time> unschedulable_since;
+  std::string unschedulable_message;
+  friend bool operator==(const PodView&, const PodView&) = default;
+};
+
+// The PVC named core::ClaimName(kc), when it exists.
+struct PvcView {
+  std::string name;
+  std::string uid;
+  std::string phase;                      // Pending | Bound | Lost
+  std::vector<std::string> access_modes;  // spec.accessModes (status.accessModes when Bound)
+  bool owned_by_us = false;               // an ownerReference with the KernelCache's uid
+  bool deleting = false;
+  Time created{};
+  friend bool operator==(const PvcView&, const PvcView&) = default;
+};
+
+// What the gate (`kernelcache-wait`) of one gated model pod reported
+// (operator/controller/gate_reports.h reads it from the kubelet-written pod status).
+struct GateReportView {
+  std::string pod;
+  std::string node;
+  core::GateReport report;
+  std::optional<Time> finished;  // the gate container's terminated.finishedAt
+  friend bool operator==(const GateReportView&, const GateReportView&) = default;
+};
+
+struct Observed {
+  // The KernelCache: metadata (name, namespace, uid, generation,
+  // deletionTimestamp, finalizers), spec, and the status last written.
+  core::KernelCache kc;
+  // Problems met turning the object's JSON into `kc`
+  // (core::KernelCacheFromJson's `errors`): any makes the spec invalid.
+  std::vector<std::string> parse_errors;
+  std::vector<NodeView> nodes;  // nodes matching spec.nodeSelector
+  std::vector<JobView> jobs;    // Jobs labelled kernelcache.io/name=<kc name>
+  std::vector<PodView> pods;    // Pods of those Jobs
+  std::optional<PvcView> pvc;   // the claim named core::ClaimName(kc)
+  // Reports of gated model pods (label kernelcache.io/consumer=<kc name>).
+  // A report that quarantined fingerprint F's cache whose digest is the
+  // status's manifestDigest of F marks F Degraded and re-warms it (a new
+  // Job generation); later reports of the same, now forgotten, digest do
+  // nothing.
+  std::vector<GateReportView> gate_reports;
+  Settings settings;
+};
+
+struct Action {
+  enum class Kind {
+    kAddFinalizer,
+    kRemoveFinalizer,
+    kCreatePvc,
+    kCreateJob,
+    kDeleteJob,
+    kDeletePvc,
+    kEmitEvent,
+  };
+  Kind kind = Kind::kEmitEvent;
+  std::string name;          // object name (finalizer name for the finalizer kinds)
+  std::string uid;           // deletes: precondition uid ("" = none)
+  Json object;               // creates: the full object
+  std::string event_type;    // "Normal" | "Warning"
+  std::string event_reason;  // CamelCase
+  std::string event_message;
+};
+
+// What a pass recorded of a finished warmup Job: the outcome label of the
+// operator's warmup metric.
+enum class WarmupOutcome {
+  kPublished,  // its seal result was recorded: the fingerprint is Ready
+  kFailed,     // the Job failed, or its seal result was missing, bad or failed
+  kMismatch,   // it sealed another fingerprint than its own
+};
+// "Published" | "Failed" | "Mismatch"
+const char* WarmupOutcomeName(WarmupOutcome outcome);
+
+struct Plan {
+  std::vector<Action> actions;
+  // The whole new status; write it once when != observed.kc.status.
+  core::KernelCacheStatus status;
+  // Reconcile again after this long (earliest pending timer: retry backoff,
+  // stale grace, purge schedule, PVC binding grace); nullopt = only on events.
+  std::optional<std::chrono::seconds> requeue_after;
+  // Fingerprint id -> the outcome of the Job recorded this pass (metrics).
+  std::map<std::string, WarmupOutcome> recorded;
+};
+
+// Label and annotation keys on everything the operator creates.
+inline constexpr char kLabelName[] = "kernelcache.io/name";  // the KernelCache's name
+inline constexpr char kLabelFingerprint[] = "kernelcache.io/fingerprint";
+inline constexpr char kLabelComponent[] = "kernelcache.io/component";  // warmup | gc
+inline constexpr char kAnnotationFingerprint[] = "kernelcache.io/fingerprint";
+inline constexpr char kAnnotationGcIds[] = "kernelcache.io/gc-fingerprints";  // comma list
+inline constexpr char kSealContainer[] = "seal";
+
+const char* ActionKindName(Action::Kind kind);
+
+}  // namespace kc::op

@@ -1,0 +1,249 @@
+#include "operator/decide/warmup_job.h"
+
+#include <algorithm>
+#include <set>
+
+#include "base/strings.h"
+#include "core/cache_env.h"
+#include "core/fingerprint.h"
+#include "core/manifest.h"
+#include "core/security_context.h"
+#include "operator/decide/names.h"
+
+namespace kc::op {
+namespace {
+
+Json Labels(const core::KernelCache& kc, const std::string& component) {
+  return {{kLabelName, kc.metadata.name},
+          {kLabelComponent, component},
+          {"app.kubernetes.io/managed-by", "kernelcache-operator"}};
+}
+
+Json Volumes(const core::KernelCache& kc) {
+  return Json::array(
+      {{{"name", "cache"}, {"persistentVolumeClaim", {{"claimName", core::ClaimName(kc)}}}},
+       {{"name", "run"}, {"emptyDir", Json::object()}}});
+}
+
+Json Mounts() {
+  return Json::array({{{"name", "cache"}, {"mountPath", kCacheMountPath}},
+                      {{"name", "run"}, {"mountPath", kRunMountPath}}});
+}
+
+Json DownwardEnv() {
+  return Json::array(
+      {{{"name", "KC_JOB_UID"},
+        {"valueFrom",
+         {{"fieldRef", {{"fieldPath", "metadata.labels['batch.kubernetes.io/controller-uid']"}}}}}},
+       {{"name", "KC_NODE_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "spec.nodeName"}}}}}},
+       {{"name", "KC_POD_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}}});
+}
+
+Json InitwarmContainer(const std::string& name, const Settings& settings,
+                       std::vector<std::string> args) {
+  Json c = {
+      {"name", name},
+      {"image", settings.initwarm_image},
+      {"imagePullPolicy", settings.image_pull_policy},
+      {"command", Json::array({"initwarm"})},
+      {"args", std::move(args)},
+      {"env", DownwardEnv()},
+      {"volumeMounts", Mounts()},
+      {"terminationMessagePath", "/dev/termination-log"},
+      {"terminationMessagePolicy", "FallbackToLogsOnError"},
+      {"resources",
+       {{"requests", {{"cpu", "100m"}, {"memory", "128Mi"}}}, {"limits", {{"memory", "1Gi"}}}}}};
+  return c;
+}
+
+Json GpuResources(const Json& user) {
+  Json r = user.is_object() ? user : Json::object();
+  if (!r.contains("limits") || !r["limits"].is_object()) r["limits"] = Json::object();
+  r["limits"]["nvidia.com/gpu"] = "1";
+  if (r.contains("requests") && r["requests"].is_object() &&
+      r["requests"].contains("nvidia.com/gpu")) {
+    r["requests"]["nvidia.com/gpu"] = "1";
+  }
+  return r;
+}
+
+Json Affinity(const std::vector<std::map<std::string, std::string>>& label_sets) {
+  const std::string upgrade(core::labels::kDriverUpgradeState);
+  Json terms = Json::array();
+  for (const auto& set : label_sets) {
+    Json exprs = Json::array();
+    for (const auto& [k, v] : set) {
+      exprs.push_back({{"key", k}, {"operator", "In"}, {"values", Json::array({v})}});
+    }
+    Json absent = exprs;
+    absent.push_back({{"key", upgrade}, {"operator", "DoesNotExist"}});
+    Json done = exprs;
+    done.push_back(
+        {{"key", upgrade}, {"operator", "In"}, {"values", Json::array({"", "upgrade-done"})}});
+    terms.push_back({{"matchExpressions", std::move(absent)}});
+    terms.push_back({{"matchExpressions", std::move(done)}});
+  }
+  return {{"nodeAffinity",
+           {{"requiredDuringSchedulingIgnoredDuringExecution",
+             {{"nodeSelectorTerms", std::move(terms)}}}}}};
+}
+
+// Every container non-root, no privilege escalation, no capabilities; the
+// pod as the KernelCache's warmup uid with the cache group
+// (core/security_context.h, docs/permissions.md).
+void Secure(const core::KernelCache& kc, Json& pod) {
+  const core::PodSecurity sec = core::WarmupPodSecurity(kc.spec);
+  pod["securityContext"] = sec.pod;
+  for (const char* list : {"initContainers", "containers"}) {
+    if (!pod.contains(list)) continue;
+    for (auto& c : pod[list]) c["securityContext"] = sec.container;
+  }
+}
+
+Json JobShell(const core::KernelCache& kc, const std::string& name, Json labels, Json annotations,
+              Json pod_spec, int64_t deadline, int32_t backoff) {
+  return {{"apiVersion", "batch/v1"},
+          {"kind", "Job"},
+          {"metadata",
+           {{"name", name},
+            {"namespace", kc.metadata.namespace_},
+            {"labels", labels},
+            {"annotations", std::move(annotations)},
+            {"ownerReferences", Json::array({OwnerReference(kc)})}}},
+          {"spec",
+           {{"backoffLimit", backoff},
+            {"activeDeadlineSeconds", deadline},
+            {"template", {{"metadata", {{"labels", labels}}}, {"spec", std::move(pod_spec)}}}}}};
+}
+
+// Warmup and GC pods need no API access (the operator reads their results
+// from the pod status): the user's image gets no ServiceAccount token
+// unless --warmup-service-account names an account for it on purpose.
+void ServiceAccount(const Settings& settings, Json& pod) {
+  if (settings.service_account.empty()) {
+    pod["automountServiceAccountToken"] = false;
+  } else {
+    pod["serviceAccountName"] = settings.service_account;
+  }
+}
+
+}  // namespace
+
+Json OwnerReference(const core::KernelCache& kc) {
+  return {{"apiVersion", core::kApiVersion}, {"kind", core::kKind}, {"name", kc.metadata.name},
+          {"uid", kc.metadata.uid},          {"controller", true},  {"blockOwnerDeletion", true}};
+}
+
+Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
+                    const core::NodeFacts& node, int32_t warm_generation,
+                    const std::vector<std::map<std::string, std::string>>& label_sets,
+                    const Settings& settings, const std::vector<std::string>& break_lock_of) {
+  const auto& spec = kc.spec;
+  const std::string root = std::string("--root=") + kCacheMountPath;
+  std::vector<std::string> prepare_args = {"prepare", root, std::string("--view=") + kViewPath,
+                                           "--fingerprint=" + fp_id, "--staging-id=$(KC_JOB_UID)"};
+  if (!break_lock_of.empty())
+    prepare_args.push_back("--break-lock-of=" + StrJoin(break_lock_of, ","));
+  std::vector<std::string> seal_args = {"seal",
+                                        root,
+                                        "--fingerprint=" + fp_id,
+                                        "--staging-id=$(KC_JOB_UID)",
+                                        "--termination-log=/dev/termination-log",
+                                        "--replace"};
+
+  // The user's warmup container.
+  std::set<std::string> reserved;
+  for (const auto& [k, v] : core::CacheViewEnv()) reserved.insert(k);
+  reserved.insert({"KC_WARMUP_SHAPES", "KC_FINGERPRINT", "KC_NODE_NAME"});
+  Json env = Json::array();
+  for (const auto& e : spec.warmup.env) {
+    if (e.contains("name") && e["name"].is_string() &&
+        reserved.count(e["name"].get<std::string>()) > 0) {
+      continue;
+    }
+    env.push_back(e);
+  }
+  for (const auto& [k, v] : core::CacheViewEnv()) env.push_back({{"name", k}, {"value", v}});
+  env.push_back({{"name", "KC_WARMUP_SHAPES"}, {"value", Json(spec.warmup.shapes).dump()}});
+  env.push_back({{"name", "KC_FINGERPRINT"}, {"value", fp_id}});
+  env.push_back(
+      {{"name", "KC_NODE_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "spec.nodeName"}}}}}});
+  Json warmup = {{"name", "warmup"},
+                 {"image", spec.image},
+                 {"imagePullPolicy", settings.image_pull_policy},
+                 {"command", spec.warmup.command},
+                 {"env", std::move(env)},
+                 {"volumeMounts", Mounts()},
+                 {"resources", GpuResources(spec.warmup.resources)}};
+  if (!spec.warmup.args.empty()) warmup["args"] = spec.warmup.args;
+
+  Json seal = InitwarmContainer("seal", settings, seal_args);
+  seal["env"].push_back({{"name", "KC_NODE_FACTS"}, {"value", core::NodeFactsToJson(node)}});
+  seal["env"].push_back({{"name", "KC_RUNTIME_FACTS"},
+                         {"value", core::RuntimeFactsToJson(core::RuntimeFactsFor(spec))}});
+  seal["resources"]["limits"]["nvidia.com/gpu"] = "1";
+
+  Json pod = {{"restartPolicy", "Never"},
+              {"affinity", Affinity(label_sets)},
+              {"initContainers", Json::array({InitwarmContainer("prepare", settings, prepare_args),
+                                              std::move(warmup)})},
+              {"containers", Json::array({std::move(seal)})},
+              {"volumes", Volumes(kc)}};
+  if (!spec.node_selector.empty()) pod["nodeSelector"] = spec.node_selector;
+  if (!spec.tolerations.empty()) pod["tolerations"] = spec.tolerations;
+  ServiceAccount(settings, pod);
+  // The chart's PriorityClass: on a full pool the warmup may preempt a model
+  // pod (which waits in its gate for this very cache) instead of staying
+  // Pending.
+  if (!settings.warmup_priority_class.empty()) {
+    pod["priorityClassName"] = settings.warmup_priority_class;
+  }
+  Secure(kc, pod);
+
+  Json labels = Labels(kc, "warmup");
+  labels[kLabelFingerprint] = fp_id;
+  Json annotations = {{kAnnotationFingerprint, fp_id},
+                      {"kernelcache.io/warm-generation", std::to_string(warm_generation)}};
+  return JobShell(kc, WarmupJobName(kc.metadata.name, fp_id, warm_generation), std::move(labels),
+                  std::move(annotations), std::move(pod), spec.warmup.active_deadline_seconds,
+                  spec.warmup.backoff_limit);
+}
+
+Json BuildGcJob(const core::KernelCache& kc, const std::map<std::string, std::string>& remove,
+                const Settings& settings) {
+  std::vector<std::string> ids;  // sorted: std::map order
+  std::vector<std::string> args = {"gc", std::string("--root=") + kCacheMountPath};
+  for (const auto& [id, digest] : remove) {
+    ids.push_back(id);
+    args.push_back("--remove=" + id + (digest.empty() ? "" : ":" + digest));
+  }
+  Json gc = InitwarmContainer("gc", settings, std::move(args));
+  gc["volumeMounts"] = Json::array({{{"name", "cache"}, {"mountPath", kCacheMountPath}}});
+  Json pod = {{"restartPolicy", "Never"},
+              {"containers", Json::array({std::move(gc)})},
+              {"volumes", Json::array({Volumes(kc)[0]})}};
+  if (!kc.spec.tolerations.empty()) pod["tolerations"] = kc.spec.tolerations;
+  ServiceAccount(settings, pod);
+  Secure(kc, pod);
+  Json annotations = {{kAnnotationGcIds, StrJoin(ids, ",")}};
+  return JobShell(kc, GcJobName(kc.metadata.name, ids), Labels(kc, "gc"), std::move(annotations),
+                  std::move(pod), 600, 3);
+}
+
+Json BuildPvc(const core::KernelCache& kc) {
+  Json spec = {{"accessModes", Json::array({"ReadWriteMany"})},
+               {"resources", {{"requests", {{"storage", kc.spec.storage.size}}}}}};
+  if (!kc.spec.storage.storage_class_name.empty()) {
+    spec["storageClassName"] = kc.spec.storage.storage_class_name;
+  }
+  return {{"apiVersion", "v1"},
+          {"kind", "PersistentVolumeClaim"},
+          {"metadata",
+           {{"name", PvcName(kc.metadata.name)},
+            {"namespace", kc.metadata.namespace_},
+            {"labels", Labels(kc, "cache")},
+            {"ownerReferences", Json::array({OwnerReference(kc)})}}},
+          {"spec", std::move(spec)}};
+}
+
+}  // namespace kc::op

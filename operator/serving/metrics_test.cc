@@ -1,0 +1,105 @@
+#include "operator/serving/metrics.h"
+
+#include <gtest/gtest.h>
+
+namespace kc::op {
+namespace {
+
+bool Contains(const std::string& text, const std::string& line) {
+  return text.find(line + "\n") != std::string::npos;
+}
+
+TEST(MetricsRegistryTest, CounterGaugeExposition) {
+  MetricsRegistry r;
+  r.Declare("a_total", MetricsRegistry::Type::kCounter, "A help\nline");
+  r.Declare("g", MetricsRegistry::Type::kGauge, "G");
+  r.Add("a_total", {{"x", "1"}, {"b", "q\"uote"}});
+  r.Add("a_total", {{"b", "q\"uote"}, {"x", "1"}}, 2);  // label order does not matter
+  r.Set("g", {}, 1.5);
+  r.Add("undeclared", {});  // ignored
+  std::string text = r.Render();
+  EXPECT_TRUE(Contains(text, "# HELP a_total A help\\nline")) << text;
+  EXPECT_TRUE(Contains(text, "# TYPE a_total counter")) << text;
+  EXPECT_TRUE(Contains(text, "a_total{b=\"q\\\"uote\",x=\"1\"} 3")) << text;
+  EXPECT_TRUE(Contains(text, "g 1.5")) << text;
+  EXPECT_EQ(text.find("undeclared"), std::string::npos);
+}
+
+TEST(MetricsRegistryTest, HistogramIsCumulative) {
+  MetricsRegistry r;
+  r.Declare("h", MetricsRegistry::Type::kHistogram, "H", {1, 5});
+  r.Observe("h", {{"c", "k"}}, 0.5);
+  r.Observe("h", {{"c", "k"}}, 3);
+  r.Observe("h", {{"c", "k"}}, 100);
+  std::string text = r.Render();
+  EXPECT_TRUE(Contains(text, "h_bucket{c=\"k\",le=\"1\"} 1")) << text;
+  EXPECT_TRUE(Contains(text, "h_bucket{c=\"k\",le=\"5\"} 2")) << text;
+  EXPECT_TRUE(Contains(text, "h_bucket{c=\"k\",le=\"+Inf\"} 3")) << text;
+  EXPECT_TRUE(Contains(text, "h_sum{c=\"k\"} 103.5")) << text;
+  EXPECT_TRUE(Contains(text, "h_count{c=\"k\"} 3")) << text;
+}
+
+TEST(OperatorMetricsTest, ControllerRuntimeNames) {
+  OperatorMetrics m;
+  m.ObserveReconcile("kernelcache", "success", 0.01);
+  m.ObserveReconcile("kernelcache", "error", 0.02);
+  m.SetQueueDepth("kernelcache", 4);
+  std::string text = m.Render();
+  EXPECT_TRUE(Contains(
+      text, "controller_runtime_reconcile_total{controller=\"kernelcache\",result=\"success\"} 1"))
+      << text;
+  EXPECT_TRUE(
+      Contains(text, "controller_runtime_reconcile_errors_total{controller=\"kernelcache\"} 1"));
+  EXPECT_TRUE(Contains(
+      text, "controller_runtime_reconcile_time_seconds_count{controller=\"kernelcache\"} 2"));
+  EXPECT_TRUE(Contains(text, "workqueue_depth{name=\"kernelcache\"} 4"));
+}
+
+TEST(OperatorMetricsTest, KernelCacheGaugesReplacedAndForgotten) {
+  OperatorMetrics m;
+  m.SetKernelCache("ml", "llama", {{"Ready", 2}, {"Warming", 1}}, 2048, 10);
+  m.SetKernelCache("ml", "llama", {{"Ready", 3}}, 4096, 12);
+  auto& r = m.registry();
+  EXPECT_EQ(r.Value("kernelcache_fingerprints",
+                    {{"namespace", "ml"}, {"kernelcache", "llama"}, {"state", "Ready"}}),
+            3);
+  EXPECT_EQ(r.Value("kernelcache_fingerprints",
+                    {{"namespace", "ml"}, {"kernelcache", "llama"}, {"state", "Warming"}}),
+            0);
+  EXPECT_EQ(r.Value("kernelcache_cache_bytes", {{"namespace", "ml"}, {"kernelcache", "llama"}}),
+            4096);
+  m.ForgetKernelCache("ml", "llama");
+  EXPECT_EQ(m.Render().find("kernelcache=\"llama\""), std::string::npos);
+  m.ObserveWarmup("Published", 42);
+  m.ObserveTimeToReady(60);
+  EXPECT_EQ(r.Count("kernelcache_warmup_duration_seconds", {{"outcome", "Published"}}), 1u);
+  EXPECT_EQ(r.Count("kernelcache_time_to_ready_seconds", {}), 1u);
+}
+
+// Every fingerprint state is exported, Degraded (a quarantined cache being
+// re-warmed) included, so the per-state series add up to the fingerprints.
+TEST(OperatorMetricsTest, EveryFingerprintStateIsCountedDegradedIncluded) {
+  OperatorMetrics m;
+  const std::map<std::string, int> by_state = {{"Pending", 1},  {"Warming", 2}, {"Ready", 3},
+                                               {"Degraded", 4}, {"Failed", 5},  {"Stale", 6},
+                                               {"Absent", 7}};
+  m.SetKernelCache("ml", "llama", by_state, 0, 0);
+  auto& r = m.registry();
+  for (const auto& [state, n] : by_state) {
+    EXPECT_EQ(r.Value("kernelcache_fingerprints",
+                      {{"namespace", "ml"}, {"kernelcache", "llama"}, {"state", state}}),
+              n)
+        << state;
+  }
+  EXPECT_TRUE(Contains(m.Render(),
+                       "kernelcache_fingerprints{kernelcache=\"llama\",namespace="
+                       "\"ml\",state=\"Degraded\"} 4"))
+      << m.Render();
+  m.SetKernelCache("ml", "llama", {{"Ready", 1}}, 0, 0);
+  EXPECT_EQ(r.Value("kernelcache_fingerprints",
+                    {{"namespace", "ml"}, {"kernelcache", "llama"}, {"state", "Degraded"}}),
+            0);
+}
+
+}  // namespace
+}  // namespace kc::op

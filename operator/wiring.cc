@@ -1,0 +1,98 @@
+#include "operator/wiring.h"
+
+namespace kc::op {
+
+Settings SettingsFrom(const Config& c) {
+  Settings s;
+  s.initwarm_image = c.initwarm_image;
+  s.image_pull_policy = c.image_pull_policy;
+  s.service_account = c.warmup_service_account;
+  s.pvc_binding_grace = c.pvc_binding_grace;
+  s.retry_base = c.retry_base;
+  s.retry_cap = c.retry_cap;
+  s.warmup_priority_class = c.warmup_priority_class;
+  s.unschedulable_grace = c.warmup_unschedulable_grace;
+  return s;
+}
+
+ControllerOptions ControllerOptionsFrom(const Config& c, kube::Client* events_client) {
+  ControllerOptions o;
+  o.namespaces = c.namespaces;
+  o.workers = c.workers;
+  o.resync_period = c.resync_period;
+  o.identity = c.identity;
+  o.events_client = events_client;
+  o.settings = SettingsFrom(c);
+  return o;
+}
+
+webhook::InjectSettings InjectSettingsFrom(const Config& c) {
+  return {c.initwarm_image, c.ResolveUrl(), c.webhook_namespace, kInjectorVersion};
+}
+
+webhook::CertControllerOptions CertControllerOptionsFrom(const Config& c) {
+  webhook::CertControllerOptions o;
+  o.ns = c.webhook_namespace;
+  o.secret_name = c.webhook_cert_secret;
+  o.service_name = c.webhook_service_name;
+  o.ips = c.webhook_cert_ips;
+  o.mutating_config = c.webhook_mutating_config;
+  o.validating_config = c.webhook_validating_config;
+  o.ca_lifetime = c.webhook_ca_lifetime;
+  o.serving_lifetime = c.webhook_cert_lifetime;
+  o.external = c.webhook_cert_secret_external;
+  o.interval = c.webhook_cert_check_interval;
+  return o;
+}
+
+kube::LeaderElectionConfig LeaderElectionFrom(const Config& c) {
+  kube::LeaderElectionConfig le;
+  le.lease_namespace = c.lease_namespace;
+  le.lease_name = c.lease_name;
+  le.identity = c.identity;
+  le.lease_duration = c.lease_duration;
+  le.renew_deadline = c.renew_deadline;
+  le.retry_period = c.retry_period;
+  le.release_on_cancel = true;
+  return le;
+}
+
+HttpResponse ReadyzResponse(bool synced, const std::optional<webhook::Readiness>& certs) {
+  if (!synced) return HttpResponse{503, "text/plain", "informer caches not synced"};
+  if (certs && !certs->ready) return HttpResponse{503, "text/plain", "webhook: " + certs->reason};
+  return HttpResponse{200, "text/plain", "ok"};
+}
+
+void RegisterHandlers(HttpServer& server, const std::set<std::string>& groups,
+                      Controller& controller, OperatorMetrics& metrics,
+                      const webhook::CertController* certs) {
+  if (groups.count("health")) {
+    server.Handle("/healthz", [](const HttpRequest&) {
+      return HttpResponse{200, "text/plain", "ok"};
+    });
+    server.Handle("/readyz", [&controller, certs](const HttpRequest&) {
+      // The certificate is asked for only once the caches have synced.
+      const bool synced = controller.HasSynced();
+      std::optional<webhook::Readiness> r;
+      if (synced && certs != nullptr) r = certs->readiness();
+      return ReadyzResponse(synced, r);
+    });
+  }
+  if (groups.count("metrics")) {
+    server.Handle("/metrics", [&metrics](const HttpRequest&) {
+      return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics.Render()};
+    });
+  }
+  if (groups.count("resolve")) {
+    server.Handle("/v1/resolve", [&controller](const HttpRequest& req) {
+      auto get = [&](const char* k) {
+        auto it = req.query.find(k);
+        return it == req.query.end() ? std::string() : it->second;
+      };
+      ResolveResponse r = controller.Resolve({get("namespace"), get("kernelcache"), get("node")});
+      return HttpResponse{r.http_status, "application/json", r.body.dump()};
+    });
+  }
+}
+
+}  // namespace kc::op
