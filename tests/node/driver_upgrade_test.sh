@@ -182,7 +182,7 @@ echo "ok: $old_pod warm from $f1 (0 compiled)"
 # counter for every object).
 k -n "$ns" get pods -w --output-watch-events -o json >"$dir/pods.watch" 2>"$dir/pods.watch.err" &
 watch_pid=$!
-until_ok "the pod watch to list $old_pod" 30 grep -q "\"name\": \"$old_pod\"" "$dir/pods.watch"
+until_ok "the pod watch to list $old_pod" 60 grep -qF "\"name\":\"$old_pod\"" "$dir/pods.watch"
 
 phase "driver upgrade $old_driver -> $new_driver: $node cordoned, through the upgrade states"
 gpu_upgrade_start "$node"
