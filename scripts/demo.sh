@@ -247,7 +247,7 @@ k -n "$ns" patch kcache jit --type=merge -p '{"spec":{"tolerations":null}}' >/de
 real_old=$(fp_of NVIDIA-H200 580.159.04)
 [ -n "$real_old" ] || { echo "demo: no H200 fingerprint on driver 580.159.04 in the status" >&2; exit 1; }
 running=$(k -n "$ns" get pods -l app=jit -o jsonpath='{.items[*].metadata.uid}')
-gpu_upgrade_start kc-node
+gpu_upgrade_start kc-node >/dev/null
 echo "   kc-node cordoned, $GPU_UPGRADE_STATE_LABEL=$(k get node kc-node -o jsonpath="{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}")"
 gpu_upgrade_state kc-node pod-restart-required
 t_real=$(date +%s)

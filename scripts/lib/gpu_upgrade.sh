@@ -8,7 +8,8 @@
 #
 #   gpu_upgrade_start <node>     upgrade-required, cordon-required (cordon),
 #                                wait-for-jobs-required, pod-deletion-required,
-#                                drain-required
+#                                drain-required; prints the resourceVersion
+#                                the node got with the cordon
 #   gpu_upgrade_state <node> <state>
 #   gpu_driver_labels <node> <driver>  e.g. 580.200.01: what GFD relabels
 #   gpu_upgrade_finish <node>    validation-required, uncordon-required
@@ -21,12 +22,14 @@ gpu_upgrade_state() {
 }
 
 gpu_upgrade_start() {
+  local s rv
   gpu_upgrade_state "$1" upgrade-required
   gpu_upgrade_state "$1" cordon-required
-  "$kubectl" cordon "$1" >/dev/null
+  # The cordon (kubectl cordon's patch), keeping its resourceVersion.
+  rv=$("$kubectl" patch node "$1" -p '{"spec":{"unschedulable":true}}' -o jsonpath='{.metadata.resourceVersion}')
   # Pod deletion concerns pods that use nvidia.com/gpu; drain is off by default.
-  local s
   for s in wait-for-jobs-required pod-deletion-required drain-required; do gpu_upgrade_state "$1" "$s"; done
+  echo "$rv"
 }
 
 gpu_driver_labels() {

@@ -178,14 +178,14 @@ echo "ok: $old_pod warm from $f1 (0 compiled)"
 
 # Every pod event in the namespace from before the cordon to after
 # upgrade-done. A pod bound in that window shows spec.nodeName at a
-# resourceVersion below the one upgrade-done got (etcd revisions: one
-# counter for every object).
+# resourceVersion between the cordon's and upgrade-done's (etcd revisions:
+# one counter for every object).
 k -n "$ns" get pods -w --output-watch-events -o json >"$dir/pods.watch" 2>"$dir/pods.watch.err" &
 watch_pid=$!
 until_ok "the pod watch to list $old_pod" 60 grep -qF "\"name\":\"$old_pod\"" "$dir/pods.watch"
 
 phase "driver upgrade $old_driver -> $new_driver: $node cordoned, through the upgrade states"
-gpu_upgrade_start "$node"
+cordon_rv=$(gpu_upgrade_start "$node")
 # The GPU Operator deletes only pods that use nvidia.com/gpu (ours do not)
 # and drains only when its policy enables it: du-serve keeps running.
 k -n "$ns" scale deployment du-serve --replicas=2 >/dev/null
@@ -267,9 +267,9 @@ done <<<"$calls"
 kill "$watch_pid" 2>/dev/null || true
 wait "$watch_pid" 2>/dev/null || true
 watch_pid=""
-python3 - "$dir/pods.watch" "$done_rv" "$old_uid" "$mid_pod" <<'EOF' || fail "the pod watch"
+python3 - "$dir/pods.watch" "$cordon_rv" "$done_rv" "$mid_pod" <<'EOF' || fail "the pod watch"
 import json, sys
-text, done_rv, before, mid = open(sys.argv[1]).read(), int(sys.argv[2]), {sys.argv[3]}, sys.argv[4]
+text, cordon_rv, done_rv, mid = open(sys.argv[1]).read(), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 dec, i, events = json.JSONDecoder(), 0, []
 while i < len(text):
     if text[i].isspace():
@@ -277,6 +277,9 @@ while i < len(text):
         continue
     ev, i = dec.raw_decode(text, i)
     events.append(ev)
+# Bound before the cordon: the pods the watch showed with a node then.
+before = {ev["object"]["metadata"]["uid"] for ev in events
+          if int(ev["object"]["metadata"]["resourceVersion"]) < cordon_rv and ev["object"]["spec"].get("nodeName")}
 bad, mid_seen, last_rv = [], False, 0
 for ev in events:
     p = ev["object"]
@@ -294,7 +297,8 @@ if not mid_seen:
     sys.exit(f"the watch never saw {mid} before upgrade-done: it did not cover the window")
 if bad:
     sys.exit("placed on the node mid-upgrade: " + ", ".join(sorted(set(bad))))
-print(f"ok: {len(events)} pod events: none placed mid-upgrade but keep-probe (names its node)")
+print(f"ok: {len(events)} pod events; between the cordon (rv {cordon_rv}) and upgrade-done (rv {done_rv}) "
+      f"no pod was placed on the node but keep-probe (it names its node)")
 EOF
 
 phase "the old fingerprint $f1: staleAfter 30s, then a GC Job in a real pod"
@@ -347,7 +351,7 @@ echo "ok: $old_pod ran through the upgrade, not restarted; from its view: $(json
 
 phase "downgrade $new_driver -> $old_driver"
 k1_jobs=$(warmup_jobs keep "$k1")
-gpu_upgrade_start "$node"
+gpu_upgrade_start "$node" >/dev/null
 gpu_upgrade_state "$node" pod-restart-required
 gpu_driver_labels "$node" "$old_driver"
 until_ok "keep $k1 Ready again" 60 fp_state_is keep "$k1" Ready
