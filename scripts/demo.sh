@@ -268,12 +268,16 @@ real_job=$(k -n "$ns" get jobs -l "kernelcache.io/component=warmup,kernelcache.i
   -o jsonpath='{.items[0].metadata.name}')
 real_job_s=$(jit_job_seconds "$ns" "$real_job")
 real_warmup=$(k -n "$ns" logs "job/$real_job" -c warmup 2>/dev/null | grep -m1 '^{' || true)
-gc_pod=$(k -n "$ns" get events --field-selector reason=Scheduled -o json | python3 -c '
+# The GC Job that collected it (Event CacheCollected) and its pod's node.
+gc_pod=$(k -n "$ns" get events -o json | python3 -c '
 import json, sys
-for e in json.load(sys.stdin)["items"]:
+evs, old = json.load(sys.stdin)["items"], sys.argv[1]
+jobs = [e["message"].rsplit("(GC Job ", 1)[1].rstrip(")") for e in evs
+        if e["reason"] == "CacheCollected" and old in e.get("message", "")]
+for e in evs:
     o = e["involvedObject"]["name"]
-    if o.startswith("jit-gc-") and "to kc-node" in e.get("message", ""):
-        print(o)' | tail -1)
+    if e["reason"] == "Scheduled" and jobs and o.startswith(jobs[-1] + "-") and "to kc-node" in e.get("message", ""):
+        print(o)' "$real_old" | tail -1)
 [ -n "$gc_pod" ] || { echo "demo: no GC pod ran on kc-node" >&2; exit 1; }
 echo "   volume: v1/$real_old removed by $gc_pod on kc-node; v1/$real_new sealed by $real_job"
 k -n "$ns" scale deployment jit-server --replicas=3 >/dev/null
