@@ -20,8 +20,12 @@
 #     ones complete; the status goes Ready;
 #  6. applies examples/jit-demo/deployment.yaml: its pods arrive gated (the
 #     webhook's init container), start warm, and print their first call;
-#  7. upgrades the H100 nodes' driver label: the new fingerprint is warmed,
-#     the old one goes Stale and is collected by a GC Job;
+#  7. upgrades the driver: first the kwok H100 nodes' label (kwok's canned
+#     warmup and GC), then the real node, walked the way the GPU Operator
+#     does it (cordon, nvidia.com/gpu-driver-upgrade-state, GFD's new driver
+#     labels, uncordon): its new fingerprint really compiles and seals, a pod
+#     added after the upgrade starts warm from it, and a GC Job in a real pod
+#     removes the old cache from the volume;
 #  8. prints a summary table and stops everything it started.
 #
 # It needs root (the real node: containerd, kubelet, a bridge); as another
@@ -68,6 +72,7 @@ source tests/cluster/versions.sh
 helm="$KC_HELM_DIR/helm"
 kubectl="$KC_K8S_DIR/kubectl"
 source scripts/lib/jit_node.sh
+source scripts/lib/gpu_upgrade.sh
 export KC_IMAGES_DIR="$build_dir/images"
 k() { "$kubectl" "$@"; }
 ns=demo
@@ -194,43 +199,118 @@ sealed_after=$(find "$vol/v1" -type f | sort)
 [ "$sealed_before" = "$sealed_after" ] || { echo "demo: the sealed cache changed under warm pods" >&2; exit 1; }
 echo "zero recompiles: the warm pods missed no kernel and added no file to the sealed cache ($(wc -l <<<"$sealed_after") files)"
 
-say "7/8 driver upgrade: gpu-h100-a and gpu-h100-b 570.86.15 -> 580.159.04"
+say "7/8 driver upgrade: the kwok H100 nodes 570.86.15 -> 580.159.04, then the real node"
 fp_of() {  # <product> <driver> -> that fingerprint's id, or nothing
   k -n "$ns" get kcache jit -o json | python3 -c '
 import json, sys
 fps = json.load(sys.stdin).get("status", {}).get("fingerprints", [])
 print(" ".join(f["id"] for f in fps if f.get("gpuProduct") == sys.argv[1] and f.get("driver") == sys.argv[2]))' "$1" "$2"
 }
-old_fp=$(fp_of NVIDIA-H100-80GB-HBM3 570.86.15)
-[ -n "$old_fp" ] || { echo "demo: no H100 fingerprint on driver 570.86.15 in the status" >&2; exit 1; }
+fp_state() { k -n "$ns" get kcache jit -o jsonpath="{.status.fingerprints[?(@.id==\"$1\")].state}"; }
+gc_pod_of() {  # <id> -> "<pod> <node>" of the GC Job that collected it (Events, 30 s)
+  local i got
+  for ((i = 0; i < 30; i++)); do
+    got=$(gc_pod_from_events "$1")
+    [ -n "$got" ] && { echo "$got"; return 0; }
+    sleep 1
+  done
+}
+gc_pod_from_events() {
+  k -n "$ns" get events -o json | python3 -c '
+import json, sys
+evs, fp = json.load(sys.stdin)["items"], sys.argv[1]
+jobs = [e["message"].rsplit("(GC Job ", 1)[1].rstrip(")") for e in evs
+        if e["reason"] == "CacheCollected" and fp in e.get("message", "")]
+for e in evs:
+    o = e["involvedObject"]["name"]
+    if e["reason"] == "Scheduled" and jobs and o.startswith(jobs[-1] + "-"):
+        print(o, e.get("message", "").rsplit(" to ", 1)[-1])' "$1" | tail -1
+}
+# upgrade_progress <old id> <product> <new driver> <t0>: until the new
+# fingerprint is Ready and the old one collected; sets new_fp, new_ready and
+# old_gone (seconds after t0).
+upgrade_progress() {
+  local old=$1 product=$2 driver=$3 since=$4 i old_state
+  new_fp="" new_ready="" old_gone=""
+  for ((i = 0; i < 240; i++)); do
+    [ -n "$new_fp" ] || new_fp=$(fp_of "$product" "$driver")
+    if [ -z "$new_ready" ] && [ -n "$new_fp" ] && [ "$(fp_state "$new_fp")" = Ready ]; then
+      new_ready=$(($(date +%s) - since))
+      echo "   new fingerprint $new_fp Ready after ${new_ready}s"
+    fi
+    old_state=$(fp_state "$old")
+    if [ -z "$old_state" ]; then
+      old_gone=$(($(date +%s) - since))
+      echo "   old fingerprint $old collected after ${old_gone}s"
+    fi
+    [ -n "$new_ready" ] && [ -n "$old_gone" ] && return 0
+    ((i % 5 == 0)) && printf '   %3ds  old %s: %s\n' "$(($(date +%s) - since))" "$old" "${old_state:-gone}"
+    sleep 1
+  done
+  k -n "$ns" describe kcache jit | tail -30
+  return 1
+}
+echo "-- kwok: gpu-h100-a and gpu-h100-b relabelled 570.86.15 -> 580.159.04 (kwok fakes their warmup and GC)"
+kwok_old=$(fp_of NVIDIA-H100-80GB-HBM3 570.86.15)
+[ -n "$kwok_old" ] || { echo "demo: no H100 fingerprint on driver 570.86.15 in the status" >&2; exit 1; }
 t_up=$(date +%s)
 k label node gpu-h100-a gpu-h100-b nvidia.com/cuda.driver-version.full=580.159.04 --overwrite
-new_ready=""
-old_gone=""
-for ((i = 0; i < 180; i++)); do
-  new=$(fp_of NVIDIA-H100-80GB-HBM3 580.159.04)
-  if [ -z "$new_ready" ] && [ -n "$new" ] &&
-    [ "$(k -n "$ns" get kcache jit -o jsonpath="{.status.fingerprints[?(@.id==\"$new\")].state}")" = Ready ]; then
-    new_ready=$(($(date +%s) - t_up))
-    echo "   new fingerprint $new Ready after ${new_ready}s"
-  fi
-  old_state=$(k -n "$ns" get kcache jit -o jsonpath="{.status.fingerprints[?(@.id==\"$old_fp\")].state}")
-  if [ -z "$old_state" ]; then
-    old_gone=$(($(date +%s) - t_up))
-    echo "   old fingerprint $old_fp collected after ${old_gone}s"
-  fi
-  [ -n "$new_ready" ] && [ -n "$old_gone" ] && break
-  ((i % 5 == 0)) && printf '   %3ds  old %s: %s\n' "$i" "$old_fp" "${old_state:-gone}"
-  sleep 1
-done
-[ -n "$new_ready" ] && [ -n "$old_gone" ] || { k -n "$ns" describe kcache jit | tail -30; exit 1; }
+upgrade_progress "$kwok_old" NVIDIA-H100-80GB-HBM3 580.159.04 "$t_up"
+kwok_ready=$new_ready kwok_gone=$old_gone
+kwok_gc=$(gc_pod_of "$kwok_old")
+kwok_gc_node=${kwok_gc#* }
+echo "   its GC Job's pod ${kwok_gc% *} ran on ${kwok_gc_node:-?}"
+
+echo "-- the real node kc-node: 580.159.04 -> 580.200.01, walked as the GPU Operator does it"
+# The cache volume is a hostPath on this machine: only kc-node really has
+# it. From here on this KernelCache's Jobs may run only there (its kwok
+# fingerprints are all Ready): the GC Job's pod must not land on a kwok node.
+k -n "$ns" patch kcache jit --type=merge -p '{"spec":{"tolerations":null}}' >/dev/null
+real_old=$(fp_of NVIDIA-H200 580.159.04)
+[ -n "$real_old" ] || { echo "demo: no H200 fingerprint on driver 580.159.04 in the status" >&2; exit 1; }
+running=$(k -n "$ns" get pods -l app=jit -o jsonpath='{.items[*].metadata.uid}')
+gpu_upgrade_start kc-node >/dev/null
+echo "   kc-node cordoned, $GPU_UPGRADE_STATE_LABEL=$(k get node kc-node -o jsonpath="{.metadata.labels.nvidia\.com/gpu-driver-upgrade-state}")"
+gpu_upgrade_state kc-node pod-restart-required
+t_real=$(date +%s)
+gpu_driver_labels kc-node 580.200.01
+echo "   GFD: nvidia.com/cuda.driver-version.full=580.200.01"
+real_stale() { [ "$(fp_state "$real_old")" = Stale ]; }
+wait_for "the old real fingerprint to go Stale" 60 real_stale
+mid=$(fp_of NVIDIA-H200 580.200.01)
+echo "   $real_old Stale; the new $mid ${mid:+$(fp_state "$mid")}, with $(k -n "$ns" get jobs \
+  -l "kernelcache.io/fingerprint=${mid:-none}" -o name | wc -l) warmup Jobs while kc-node is mid-upgrade"
+gpu_upgrade_finish kc-node >/dev/null
+echo "   kc-node uncordoned, upgrade-done"
+upgrade_progress "$real_old" NVIDIA-H200 580.200.01 "$t_real"
+real_ready=$new_ready real_gone=$old_gone real_new=$new_fp
+[ ! -e "$vol/v1/$real_old" ] || { echo "demo: v1/$real_old is still on the volume" >&2; exit 1; }
+[ -f "$vol/v1/$real_new/READY" ] || { echo "demo: v1/$real_new is not sealed on the volume" >&2; exit 1; }
+real_job=$(k -n "$ns" get jobs -l "kernelcache.io/component=warmup,kernelcache.io/fingerprint=$real_new" \
+  -o jsonpath='{.items[0].metadata.name}')
+real_job_s=$(jit_job_seconds "$ns" "$real_job")
+real_warmup=$(k -n "$ns" logs "job/$real_job" -c warmup 2>/dev/null | grep -m1 '^{' || true)
+gc_pod=$(gc_pod_of "$real_old")
+[ "${gc_pod#* }" = kc-node ] || { echo "demo: the GC pod of $real_old did not run on kc-node: '$gc_pod'" >&2; exit 1; }
+echo "   volume: v1/$real_old removed by ${gc_pod% *} on kc-node; v1/$real_new sealed by $real_job"
+k -n "$ns" scale deployment jit-server --replicas=3 >/dev/null
+after=$(jit_first_calls "$ns" app=jit 3 | grep -v -F -f <(k -n "$ns" get pods -l app=jit -o json | python3 -c '
+import json, sys
+old = set(sys.argv[1].split())
+print("\n".join(p["metadata"]["name"] for p in json.load(sys.stdin)["items"] if p["metadata"]["uid"] in old))' "$running"))
+echo "   pod added after the upgrade: $after"
+python3 -c 'import json, sys; sys.exit(json.loads(sys.argv[1])["misses"] != 0)' "${after#* }" ||
+  { echo "demo: the pod added after the upgrade compiled" >&2; exit 1; }
+[ "$(k -n "$ns" get pods -l app=jit -o jsonpath='{.items[*].metadata.uid}' | tr ' ' '\n' | grep -c -F -f <(tr ' ' '\n' <<<"$running"))" = 2 ] ||
+  { echo "demo: the pods that ran through the upgrade were replaced" >&2; exit 1; }
 k -n "$ns" get kcache jit -o jsonpath='{range .status.fingerprints[*]}{.id}  {.gpuProduct}  driver {.driver}  nodes={.nodes}  {.state}{"\n"}{end}'
 echo "events:"
 k -n "$ns" get events --field-selector involvedObject.kind=KernelCache --sort-by=.lastTimestamp \
-  -o custom-columns=REASON:.reason,MESSAGE:.message --no-headers | cut -c1-150 | tail -12
+  -o custom-columns=REASON:.reason,MESSAGE:.message --no-headers | cut -c1-150 | tail -14
 
 say "8/8 summary"
-python3 - "$state/figures.json" "$new_ready" "$old_gone" "$(($(date +%s) - t_run))" <<'EOF'
+python3 - "$state/figures.json" "$kwok_ready" "$kwok_gone" "$(($(date +%s) - t_run))" "$real_ready" "$real_gone" \
+  "$real_job_s" "$real_warmup" "${after#* }" "$kwok_gc_node" <<'EOF'
 import json, sys
 f = json.load(open(sys.argv[1]))
 cold = list(f["cold"].values())[0]
@@ -243,8 +323,18 @@ w = f["warmup"]
 rows.append(("warmup Job on the real node", f"{f['job_s']} s (its compile {w.get('first_call_s', '?')} s), once for 2 pods"))
 best = max(r["first_call_s"] for r in f["warm"].values())
 rows.append(("first call, cold / slowest warm", f"{cold['first_call_s'] / max(best, 1e-3):.1f}x"))
-rows.append(("driver upgrade: new fingerprint Ready", f"{sys.argv[2]} s after the relabel (kwok warmup)"))
-rows.append(("driver upgrade: old fingerprint collected", f"{sys.argv[3]} s after the relabel (staleAfter 20s + GC Job)"))
+rows.append(("driver upgrade (kwok): new fingerprint Ready", f"{sys.argv[2]} s after the relabel (kwok's canned warmup)"))
+gc_on = (f"GC Job pod on {sys.argv[10]}: kwok completes it" if sys.argv[10].startswith("gpu-")
+         else f"GC Job pod on {sys.argv[10]}; the fingerprint's warmup was kwok's, nothing on the volume")
+rows.append(("driver upgrade (kwok): old fingerprint collected", f"{sys.argv[3]} s after the relabel (staleAfter 20s + {gc_on})"))
+rw = json.loads(sys.argv[8]) if sys.argv[8] else {}
+rows.append(("driver upgrade (real node): new fingerprint Ready",
+             f"{sys.argv[5]} s after GFD's relabel; warmup Job {sys.argv[7]} s on kc-node, {rw.get('misses', '?')} kernels compiled"))
+pa = json.loads(sys.argv[9])
+rows.append(("driver upgrade (real node): pod added after it",
+             f"{pa['first_call_s']:.2f} s, {pa['misses']} compiled, {pa['hits']} from the new cache"))
+rows.append(("driver upgrade (real node): old fingerprint collected",
+             f"{sys.argv[6]} s after GFD's relabel (staleAfter 20s + GC Job pod on kc-node; its directory gone)"))
 rows.append(("demo run (after the builds)", f"{sys.argv[4]} s"))
 w0 = max(len(a) for a, _ in rows)
 print(f"{'what':<{w0}}  result")

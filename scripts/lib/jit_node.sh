@@ -112,3 +112,25 @@ s = json.load(sys.stdin)["status"]
 p = lambda t: datetime.datetime.strptime(t, "%Y-%m-%dT%H:%M:%SZ")
 print(int((p(s["completionTime"]) - p(s["startTime"])).total_seconds()))'
 }
+
+# jit_kernelcache <name> <app label> <runtime> <spec yaml...>: prints a
+# KernelCache of the workload gating pods labelled app=<label>; <runtime> is
+# a flow map ({triton: "3.6.0"}); each further argument is one more line of
+# its spec (storage, consume, retention...), indented by the caller.
+jit_kernelcache() {
+  cat <<YAML
+apiVersion: kernelcache.io/v1alpha1
+kind: KernelCache
+metadata: {name: $1}
+spec:
+  podSelector: {matchLabels: {app: $2}}
+  image: $KC_JIT_IMAGE
+  runtime: $3
+  warmup:
+    command: ["/usr/bin/python3", "/opt/jit/app/workload.py", "warmup"]
+    backoffLimit: 0
+    activeDeadlineSeconds: 300
+YAML
+  shift 3
+  printf '  %s\n' "$@"
+}

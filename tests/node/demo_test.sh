@@ -2,8 +2,10 @@
 # Runs the README's main job, scripts/demo.sh, as a user would (root, no
 # cluster configured: KC_DEMO_EMBEDDED=1 so a developer's own kubeconfig is
 # never used) and checks it ended with its summary: warm pods with zero
-# compiles, the new fingerprint Ready, the old one collected, and nothing of
-# the real node left running.
+# compiles, the driver upgrade's rows for the kwok nodes and for the real
+# node (its new fingerprint warmed there, a pod added after it warm, its old
+# cache collected by a GC Job on kc-node), and nothing of the real node left
+# running.
 # Usage: demo_test.sh <repo root>
 set -uo pipefail
 root=$1
@@ -19,7 +21,9 @@ fail() {
 [ "$rc" = 0 ] || fail "scripts/demo.sh exited $rc"
 sed -n '/8\/8 summary/,$p' "$out"
 for want in "ungated pod, first call (cold)" "first call (warm)" "0 compiled, 8 from the cache" \
-  "driver upgrade: new fingerprint Ready" "driver upgrade: old fingerprint collected" \
+  "driver upgrade (kwok): new fingerprint Ready" "driver upgrade (kwok): old fingerprint collected" \
+  "driver upgrade (real node): new fingerprint Ready" "driver upgrade (real node): old fingerprint collected" \
+  "GC Job pod on kc-node; its directory gone" \
   "zero recompiles" "demo: stopping everything it started"; do
   grep -qF -- "$want" "$out" || fail "the demo's output lacks \"$want\""
 done
