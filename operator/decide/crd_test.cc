@@ -216,13 +216,14 @@ TEST(Crd, ConsumeEnumsAndDefaultsAreCores) {
   EXPECT_EQ(consume["onTimeout"]["default"],
             std::string(core::OnTimeoutName(core::kDefaultOnTimeout)));
   EXPECT_EQ(consume["verify"]["default"], std::string(core::LevelName(core::kDefaultVerifyLevel)));
-  EXPECT_EQ(consume["waitTimeoutSeconds"]["default"], core::kDefaultWaitTimeoutSeconds);
+  EXPECT_EQ(consume["waitTimeoutSeconds"]["default"],
+            std::to_string(core::kDefaultWaitTimeoutSeconds));
   // The API struct's defaults (an object built in code) are the same.
   const core::ConsumeSpec spec;
   EXPECT_EQ(spec.mode, consume["mode"]["default"]);
   EXPECT_EQ(spec.on_timeout, consume["onTimeout"]["default"]);
   EXPECT_EQ(spec.verify, consume["verify"]["default"]);
-  EXPECT_EQ(spec.wait_timeout_seconds, consume["waitTimeoutSeconds"]["default"]);
+  EXPECT_EQ(std::to_string(spec.wait_timeout_seconds), consume["waitTimeoutSeconds"]["default"]);
 }
 
 // Every string, list and map of the spec has a bound (maxLength, maxItems,
