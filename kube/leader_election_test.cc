@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kube/testing/fake_client.h"
+#include "kube/testing/fake_clock.h"
 #include "testing/eventually.h"
 
 namespace kc::kube {
