@@ -7,7 +7,7 @@
 #include <atomic>
 
 #include "initwarm/hasher.h"
-#include "initwarm/test_util.h"
+#include "initwarm/testing/test_util.h"
 
 namespace kc::initwarm {
 namespace {

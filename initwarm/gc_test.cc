@@ -7,7 +7,7 @@
 #include "initwarm/fsutil.h"
 #include "initwarm/inspect.h"
 #include "initwarm/lock.h"
-#include "initwarm/test_util.h"
+#include "initwarm/testing/test_util.h"
 
 namespace kc::initwarm {
 namespace {

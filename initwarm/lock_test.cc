@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "initwarm/fsutil.h"
-#include "initwarm/test_util.h"
+#include "initwarm/testing/test_util.h"
 
 namespace kc::initwarm {
 namespace {

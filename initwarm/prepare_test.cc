@@ -16,7 +16,7 @@
 #include "core/fingerprint.h"
 #include "core/layout.h"
 #include "core/security_context.h"
-#include "initwarm/test_util.h"
+#include "initwarm/testing/test_util.h"
 
 namespace kc::initwarm {
 namespace {

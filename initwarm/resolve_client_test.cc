@@ -173,9 +173,12 @@ TEST(HttpResolverTest, SilentServerTimesOut) {
   auto start = std::chrono::steady_clock::now();
   auto a = NewHttpResolver(op.url(), std::chrono::milliseconds(300))->Resolve("ns", "kc", "n");
   auto took = std::chrono::steady_clock::now() - start;
+  // The server never answers, so only the client's timeout can end the call
+  // (DeadlineExceeded), and not before it is due. No upper bound: a loaded
+  // machine only makes it later.
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.status().code(), StatusCode::kDeadlineExceeded) << a.status();
-  EXPECT_LT(took, std::chrono::seconds(5));
+  EXPECT_GE(took, std::chrono::milliseconds(300));
 }
 
 TEST(HttpResolverTest, ClosedPortIsUnavailable) {

@@ -13,7 +13,7 @@
 #include "initwarm/fsutil.h"
 #include "initwarm/lock.h"
 #include "initwarm/prepare.h"
-#include "initwarm/test_util.h"
+#include "initwarm/testing/test_util.h"
 
 namespace kc::initwarm {
 namespace {

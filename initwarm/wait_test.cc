@@ -8,7 +8,7 @@
 #include "initwarm/fsutil.h"
 #include "initwarm/prepare.h"
 #include "initwarm/seal.h"
-#include "initwarm/test_util.h"
+#include "initwarm/testing/test_util.h"
 
 namespace kc::initwarm {
 namespace {

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <thread>
 
+#include "kube/testing/fake_clock.h"
+
 namespace kc::kube {
 namespace {
 

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "kube/testing/fake_client.h"
+#include "kube/testing/fake_clock.h"
 
 namespace kc::kube {
 namespace {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kube/testing/fake_client.h"
+#include "kube/testing/fake_clock.h"
 #include "testing/eventually.h"
 
 namespace kc::kube {
@@ -20,28 +21,36 @@ using std::chrono::seconds;
 constexpr char kNs[] = "kube-system";
 constexpr char kName[] = "kernelcache-operator";
 
-// Advances the fake clock in `step`s until `pred` holds (bounded by 10 s of
-// real time); returns the fake time it took, or nullopt. With `waiters`,
-// each step waits until that many threads are blocked on the clock at the
-// current fake time, so no step passes a candidate that is still busy;
-// without, steps are paced by 1 ms of real time.
+// Advances the fake clock in `step`s until `pred` holds; returns the fake
+// time it took, or nullopt when nothing moves for a minute of real time (a
+// hang). Before each step it waits until `waiters()` threads are blocked on
+// the clock at the current fake time (or `pred` holds): fake time never
+// passes a thread that is still busy, however slowly a loaded machine runs
+// it, so what the tests assert is fake time only. `waiters` is asked again
+// while waiting, since a thread may leave the clock (a watchdog that fired).
 std::optional<Clock::Duration> AdvanceUntil(FakeClock& clock, Clock::Duration step,
                                             const std::function<bool()>& pred,
-                                            std::optional<int> waiters = std::nullopt) {
-  const auto real_deadline = std::chrono::steady_clock::now() + seconds(10);
+                                            const std::function<int()>& waiters) {
   const Clock::TimePoint start = clock.Now();
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > real_deadline) return std::nullopt;
-    if (waiters) {
-      if (!clock.WaitForWaiters(*waiters)) return std::nullopt;
-      if (pred()) break;  // it got there before blocking again
-    } else {
-      std::this_thread::sleep_for(milliseconds(1));
+  for (;;) {
+    const auto hang = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    for (;;) {
+      if (pred()) return clock.Now() - start;
+      if (clock.WaitForWaiters(waiters(), milliseconds(5))) break;
+      if (std::chrono::steady_clock::now() > hang) return std::nullopt;
     }
     clock.Advance(step);
   }
-  return clock.Now() - start;
 }
+std::optional<Clock::Duration> AdvanceUntil(FakeClock& clock, Clock::Duration step,
+                                            const std::function<bool()>& pred, int waiters) {
+  return AdvanceUntil(clock, step, pred, [waiters] { return waiters; });
+}
+
+// Threads on the clock: a leader sleeps between renewals and its watchdog
+// waits for the renew deadline; a follower sleeps between attempts.
+constexpr int kLeaderWaiters = 2;
+constexpr int kFollowerWaiters = 1;
 
 using kc::testutil::Eventually;
 
@@ -198,8 +207,9 @@ TEST(LeaderElectorTest, AcquiresByCreatingTheLeaseAndRenews) {
   EXPECT_EQ(l.lease_transitions, 0);
   EXPECT_EQ(a.Leaders(), std::vector<std::string>{"a"});
   const api::Time first_renew = *l.renew_time;
-  ASSERT_TRUE(AdvanceUntil(clock, milliseconds(500),
-                           [&] { return *Lease(client).renew_time > first_renew; }));
+  ASSERT_TRUE(AdvanceUntil(
+      clock, milliseconds(500), [&] { return *Lease(client).renew_time > first_renew; },
+      kLeaderWaiters));
   EXPECT_EQ(Lease(client).acquire_time, l.acquire_time);  // a renewal keeps acquireTime
   a.Stop();
   EXPECT_EQ(a.stopped, 1);
@@ -215,10 +225,13 @@ TEST(LeaderElectorTest, ExactlyOneOfTwoLeadsAndTheOtherTakesOverAfterExpiry) {
   Candidate b(client, clock, "b");
   b.Start();
   // b keeps trying for several lease renewals and never leads.
-  ASSERT_TRUE(AdvanceUntil(clock, milliseconds(500), [&] {
-    return b.Leaders() == std::vector<std::string>{"a"} &&
-           clock.Now() > Clock::TimePoint() + std::chrono::hours(1000) + seconds(30);
-  }));
+  ASSERT_TRUE(AdvanceUntil(
+      clock, milliseconds(500),
+      [&] {
+        return b.Leaders() == std::vector<std::string>{"a"} &&
+               clock.Now() > Clock::TimePoint() + std::chrono::hours(1000) + seconds(30);
+      },
+      kLeaderWaiters + kFollowerWaiters));
   EXPECT_TRUE(a.elector->IsLeader());
   EXPECT_FALSE(b.elector->IsLeader());
   EXPECT_EQ(b.started, 0);
@@ -269,9 +282,10 @@ TEST(LeaderElectorTest, ARestartedLeaderNotReadyLeavesItsLeaseToTheStandby) {
   // Ready now: it joins as a follower.
   restarted.OpenGate();
   ASSERT_TRUE(Eventually([&] { return restarted.Leaders() == std::vector<std::string>{"b"}; }));
-  ASSERT_TRUE(AdvanceUntil(clock, milliseconds(500), [&] {
-    return clock.Now() > Clock::TimePoint() + std::chrono::hours(1000) + seconds(60);
-  }));
+  ASSERT_TRUE(AdvanceUntil(
+      clock, milliseconds(500),
+      [&] { return clock.Now() > Clock::TimePoint() + std::chrono::hours(1000) + seconds(60); },
+      kLeaderWaiters + kFollowerWaiters));
   EXPECT_FALSE(restarted.elector->IsLeader());
   EXPECT_EQ(restarted.started, 0);
   EXPECT_TRUE(b.elector->IsLeader());
@@ -337,7 +351,10 @@ TEST(LeaderElectorTest, LosesLeadershipWhenRenewalsFailPastTheDeadline) {
     return act.verb == "update" ? UnavailableError("apiserver down") : OkStatus();
   });
   const Clock::TimePoint failing_since = clock.Now();
-  auto lost = AdvanceUntil(clock, milliseconds(250), [&] { return a.stopped == 1; });
+  // The watchdog leaves the clock when it fires (the work then stops).
+  auto lost = AdvanceUntil(
+      clock, milliseconds(250), [&] { return a.stopped == 1; },
+      [&] { return a.work_stopped ? 1 : kLeaderWaiters; });
   ASSERT_TRUE(lost);
   EXPECT_GE(clock.Now() - failing_since, seconds(10));  // kept leading until the deadline
   EXPECT_LT(*lost, seconds(15));                        // and stopped before the lease expired
@@ -365,8 +382,11 @@ TEST(LeaderElectorTest, WorkStopsAtTheRenewDeadlineEvenWhileARenewalHangs) {
     return UnavailableError("timed out");
   });
   const Clock::TimePoint since = clock.Now();
-  ASSERT_TRUE(AdvanceUntil(clock, milliseconds(250), [&] { return hanging.load(); }));
-  auto stopped_work = AdvanceUntil(clock, milliseconds(250), [&] { return a.work_stopped.load(); });
+  ASSERT_TRUE(AdvanceUntil(
+      clock, milliseconds(250), [&] { return hanging.load(); }, kLeaderWaiters));
+  // Only the watchdog is on the clock: the renewal hangs in the client.
+  auto stopped_work = AdvanceUntil(
+      clock, milliseconds(250), [&] { return a.work_stopped.load(); }, 1);
   ASSERT_TRUE(stopped_work);
   EXPECT_GE(clock.Now() - since, seconds(10));  // the renew deadline
   EXPECT_LT(clock.Now() - since, seconds(15));  // before the lease can be taken
@@ -391,7 +411,8 @@ TEST(LeaderElectorTest, LosesAtOnceWhenAnotherHolderIsSeen) {
                   .Patch(resources::kLeases, kNs, kName, PatchType::kMerge,
                          {{"spec", {{"holderIdentity", "intruder"}}}})
                   .ok());
-  ASSERT_TRUE(AdvanceUntil(clock, milliseconds(250), [&] { return a.stopped == 1; }));
+  ASSERT_TRUE(AdvanceUntil(
+      clock, milliseconds(250), [&] { return a.stopped == 1; }, kLeaderWaiters));
   EXPECT_EQ(a.elector->GetLeader(), "intruder");
   a.thread.join();
 }
@@ -415,7 +436,8 @@ TEST(LeaderElectorTest, ConflictIsRetriedNextPeriod) {
   ASSERT_TRUE(client.Create(resources::kLeases, kNs, lease).ok());
   Candidate a(client, clock, "a");
   a.Start();
-  ASSERT_TRUE(AdvanceUntil(clock, milliseconds(500), [&] { return a.elector->IsLeader(); }));
+  ASSERT_TRUE(AdvanceUntil(
+      clock, milliseconds(500), [&] { return a.elector->IsLeader(); }, kFollowerWaiters));
   EXPECT_GE(conflicts, 3);
   EXPECT_EQ(Lease(client).lease_transitions, 5);
   a.Stop();

@@ -4,6 +4,8 @@
 
 #include <thread>
 
+#include "kube/testing/fake_clock.h"
+
 namespace kc::kube {
 namespace {
 

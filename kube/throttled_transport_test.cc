@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "kube/testing/fake_clock.h"
 #include "kube/testing/fake_transport.h"
 
 namespace kc::kube {

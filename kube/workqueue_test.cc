@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "kube/testing/fake_clock.h"
+
 namespace kc::kube {
 namespace {
 

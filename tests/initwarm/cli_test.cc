@@ -9,7 +9,7 @@
 #include "core/exit_codes.h"
 #include "core/gate_args.h"
 #include "core/layout.h"
-#include "initwarm/test_util.h"
+#include "initwarm/testing/test_util.h"
 
 namespace kc::initwarm {
 namespace {

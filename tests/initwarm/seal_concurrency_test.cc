@@ -11,7 +11,7 @@
 #include "core/exit_codes.h"
 #include "core/layout.h"
 #include "core/manifest.h"
-#include "initwarm/test_util.h"
+#include "initwarm/testing/test_util.h"
 
 namespace kc::initwarm {
 namespace {

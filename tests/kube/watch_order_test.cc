@@ -250,14 +250,20 @@ TEST_F(WatchOrderTest, ServerTimeoutEndsWatchCleanly) {
   options.allow_bookmarks = false;
   options.label_selector = "never=" + UniqueName("servertimeout");
   options.timeout_seconds = 1;
+  int events = 0;
   const auto start = std::chrono::steady_clock::now();
-  Status s = client_->Watch(kConfigMaps, kNs, options, {}, [](const WatchEvent&) { return true; });
+  Status s = client_->Watch(kConfigMaps, kNs, options, {}, [&events](const WatchEvent&) {
+    ++events;
+    return true;
+  });
   const auto elapsed = std::chrono::steady_clock::now() - start;
+  // The server ended it: a clean end (the client's idle timeout, far away,
+  // would be DeadlineExceeded; a stop, Cancelled), with no event (nothing
+  // matches the selector), not before the server's 1 s. No upper bound: a
+  // loaded machine only makes it later.
   EXPECT_TRUE(s.ok()) << s;
-  // The watch stayed open until the server's 1 s timeout (nothing matches the
-  // selector, so no event ended it early), and ended soon after it.
+  EXPECT_EQ(events, 0);
   EXPECT_GE(elapsed, std::chrono::milliseconds(900));
-  EXPECT_LT(elapsed, std::chrono::seconds(30));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "initwarm/test_util.h"
+#include "initwarm/testing/test_util.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>
