@@ -17,6 +17,7 @@
 #include "initwarm/fsync_pool.h"
 #include "initwarm/hasher.h"
 #include "initwarm/lock.h"
+#include "initwarm/safe_file.h"
 #include "initwarm/walk.h"
 
 namespace kc::initwarm {
@@ -24,7 +25,7 @@ namespace kc::initwarm {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::map<std::string, std::string> DetectFrameworks(const fs::path& dir,
+std::map<std::string, std::string> DetectFrameworks(const SafeDir& dir,
                                                     const std::vector<std::string>& files) {
   std::map<std::string, std::string> out;
   int read = 0;
@@ -33,7 +34,7 @@ std::map<std::string, std::string> DetectFrameworks(const fs::path& dir,
     if (!f.starts_with("triton/") || !f.ends_with(".json")) continue;
     if (fs::path(f).filename().string().starts_with("__grp__")) continue;
     ++read;
-    auto text = ReadFileToString(dir / f, 1 << 20);
+    auto text = dir.ReadFile(f, 1 << 20, true);
     if (!text.ok()) continue;
     json j = json::parse(*text, nullptr, false);
     if (j.is_object() && j.contains("triton_version") && j["triton_version"].is_string()) {
@@ -165,8 +166,10 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
                               "; this seal did not replace it (pass --replace to replace it)");
   }
 
-  // Walk.
-  KC_ASSIGN_OR_RETURN(WalkResult walk, WalkCache(staging));
+  // Walk. The staging tree was written by the warmup and sits on the shared
+  // volume: opened beneath --root, read as hostile (initwarm/safe_file.h).
+  KC_ASSIGN_OR_RETURN(SafeDir staged, SafeDir::OpenUnder(o.root, staging));
+  KC_ASSIGN_OR_RETURN(WalkResult walk, WalkCache(staged));
   if (walk.files.empty() && walk.links.empty() && !o.allow_empty) {
     return FailedPreconditionError("staging directory " + staging.string() +
                                    " holds no files: the warmup compiled nothing (is "
@@ -179,8 +182,9 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
   // Hash + fsync files, then fsync directories.
   std::vector<HashJob> jobs;
   jobs.reserve(walk.files.size());
-  for (const auto& f : walk.files) jobs.push_back({staging / f.path, f.size});
+  for (const auto& f : walk.files) jobs.push_back({f.path, f.size});
   HashOptions ho;
+  ho.dir = &staged;
   ho.threads = o.threads;
   ho.fsync = true;
   ho.on_progress = [](std::uint64_t files, std::uint64_t bytes) {
@@ -209,7 +213,7 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
     paths.push_back(walk.files[i].path);
   }
   m.links = walk.links;
-  m.frameworks = DetectFrameworks(staging, paths);
+  m.frameworks = DetectFrameworks(staged, paths);
   m.created_at = core::Rfc3339(NowSeconds());
   m.producer_owner = o.owner;
   m.producer_host = Hostname();
