@@ -17,4 +17,8 @@ namespace kc {
 // The result never exceeds max_bytes (for max_bytes >= 3).
 std::string TruncateUtf8(std::string_view s, size_t max_bytes);
 
+// Whether `s` is well-formed UTF-8 (no overlong forms, no surrogates, at most
+// U+10FFFF): what nlohmann::json can serialise without replacing bytes.
+bool IsValidUtf8(std::string_view s);
+
 }  // namespace kc

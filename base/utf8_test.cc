@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
 
 namespace kc {
 namespace {
@@ -26,6 +28,34 @@ TEST(TruncateUtf8Test, NeverSplitsACharacter) {
     EXPECT_TRUE(text.rfind(cut.substr(0, cut.size() - 3), 0) == 0 || cut == text) << max;
   }
   EXPECT_EQ(TruncateUtf8(text, 5), "x...");  // ü would leave room for half of €
+}
+
+// IsValidUtf8 says true exactly where nlohmann::json serialises the bytes.
+TEST(IsValidUtf8Test, AgreesWithTheJsonSerialiser) {
+  const std::vector<std::pair<std::string, bool>> cases = {
+      {"", true},
+      {"triton/aa/k.cubin", true},
+      {"x\xC3\xBC\xE2\x82\xAC\xF0\x9F\x94\xA5", true},  // ü € 🔥
+      {"\xFF", false},                                  // never a UTF-8 byte
+      {"\xC3", false},                                  // cut short
+      {"\xC0\xAF", false},                              // overlong '/'
+      {"\xED\xA0\x80", false},                          // a surrogate
+      {"\xF4\x90\x80\x80", false},                      // above U+10FFFF
+      {"a\x80"
+       "b",
+       false},  // a lone continuation byte
+  };
+  for (const auto& [text, valid] : cases) {
+    EXPECT_EQ(IsValidUtf8(text), valid)
+        << nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    bool dumps = true;
+    try {
+      (void)nlohmann::json(text).dump();
+    } catch (const nlohmann::json::exception&) {
+      dumps = false;
+    }
+    EXPECT_EQ(dumps, valid);
+  }
 }
 
 }  // namespace

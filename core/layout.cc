@@ -3,6 +3,7 @@
 #include <ctime>
 #include <vector>
 
+#include "base/utf8.h"
 #include "core/fingerprint.h"
 
 namespace kc::core {
@@ -43,6 +44,7 @@ Status CheckRelativePath(std::string_view rel) {
   if (rel.front() == '/') return bad("absolute");
   if (rel.find('\0') != std::string_view::npos) return bad("contains NUL");
   if (rel.find('\\') != std::string_view::npos) return bad("contains a backslash");
+  if (!IsValidUtf8(rel)) return bad("is not UTF-8 (manifest.json names every file in UTF-8)");
   size_t start = 0;
   while (start <= rel.size()) {
     size_t end = rel.find('/', start);
@@ -80,6 +82,7 @@ Status CheckSymlinkTarget(std::string_view link_rel, std::string_view target,
                                 "; a cache must not point outside itself");
   };
   if (target.empty()) return refuse("empty target");
+  if (!IsValidUtf8(target)) return refuse("target is not UTF-8 (manifest.json could not list it)");
   // A fixed, fake absolute root to resolve against lexically.
   const std::filesystem::path root = "/__kc_cache_root__";
   std::filesystem::path resolved;

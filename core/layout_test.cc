@@ -54,6 +54,8 @@ TEST(Layout, CheckRelativePath) {
       {"a/..", false},
       {"./a", false},
       {"a//b", false},
+      {"triton/\xFF\xFE/k.cubin", false},  // not UTF-8: manifest.json could not name it
+      {"triton/\xC3\xBC/k.cubin", true},   // UTF-8 (u with diaeresis)
       {"a/", false},
       {"a\\b", false},
       {std::string("a\0b", 3), false},
@@ -89,6 +91,7 @@ TEST(Layout, CheckSymlinkTarget) {
       {"triton/a/k.json", "/var/run/kernelcache/view/../../../etc", false},
       {"triton/a/k.json", "/var/run/kernelcache/viewx/a", false},
       {"triton/a/k.json", "", false},
+      {"triton/a/k.json", "k\xFF.json", false},  // not UTF-8
       {"../x", "a", false},
   };
   for (const auto& c : cases) {

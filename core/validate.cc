@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "base/numbers.h"
 #include "core/enum_name.h"
@@ -135,6 +136,20 @@ std::optional<Finding> CompareWithDisk(const Manifest& m,
     ++j;
   }
   return std::nullopt;
+}
+
+std::optional<Finding> CheckListedOnDisk(const Manifest& m,
+                                         const std::vector<ObservedEntry>& observed) {
+  std::set<std::string_view> listed;
+  for (const auto& f : m.files) listed.insert(f.path);
+  for (const auto& l : m.links) listed.insert(l.path);
+  std::vector<ObservedEntry> mine;
+  for (const auto& o : observed) {
+    if (listed.count(o.path) > 0) mine.push_back({o.path, o.is_link, o.size, "", o.link_target});
+  }
+  auto bad = CompareWithDisk(m, mine);
+  if (bad) bad->level = Level::kManifest;
+  return bad;
 }
 
 bool IsTritonGroupFile(std::string_view rel) {

@@ -1,7 +1,12 @@
 // Validate: the validation ladder a cache passes before a model pod may use it.
 //
 //   1 Manifest     READY present, its digest equals sha256(manifest.json),
-//                  the manifest parses (strict) and its schema is known
+//                  the manifest parses (strict) and its schema is known;
+//                  every listed file is a regular file of its listed size
+//                  and every listed symlink a symlink with its listed target
+//                  (what a reader may open is what the manifest says); no
+//                  special file, hard-linked file or symlink leaving the
+//                  cache anywhere in the directory
 //   2 Fingerprint  the manifest's fingerprint equals the pod's own (and, when
 //                  the node's facts are known, its node inputs equal them)
 //   3 Checksums    every file's size and sha256 match; nothing on disk that the
@@ -77,6 +82,12 @@ struct ObservedEntry {
 // (staging leftover), link mismatch.
 std::optional<Finding> CompareWithDisk(const Manifest& m,
                                        const std::vector<ObservedEntry>& observed);
+
+// Level 1, entries: the manifest's files and links against what is on disk,
+// type and size only (observed sorted by path; unlisted entries are level
+// 3's). A Finding at level Manifest.
+std::optional<Finding> CheckListedOnDisk(const Manifest& m,
+                                         const std::vector<ObservedEntry>& observed);
 
 // Level 3, Triton groups: `text` is the __grp__ JSON at `rel`; each child path
 // must be an absolute path under `view_prefix` whose remainder is a file the

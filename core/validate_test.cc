@@ -108,6 +108,58 @@ TEST(Validate, CompareWithDisk) {
   }
 }
 
+// Level 1 compares each listed entry's type and size, and leaves unlisted
+// entries and checksums to level 3.
+TEST(Validate, CheckListedOnDisk) {
+  Manifest m = Two();
+  Manifest huge = Two();
+  huge.files[0].size = 1000000000000000000ull;  // 10^18 bytes listed, 10 on disk
+  FinalizeManifest(&huge);
+  struct ListedCase {
+    std::string name;
+    const Manifest* m;
+    std::vector<ObservedEntry> observed;
+    std::string want_file;  // "" = passes
+    std::string want_reason;
+  };
+  const ListedCase cases[] = {
+      {"good, leftover and wrong sha ignored",
+       &m,
+       {{"a", false, 3, "", ""},
+        {"triton/x/k.cubin", false, 10, kB, ""},
+        {"triton/x/k.json", false, 5, "", ""}},
+       "",
+       ""},
+      {"size 10^18 listed",
+       &huge,
+       {{"triton/x/k.cubin", false, 10, "", ""}, {"triton/x/k.json", false, 5, "", ""}},
+       "triton/x/k.cubin",
+       "manifest says 1000000000000000000"},
+      {"zero bytes on disk",
+       &m,
+       {{"triton/x/k.cubin", false, 0, "", ""}, {"triton/x/k.json", false, 5, "", ""}},
+       "triton/x/k.cubin",
+       "truncated"},
+      {"symlink instead of file",
+       &m,
+       {{"triton/x/k.cubin", true, 0, "", "/etc/passwd"}, {"triton/x/k.json", false, 5, "", ""}},
+       "triton/x/k.cubin",
+       "is a symlink"},
+      {"missing", &m, {{"triton/x/k.json", false, 5, "", ""}}, "triton/x/k.cubin", "missing"},
+  };
+  for (const auto& c : cases) {
+    auto f = CheckListedOnDisk(*c.m, c.observed);
+    if (c.want_file.empty()) {
+      EXPECT_FALSE(f) << c.name << ": " << (f ? f->ToString() : "");
+      continue;
+    }
+    ASSERT_TRUE(f) << c.name;
+    EXPECT_EQ(f->level, Level::kManifest) << c.name;
+    EXPECT_EQ(f->file, c.want_file) << c.name;
+    EXPECT_NE(f->reason.find(c.want_reason), std::string::npos) << c.name << ": " << f->reason;
+  }
+}
+
 TEST(Validate, TritonGroup) {
   std::set<std::string, std::less<>> listed = {"triton/x/k.cubin", "triton/x/k.json"};
   const std::string view = "/var/run/kernelcache/view";

@@ -62,6 +62,7 @@ int RunVerify(const std::vector<std::string>& args) {
     o.dir = dir;
   } else if (core::IsFingerprintId(fp)) {
     o.dir = layout.Published(fp);
+    o.anchor = layout.root();  // v1/<fp> is opened beneath it, no symlink followed
   } else {
     PrintError("verify", InvalidArgumentError("--fingerprint \"" + fp +
                                               "\" is not a fingerprint id; or pass --dir"));
@@ -98,7 +99,10 @@ int RunVerify(const std::vector<std::string>& args) {
   std::string quarantined;
   // A directory without READY may still be publishing: never quarantine it.
   bool ready_missing = r.finding.file == core::kReadyFileName && !Exists(o.dir / "READY");
-  if (!r.ok && dir.empty() && !no_quarantine && !ready_missing) {
+  // A v1/ that is not a real directory (a symlink planted on the volume) is
+  // reported, never renamed through.
+  if (!r.ok && dir.empty() && !no_quarantine && !ready_missing &&
+      IsRealDirectory(layout.VersionDir())) {
     auto q = Quarantine(layout, fp, o.dir, r.finding);
     if (q.ok()) {
       quarantined = q->string();

@@ -17,4 +17,8 @@ int RunProbe(const std::vector<std::string>& args);
 int RunGc(const std::vector<std::string>& args);
 int RunInspect(const std::vector<std::string>& args);
 
+// The whole command line: `initwarm <command> [flags]` dispatched to the
+// Run* above; returns the process exit code.
+int InitwarmMain(int argc, char** argv);
+
 }  // namespace kc::initwarm

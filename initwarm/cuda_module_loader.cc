@@ -66,7 +66,7 @@ StatusOr<IsolatedProcess::Handler> StartLoaderChild() {
   std::shared_ptr<ModuleLoader> shared = std::move(loader);
   auto served = std::make_shared<std::uint64_t>(0);
   return IsolatedProcess::Handler([shared, served](std::string_view name, std::string_view image) {
-    MaybeCrash(kCrashPhaseLoad, (*served)++, SIGSEGV);
+    MaybeCrash(CrashPhase::kLoad, (*served)++, SIGSEGV);
     return shared->LoadCubin(image, name);
   });
 }

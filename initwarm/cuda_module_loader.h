@@ -38,7 +38,8 @@ class ModuleLoader {
 // copies only the calling thread). The child runs with CUDA_CACHE_DISABLE=1
 // and no CUDA_CACHE_PATH, so a load test never writes a ComputeCache (into
 // the cache view, say). NewInProcessCudaModuleLoader skips the child.
-// Test hook: KC_CRASH_AT=load:<n> (failpoint.h) kills the child with
+// Test hook: with initwarm/testing/crash_at.h's hook installed (tests only),
+// KC_CRASH_AT=load:<n> (failpoint.h) kills the child with
 // SIGSEGV at its n-th load (0-based), standing in for a driver crash.
 StatusOr<std::unique_ptr<ModuleLoader>> NewCudaModuleLoader();
 StatusOr<std::unique_ptr<ModuleLoader>> NewInProcessCudaModuleLoader();

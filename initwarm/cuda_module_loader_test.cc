@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "initwarm/cubin_elf.h"
+#include "initwarm/testing/crash_at.h"
 
 namespace kc::initwarm {
 namespace {
@@ -64,6 +65,7 @@ TEST_F(CudaModuleLoaderTest, GarbageIsRefusedWithTheCudaErrorName) {
 // next load gets a fresh loader process.
 TEST_F(CudaModuleLoaderTest, DriverCrashFailsOneImageNotTheProcess) {
   loader_.reset();
+  testing::InstallCrashAtFromEnv();    // the shipped program installs no hook
   setenv("KC_CRASH_AT", "load:1", 1);  // the child's second load crashes
   auto l = NewCudaModuleLoader();
   unsetenv("KC_CRASH_AT");

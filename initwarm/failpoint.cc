@@ -1,37 +1,48 @@
 #include "initwarm/failpoint.h"
 
-#include <signal.h>
-
-#include <cstdlib>
+#include <array>
+#include <atomic>
 #include <string>
+#include <utility>
 
 namespace kc::initwarm {
 namespace {
 
-struct Point {
-  bool armed = false;
-  std::string phase;
-  std::uint64_t n = 0;
-};
+constexpr std::array<std::pair<CrashPhase, std::string_view>, 7> kNames = {{
+    {CrashPhase::kHash, "hash"},
+    {CrashPhase::kBytes, "bytes"},
+    {CrashPhase::kFsync, "fsync"},
+    {CrashPhase::kDirsync, "dirsync"},
+    {CrashPhase::kManifest, "manifest"},
+    {CrashPhase::kPublish, "publish"},
+    {CrashPhase::kLoad, "load"},
+}};
 
-Point Load() {
-  Point p;
-  const char* v = std::getenv(kCrashEnv);
-  if (v == nullptr) return p;
-  std::string s(v);
-  auto colon = s.find(':');
-  if (colon == std::string::npos) return p;
-  p.phase = s.substr(0, colon);
-  p.n = std::strtoull(s.c_str() + colon + 1, nullptr, 10);
-  p.armed = true;
-  return p;
-}
+std::atomic<CrashHook> g_hook{nullptr};
 
 }  // namespace
 
-void MaybeCrash(std::string_view phase, std::uint64_t n, int signal) {
-  static const Point point = Load();
-  if (point.armed && phase == point.phase && n >= point.n) ::raise(signal);
+std::string_view CrashPhaseName(CrashPhase phase) {
+  for (const auto& [p, name] : kNames) {
+    if (p == phase) return name;
+  }
+  return "unknown";
+}
+
+StatusOr<CrashPhase> ParseCrashPhase(std::string_view name) {
+  std::string known;
+  for (const auto& [p, n] : kNames) {
+    if (n == name) return p;
+    known += (known.empty() ? "" : ", ") + std::string(n);
+  }
+  return InvalidArgumentError("crash phase \"" + std::string(name) + "\" is unknown: want one of " +
+                              known);
+}
+
+void SetCrashHook(CrashHook hook) { g_hook.store(hook); }
+
+void MaybeCrash(CrashPhase phase, std::uint64_t n, int signal) {
+  if (CrashHook hook = g_hook.load(std::memory_order_relaxed)) hook(phase, n, signal);
 }
 
 }  // namespace kc::initwarm

@@ -8,6 +8,7 @@
 #include "core/fingerprint.h"
 #include "initwarm/fsutil.h"
 #include "initwarm/lock.h"
+#include "initwarm/safe_file.h"
 
 namespace kc::initwarm {
 
@@ -24,13 +25,33 @@ std::vector<fs::path> List(const fs::path& dir) {
   return out;
 }
 
-// READY's content without its newline; "" when absent or unreadable.
-std::string ReadyDigest(const fs::path& dir) {
-  auto text = ReadFileToString(dir / core::kReadyFileName, 4096);
+// READY's content without its newline; "" when absent, unreadable or not
+// a regular file (read as volume content: initwarm/safe_file.h).
+std::string ReadyDigest(const core::Layout& layout, const fs::path& dir) {
+  auto root = SafeDir::OpenTrusted(layout.root());
+  if (!root.ok()) return "";
+  const fs::path rel = (dir / core::kReadyFileName).lexically_relative(layout.root());
+  auto text = root->ReadFile(rel.string(), 4096);
   if (!text.ok()) return "";
   std::string d = *text;
   while (!d.empty() && (d.back() == '\n' || d.back() == '\r' || d.back() == ' ')) d.pop_back();
   return d;
+}
+
+// Removes `path` (under --root) without following any symlink on the way or
+// in the tree: a link planted on the volume is removed, never what it names.
+Status RemoveUnderRoot(const core::Layout& layout, const fs::path& path) {
+  KC_ASSIGN_OR_RETURN(SafeDir root, SafeDir::OpenTrusted(layout.root()));
+  return root.Remove(path.lexically_relative(layout.root()).string());
+}
+
+// v1/'s own directories must be real directories: GC lists and removes what
+// is in them, and never through a symlink someone planted on the volume.
+Status CheckLayoutDir(const fs::path& dir) {
+  if (!Exists(dir) || IsRealDirectory(dir)) return OkStatus();
+  return InvalidArgumentError(dir.string() +
+                              " is not a directory (a symlink or a special file on the "
+                              "volume); gc never lists or removes through it: remove it");
 }
 
 bool IsDigest(std::string_view s) {
@@ -68,6 +89,9 @@ StatusOr<std::vector<GcEntry>> ScanVolume(const core::Layout& layout,
     return NotFoundError(layout.VersionDir().string() +
                          " does not exist: is --root the cache volume's mount path?");
   }
+  for (const auto& dir : {layout.StagingRoot(), layout.QuarantineRoot(), layout.LocksRoot()}) {
+    KC_RETURN_IF_ERROR(CheckLayoutDir(dir));
+  }
   const LockRecord me = SelfLockRecord("initwarm-gc-" + std::to_string(::getpid()), "");
   auto live_lock = [&](const fs::path& lock, const std::string& owner) {
     auto rec = ReadLock(lock);
@@ -80,7 +104,7 @@ StatusOr<std::vector<GcEntry>> ScanVolume(const core::Layout& layout,
   for (const auto& p : List(layout.VersionDir())) {
     std::string name = p.filename().string();
     if (core::IsFingerprintId(name) && IsRealDirectory(p)) {
-      out.push_back({Kind::kPublished, p, name, MtimeSeconds(p), false, ReadyDigest(p)});
+      out.push_back({Kind::kPublished, p, name, MtimeSeconds(p), false, ReadyDigest(layout, p)});
     }
   }
   for (const auto& p : List(layout.StagingRoot())) {
@@ -190,7 +214,7 @@ Status RemovePublished(const core::Layout& layout, const GcEntry& e,
     return locked;
   }
   Status s;
-  const std::string now_digest = ReadyDigest(e.path);
+  const std::string now_digest = ReadyDigest(layout, e.path);
   if (now_digest == e.ready_digest && !now_digest.empty()) {
     // Invisible first (one rename), then delete at leisure.
     fs::path aside =
@@ -198,7 +222,7 @@ Status RemovePublished(const core::Layout& layout, const GcEntry& e,
     s = MkdirAll(layout.QuarantineRoot());
     if (s.ok()) s = Rename(e.path, aside);
     Status released = ReleaseLock(lock, owner);
-    if (s.ok()) s = RemoveTree(aside);
+    if (s.ok()) s = RemoveUnderRoot(layout, aside);
     if (s.ok()) s = released;
     return s;
   }
@@ -220,7 +244,7 @@ Status ApplyGc(const core::Layout& layout, const std::vector<GcDecision>& plan,
         s = ErrnoStatus(errno, "unlink " + d.entry.path.string());
       }
     } else {
-      s = RemoveTree(d.entry.path);
+      s = RemoveUnderRoot(layout, d.entry.path);
     }
     if (!s.ok() && first.ok()) first = s;
   }

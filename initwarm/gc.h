@@ -20,6 +20,11 @@
 // the fingerprints in `remove` are considered; without it (an admin's run)
 // published caches are never removed and only leftovers are. A kept
 // fingerprint's entries are never removed.
+// Everything on the volume is read and removed as hostile content
+// (initwarm/safe_file.h): READY is read without following a symlink, never
+// from a FIFO, at most 4 KiB; a tree is removed without following any link
+// in it; a v1/.staging, .quarantine or .locks that is not a real directory
+// makes ScanVolume refuse (InvalidArgument naming it).
 // ApplyGc removes a published directory under the fingerprint lock (so no
 // seal publishes meanwhile; a live writer's lock makes it skip that one and
 // report Unavailable), re-checks READY's digest, renames it into

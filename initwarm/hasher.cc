@@ -35,8 +35,10 @@ struct CtxDeleter {
 };
 
 // Hashes an open descriptor. `on_bytes(n)` after each read.
+// Reads at most `limit` bytes (the rest is left unread: *size then says
+// the file is larger than expected).
 StatusOr<std::string> HashFd(int fd, const std::filesystem::path& path, std::vector<char>* buf,
-                             std::uint64_t* size,
+                             std::uint64_t limit, std::uint64_t* size,
                              const std::function<void(std::uint64_t)>& on_bytes,
                              const std::atomic<bool>* stop) {
   std::unique_ptr<EVP_MD_CTX, CtxDeleter> ctx(EVP_MD_CTX_new());
@@ -48,7 +50,8 @@ StatusOr<std::string> HashFd(int fd, const std::filesystem::path& path, std::vec
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
       return CancelledError("hashing stopped after another file failed");
     }
-    ssize_t n = ::read(fd, buf->data(), buf->size());
+    if (total >= limit) break;
+    ssize_t n = ::read(fd, buf->data(), std::min<std::uint64_t>(buf->size(), limit - total));
     if (n < 0) {
       if (errno == EINTR) continue;
       return ErrnoStatus(errno, "read " + path.string());
@@ -65,6 +68,16 @@ StatusOr<std::string> HashFd(int fd, const std::filesystem::path& path, std::vec
   return Hex(md, len);
 }
 
+// Opens one job's file for hashing (safe_file.h: regular, one name, no link
+// followed).
+StatusOr<UniqueFd> OpenJob(const HashJob& job, const HashOptions& opts) {
+  if (opts.dir != nullptr) return opts.dir->OpenFile(job.path.string(), true);
+  const std::filesystem::path parent =
+      job.path.parent_path().empty() ? std::filesystem::path(".") : job.path.parent_path();
+  KC_ASSIGN_OR_RETURN(SafeDir dir, SafeDir::OpenTrusted(parent));
+  return dir.OpenFile(job.path.filename().string(), true);
+}
+
 }  // namespace
 
 int DefaultHashThreads() {
@@ -74,12 +87,9 @@ int DefaultHashThreads() {
 
 StatusOr<std::string> HashFile(const std::filesystem::path& path, std::uint64_t* size,
                                std::size_t buffer_bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return ErrnoStatus(errno, "open " + path.string());
+  KC_ASSIGN_OR_RETURN(UniqueFd fd, OpenJob({path, 0}, HashOptions{}));
   std::vector<char> buf(buffer_bytes);
-  auto r = HashFd(fd, path, &buf, size, nullptr, nullptr);
-  ::close(fd);
-  return r;
+  return HashFd(fd.get(), path, &buf, UINT64_MAX, size, nullptr, nullptr);
 }
 
 StatusOr<std::vector<std::string>> HashFiles(const std::vector<HashJob>& jobs,
@@ -116,18 +126,20 @@ StatusOr<std::vector<std::string>> HashFiles(const std::vector<HashJob>& jobs,
       size_t i = next.fetch_add(1);
       if (i >= order.size()) return;
       const HashJob& job = jobs[order[i]];
-      int fd = ::open(job.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-      if (fd < 0) {
-        fail(ErrnoStatus(errno, "open " + job.path.string()));
+      auto opened = OpenJob(job, opts);
+      if (!opened.ok()) {
+        fail(opened.status());
         return;
       }
+      const int fd = opened->Release();
       ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
       std::uint64_t size = 0;
-      auto h = HashFd(fd, job.path, &buf, &size, on_bytes, &stop);
+      auto h = HashFd(fd, job.path, &buf, job.size + 1, &size, on_bytes, &stop);
       Status s = h.status();
       if (s.ok() && size != job.size) {
-        s = DataLossError(job.path.string() + " changed while sealing: " + std::to_string(size) +
-                          " bytes now, " + std::to_string(job.size) +
+        s = DataLossError(job.path.string() +
+                          " changed while sealing: " + (size > job.size ? "more than " : "") +
+                          std::to_string(size) + " bytes now, " + std::to_string(job.size) +
                           " when listed; seal after the warmup has stopped writing");
       }
       if (s.ok() && syncer) {

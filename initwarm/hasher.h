@@ -20,15 +20,19 @@
 #include <vector>
 
 #include "base/status.h"
+#include "initwarm/safe_file.h"
 
 namespace kc::initwarm {
 
 struct HashJob {
-  std::filesystem::path path;
-  std::uint64_t size = 0;  // expected
+  std::filesystem::path path;  // relative to HashOptions::dir when that is set
+  std::uint64_t size = 0;      // expected
 };
 
 struct HashOptions {
+  // The directory the jobs' paths are relative to; null: each path's parent
+  // directory is trusted.
+  const SafeDir* dir = nullptr;
   int threads = 0;  // 0: 2 x std::thread::hardware_concurrency()
   bool fsync = false;
   std::size_t buffer_bytes = 1 << 20;

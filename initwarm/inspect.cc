@@ -7,6 +7,7 @@
 #include "core/manifest.h"
 #include "core/validate.h"
 #include "initwarm/fsutil.h"
+#include "initwarm/safe_file.h"
 #include "initwarm/walk.h"
 
 namespace kc::initwarm {
@@ -38,7 +39,15 @@ CacheSummary Summarise(const fs::path& dir, std::string kind, std::int64_t now) 
   s.fingerprint = core::IsFingerprintId(s.name) ? s.name : (split.ok() ? split->fingerprint : "");
   s.ready = Exists(dir / core::kReadyFileName);
   s.age_s = now - MtimeSeconds(dir);
-  auto text = ReadFileToString(dir / core::kManifestFileName);
+  // Volume content: every read through safe_file.h (no link followed, never
+  // a FIFO, bounded). `dir` was listed as a real directory of v1/.
+  auto opened = SafeDir::OpenTrusted(dir);
+  if (!opened.ok()) {
+    s.note = opened.status().message();
+    return s;
+  }
+  const SafeDir& d = *opened;
+  auto text = d.ReadFile(core::kManifestFileName, 64ull << 20);
   if (text.ok()) {
     auto m = core::ParseManifest(*text);
     if (m.ok()) {
@@ -52,14 +61,14 @@ CacheSummary Summarise(const fs::path& dir, std::string kind, std::int64_t now) 
     }
   }
   if (!s.manifest_ok) {
-    auto w = WalkCache(dir);
+    auto w = WalkCache(d);
     if (w.ok()) {
       for (const auto& f : w->files) Count(&s, f.path, f.size);
     } else if (s.note.empty()) {
       s.note = w.status().message();
     }
   }
-  if (auto r = ReadFileToString(dir / core::kReasonFileName, 1 << 16); r.ok()) {
+  if (auto r = d.ReadFile(core::kReasonFileName, 1 << 16); r.ok()) {
     s.note = r->substr(0, r->find('\n'));
   }
   return s;
@@ -67,6 +76,7 @@ CacheSummary Summarise(const fs::path& dir, std::string kind, std::int64_t now) 
 
 std::vector<fs::path> Dirs(const fs::path& dir) {
   std::vector<fs::path> out;
+  if (!IsRealDirectory(dir)) return out;  // a link planted on the volume is not listed through
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (IsRealDirectory(e.path())) out.push_back(e.path());
@@ -163,7 +173,7 @@ std::string SummariesJson(const std::vector<CacheSummary>& all) {
                    {"ageSeconds", s.age_s},
                    {"note", s.note}});
   }
-  return arr.dump();
+  return arr.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace kc::initwarm

@@ -8,6 +8,7 @@
 
 #include "core/manifest.h"
 #include "initwarm/fsutil.h"
+#include "initwarm/safe_file.h"
 
 namespace kc::initwarm {
 
@@ -72,7 +73,7 @@ LockJudgement JudgeLock(const LockRecord& holder, std::int64_t lock_mtime, const
 }
 
 StatusOr<std::optional<LockRecord>> ReadLock(const fs::path& path) {
-  auto text = ReadFileToString(path, 1 << 20);
+  auto text = ReadFileNoFollow(path, 1 << 20);  // volume content: never a FIFO or a link
   if (!text.ok()) {
     if (IsNotFound(text.status())) return std::optional<LockRecord>();
     return text.status();

@@ -17,6 +17,7 @@
 #include "initwarm/fsync_pool.h"
 #include "initwarm/hasher.h"
 #include "initwarm/lock.h"
+#include "initwarm/safe_file.h"
 #include "initwarm/walk.h"
 
 namespace kc::initwarm {
@@ -24,7 +25,7 @@ namespace kc::initwarm {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::map<std::string, std::string> DetectFrameworks(const fs::path& dir,
+std::map<std::string, std::string> DetectFrameworks(const SafeDir& dir,
                                                     const std::vector<std::string>& files) {
   std::map<std::string, std::string> out;
   int read = 0;
@@ -33,7 +34,7 @@ std::map<std::string, std::string> DetectFrameworks(const fs::path& dir,
     if (!f.starts_with("triton/") || !f.ends_with(".json")) continue;
     if (fs::path(f).filename().string().starts_with("__grp__")) continue;
     ++read;
-    auto text = ReadFileToString(dir / f, 1 << 20);
+    auto text = dir.ReadFile(f, 1 << 20, true);
     if (!text.ok()) continue;
     json j = json::parse(*text, nullptr, false);
     if (j.is_object() && j.contains("triton_version") && j["triton_version"].is_string()) {
@@ -96,7 +97,7 @@ Status Prepared(const SealOptions& o, std::string* fp) {
 // Every directory's entries, on an FsyncPool (one at a time they cost
 // seconds for thousands of directories), the staging root last.
 Status SyncDirs(const fs::path& staging, const std::vector<std::string>& dirs, int threads) {
-  FsyncPool pool(threads, 256, [](std::uint64_t n) { MaybeCrash("dirsync", n); });
+  FsyncPool pool(threads, 256, [](std::uint64_t n) { MaybeCrash(CrashPhase::kDirsync, n); });
   for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
     const fs::path dir = staging / *it;
     int fd = ::open(dir.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW);
@@ -165,8 +166,10 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
                               "; this seal did not replace it (pass --replace to replace it)");
   }
 
-  // Walk.
-  KC_ASSIGN_OR_RETURN(WalkResult walk, WalkCache(staging));
+  // Walk. The staging tree was written by the warmup and sits on the shared
+  // volume: opened beneath --root, read as hostile (initwarm/safe_file.h).
+  KC_ASSIGN_OR_RETURN(SafeDir staged, SafeDir::OpenUnder(o.root, staging));
+  KC_ASSIGN_OR_RETURN(WalkResult walk, WalkCache(staged));
   if (walk.files.empty() && walk.links.empty() && !o.allow_empty) {
     return FailedPreconditionError("staging directory " + staging.string() +
                                    " holds no files: the warmup compiled nothing (is "
@@ -179,15 +182,16 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
   // Hash + fsync files, then fsync directories.
   std::vector<HashJob> jobs;
   jobs.reserve(walk.files.size());
-  for (const auto& f : walk.files) jobs.push_back({staging / f.path, f.size});
+  for (const auto& f : walk.files) jobs.push_back({f.path, f.size});
   HashOptions ho;
+  ho.dir = &staged;
   ho.threads = o.threads;
   ho.fsync = true;
   ho.on_progress = [](std::uint64_t files, std::uint64_t bytes) {
-    MaybeCrash("hash", files);
-    MaybeCrash("bytes", bytes);
+    MaybeCrash(CrashPhase::kHash, files);
+    MaybeCrash(CrashPhase::kBytes, bytes);
   };
-  ho.on_fsynced = [](std::uint64_t files) { MaybeCrash("fsync", files); };
+  ho.on_fsynced = [](std::uint64_t files) { MaybeCrash(CrashPhase::kFsync, files); };
   KC_ASSIGN_OR_RETURN(std::vector<std::string> sums, HashFiles(jobs, ho));
   KC_RETURN_IF_ERROR(SyncDirs(staging, walk.dirs, ho.fsync_threads));
   const std::string not_normalised = NormaliseModes(staging, walk);
@@ -209,7 +213,7 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
     paths.push_back(walk.files[i].path);
   }
   m.links = walk.links;
-  m.frameworks = DetectFrameworks(staging, paths);
+  m.frameworks = DetectFrameworks(staged, paths);
   m.created_at = core::Rfc3339(NowSeconds());
   m.producer_owner = o.owner;
   m.producer_host = Hostname();
@@ -219,12 +223,12 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
   r.manifest_digest = core::Sha256Hex(text);
   r.files = m.total_files;
   r.bytes = m.total_bytes;
-  MaybeCrash("manifest", 0);
+  MaybeCrash(CrashPhase::kManifest, 0);
   KC_RETURN_IF_ERROR(WriteFileDurable(staging / core::kManifestFileName, text));
-  MaybeCrash("manifest", 1);
+  MaybeCrash(CrashPhase::kManifest, 1);
 
   // Publish.
-  MaybeCrash("publish", 0);
+  MaybeCrash(CrashPhase::kPublish, 0);
   r.outcome = "Published";
   fs::path previous;  // the READY cache this seal replaces, moved aside
   if (Exists(published)) {
@@ -251,18 +255,18 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
     (void)FsyncPath(layout.VersionDir());
     return Status(failed.code(), failed.message() + "; the previous cache is READY again");
   };
-  MaybeCrash("publish", 1);
+  MaybeCrash(CrashPhase::kPublish, 1);
   if (Status s = Rename(staging, published); !s.ok()) return put_back(s);
   Status ready = FsyncPath(layout.VersionDir());
   if (ready.ok()) ready = FsyncPath(staging.parent_path());
   fs::path ready_tmp = layout.Ready(fp);
   ready_tmp += ".tmp." + std::to_string(::getpid());
   if (ready.ok()) {
-    MaybeCrash("publish", 2);
+    MaybeCrash(CrashPhase::kPublish, 2);
     ready = WriteNewFile(ready_tmp, r.manifest_digest + "\n");
   }
   if (ready.ok()) {
-    MaybeCrash("publish", 3);
+    MaybeCrash(CrashPhase::kPublish, 3);
     ready = Rename(ready_tmp, layout.Ready(fp));
   }
   if (ready.ok()) ready = FsyncPath(published);
@@ -275,16 +279,16 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
     }
     return put_back(ready);
   }
-  MaybeCrash("publish", 4);
+  MaybeCrash(CrashPhase::kPublish, 4);
   const std::int64_t t_pub = NowMillis();
   r.publish_ms = t_pub - t_hash;
-  MaybeCrash("publish", 5);
+  MaybeCrash(CrashPhase::kPublish, 5);
   if (!not_normalised.empty()) r.warning = not_normalised;
   if (Status rel = ReleaseLock(lock, o.owner); !rel.ok()) {
     r.warning = "published, but the lock was not released: " + rel.message();
   }
   locked->clear();
-  MaybeCrash("publish", 6);
+  MaybeCrash(CrashPhase::kPublish, 6);
   r.total_ms = NowMillis() - t0;
   return r;
 }

@@ -4,7 +4,8 @@
 //   1. take or adopt the fingerprint lock for `owner` (Conflict when another
 //      live writer holds it);
 //   2. refuse when v1/<fp> is already READY, unless `replace` (AlreadyExists);
-//   3. walk staging (no symlinks out, no special files), refuse an empty
+//   3. walk staging (opened beneath --root; no symlinks out, no special
+//      files, no hard-linked files, names UTF-8), refuse an empty
 //      cache unless `allow_empty` (FailedPrecondition);
 //   4. hash every file on all cores, fsync every file and then every
 //      directory on an FsyncPool (fsync_pool.h), all done before step 5;
@@ -30,6 +31,7 @@
 
 #include "base/status.h"
 #include "core/fingerprint.h"
+#include "initwarm/safe_file.h"
 
 namespace kc::initwarm {
 
@@ -81,7 +83,7 @@ std::string SealFailureJson(const std::string& fingerprint, const Status& s);
 // Framework versions readable from the cache itself: "triton" from the
 // "triton_version" field of Triton's kernel metadata JSON. Reads at most a
 // few small files.
-std::map<std::string, std::string> DetectFrameworks(const std::filesystem::path& dir,
+std::map<std::string, std::string> DetectFrameworks(const SafeDir& dir,
                                                     const std::vector<std::string>& files);
 
 }  // namespace kc::initwarm

@@ -5,6 +5,7 @@
 
 #include "initwarm/fsutil.h"
 #include "initwarm/hasher.h"
+#include "initwarm/safe_file.h"
 #include "initwarm/walk.h"
 
 namespace kc::initwarm {
@@ -20,21 +21,33 @@ bool Run(const VerifyOptions& o, Level l) {
 }
 
 std::optional<Finding> Ladder(const VerifyOptions& o, VerifyReport* r) {
-  // 1. READY + manifest.
-  auto ready = ReadFileToString(o.dir / core::kReadyFileName, 4096);
+  // 1. The directory itself, READY + manifest, then every listed entry's
+  // type and size (and no special file anywhere).
+  auto opened = SafeDir::OpenUnder(o.anchor, o.dir);
+  if (!opened.ok()) return Finding{Level::kManifest, "", opened.status().message()};
+  const SafeDir& dir = *opened;
+  auto ready = dir.ReadFile(core::kReadyFileName, kMaxReadyBytes);
   if (!ready.ok()) {
     return Finding{Level::kManifest, "READY",
                    IsNotFound(ready.status()) ? "missing: the cache is not published (sealing "
                                                 "did not finish)"
                                               : ready.status().message()};
   }
-  auto text = ReadFileToString(o.dir / core::kManifestFileName);
+  auto text = dir.ReadFile(core::kManifestFileName, kMaxManifestBytes);
   if (!text.ok()) return Finding{Level::kManifest, "manifest.json", text.status().message()};
   Finding f;
   auto m = core::CheckReadyAndManifest(*ready, *text, &f);
   if (!m.ok()) return f;
   r->manifest = *m;
   r->manifest_digest = core::Sha256Hex(*text);
+  auto walk = WalkCache(dir);
+  if (!walk.ok()) return Finding{Level::kManifest, "", walk.status().message()};
+  std::vector<core::ObservedEntry> observed;
+  for (const auto& w : walk->files) observed.push_back({w.path, false, w.size, "", ""});
+  for (const auto& l : walk->links) observed.push_back({l.path, true, 0, "", l.target});
+  std::sort(observed.begin(), observed.end(),
+            [](const auto& a, const auto& b) { return a.path < b.path; });
+  if (auto bad = core::CheckListedOnDisk(*m, observed)) return bad;
   r->passed = 1;
   if (!Run(o, Level::kFingerprint)) return std::nullopt;
 
@@ -51,23 +64,17 @@ std::optional<Finding> Ladder(const VerifyOptions& o, VerifyReport* r) {
   if (!Run(o, Level::kChecksums)) return std::nullopt;
 
   // 3. Files, sizes, sha256, leftovers, symlinks, Triton groups.
-  auto walk = WalkCache(o.dir);
-  if (!walk.ok()) return Finding{Level::kChecksums, "", walk.status().message()};
-  std::vector<core::ObservedEntry> observed;
-  for (const auto& w : walk->files) observed.push_back({w.path, false, w.size, "", ""});
-  for (const auto& l : walk->links) observed.push_back({l.path, true, 0, "", l.target});
-  std::sort(observed.begin(), observed.end(),
-            [](const auto& a, const auto& b) { return a.path < b.path; });
   if (auto bad = core::CompareWithDisk(*m, observed)) return bad;
   std::vector<HashJob> jobs;
   std::vector<size_t> idx;
   for (size_t i = 0; i < observed.size(); ++i) {
     if (observed[i].is_link) continue;
-    jobs.push_back({o.dir / observed[i].path, observed[i].size});
+    jobs.push_back({observed[i].path, observed[i].size});
     idx.push_back(i);
   }
   HashOptions ho;
   ho.threads = o.threads;
+  ho.dir = &dir;
   auto sums = HashFiles(jobs, ho);
   if (!sums.ok()) return Finding{Level::kChecksums, "", sums.status().message()};
   for (size_t k = 0; k < idx.size(); ++k) observed[idx[k]].sha256 = (*sums)[k];
@@ -77,7 +84,7 @@ std::optional<Finding> Ladder(const VerifyOptions& o, VerifyReport* r) {
   for (const auto& l : m->links) listed.insert(l.path);
   for (const auto& file : m->files) {
     if (!core::IsTritonGroupFile(file.path)) continue;
-    auto g = ReadFileToString(o.dir / file.path);
+    auto g = dir.ReadFile(file.path, file.size, true);
     if (!g.ok()) return Finding{Level::kChecksums, file.path, g.status().message()};
     if (auto bad = core::CheckTritonGroup(file.path, *g, o.view_prefix, listed)) return bad;
   }
@@ -103,7 +110,7 @@ std::optional<Finding> Ladder(const VerifyOptions& o, VerifyReport* r) {
     if (!arch.ok()) return Finding{Level::kTargetArch, "", arch.status().message()};
     for (const auto& file : m->files) {
       if (!core::IsTritonMetadataFile(file.path)) continue;
-      auto t = ReadFileToString(o.dir / file.path);
+      auto t = dir.ReadFile(file.path, file.size, true);
       if (!t.ok()) return Finding{Level::kTargetArch, file.path, t.status().message()};
       if (auto bad = core::CheckTritonTargetArch(file.path, *t, *arch)) return bad;
       ++r->kernels;
@@ -118,7 +125,7 @@ std::optional<Finding> Ladder(const VerifyOptions& o, VerifyReport* r) {
   } else {
     for (const auto& file : m->files) {
       if (!file.path.ends_with(".cubin")) continue;
-      auto image = ReadFileToString(o.dir / file.path, 1ull << 31);
+      auto image = dir.ReadFile(file.path, file.size, true);
       if (!image.ok()) return Finding{Level::kLoadTest, file.path, image.status().message()};
       Status s = o.load_cubin(*image, file.path);
       if (!s.ok()) return Finding{Level::kLoadTest, file.path, s.message()};
@@ -157,7 +164,7 @@ std::string VerifyReportJson(const VerifyReport& r) {
                     {"file", r.finding.file},
                     {"reason", r.finding.reason}};
   }
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 StatusOr<fs::path> Quarantine(const core::Layout& layout, const std::string& fp,
@@ -174,7 +181,9 @@ StatusOr<fs::path> Quarantine(const core::Layout& layout, const std::string& fp,
                       {"at", core::Rfc3339(NowSeconds())},
                       {"from", dir.string()}};
   KC_RETURN_IF_ERROR(
-      WriteNewFile(to / core::kReasonFileName, why.ToString() + "\n" + j.dump() + "\n"));
+      WriteNewFile(to / core::kReasonFileName,
+                   why.ToString() + "\n" +
+                       j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
   return to;
 }
 

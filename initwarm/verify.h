@@ -1,8 +1,14 @@
 // Verify: run the validation ladder (core/validate.h) on a cache directory.
 //
-// VerifyCache reads READY and the manifest, walks the directory (lstat, no
-// symlink following), hashes the listed files on all cores and reads the
-// Triton group and metadata files, stopping at the first Finding. Levels
+// VerifyCache treats every byte of the cache as hostile: it opens the
+// directory beneath `anchor` and every file in it with initwarm/safe_file.h
+// (no symlink followed, only regular files opened, reads bounded: READY
+// 4 KiB, manifest.json 64 MiB, a listed file its listed size). Level 1
+// reads READY and the manifest and walks the directory (a special file
+// anywhere, a symlink leaving the cache, a hard-linked file: refused) and
+// compares each listed entry's type and size with disk
+// (core::CheckListedOnDisk); level 3 hashes the listed files on all cores and
+// reads the Triton group and metadata files, stopping at the first Finding. Levels
 // above `level` are not run. TargetArch needs the node's compute capability
 // (from `compute_capability`, else `node`, else the manifest's own node
 // facts, noted). LoadTest runs `load_cubin` on every *.cubin and is skipped,
@@ -12,6 +18,7 @@
 // writes REASON there (the finding, one line, then its JSON).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -26,8 +33,15 @@ namespace kc::initwarm {
 
 using CubinLoadFn = std::function<Status(std::string_view image, std::string_view name)>;
 
+inline constexpr std::uint64_t kMaxReadyBytes = 4096;
+inline constexpr std::uint64_t kMaxManifestBytes = 64ull << 20;
+
 struct VerifyOptions {
   std::filesystem::path dir;
+  // A trusted directory `dir` lies beneath (the volume's --root): the path
+  // from it to `dir` is resolved without following symlinks. Empty: `dir`
+  // itself is trusted (an admin's --dir, a local copy).
+  std::filesystem::path anchor;
   core::Level level = core::Level::kTargetArch;
   std::string expected_fingerprint;
   std::optional<core::NodeFacts> node;

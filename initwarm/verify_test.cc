@@ -2,6 +2,7 @@
 #include "initwarm/verify.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "core/manifest.h"
 #include "initwarm/fsutil.h"
@@ -26,19 +27,7 @@ class VerifyTest : public ::testing::Test {
 
   // Prepares, fills (by `fill`) and seals a cache; returns its directory.
   fs::path Publish(const std::function<void(const fs::path&)>& fill) {
-    PrepareOptions p;
-    p.root = root_;
-    p.fingerprint = fp_;
-    p.owner = "job-1";
-    auto pr = Prepare(p);
-    EXPECT_TRUE(pr.ok()) << pr.status();
-    fill(pr->staging);
-    SealOptions s;
-    s.root = root_;
-    s.owner = "job-1";
-    s.node = testing::H200Facts();
-    s.runtime = testing::TestRuntime();
-    auto r = Seal(s);
+    auto r = testing::SealTestCache(root_, fp_, "job-1", fill);
     EXPECT_TRUE(r.ok()) << r.status();
     return core::Layout(root_).Published(fp_);
   }
@@ -116,7 +105,8 @@ TEST_F(VerifyTest, TruncatedFile) {
   fs::path d = PublishTriton();
   const std::string f = "triton/H1000ABCDEFGHIJKLMNOPQRSTUVWXYZ234567/kernel_0.cubin";
   fs::resize_file(d / f, 100);
-  ExpectFail(VerifyCache(Opts(d)), Level::kChecksums, f, "truncated");
+  // Sizes are compared from level 1 on.
+  ExpectFail(VerifyCache(Opts(d, Level::kManifest)), Level::kManifest, f, "truncated");
 }
 
 TEST_F(VerifyTest, OneFlippedByte) {
@@ -204,10 +194,69 @@ TEST_F(VerifyTest, PathTraversalInManifestIsRefused) {
 TEST_F(VerifyTest, SymlinkOutsideTheCacheIsRefused) {
   fs::path d = PublishTriton();
   fs::create_symlink("/etc/passwd", d / "nv" / "escape");
-  auto r = VerifyCache(Opts(d));
+  auto r = VerifyCache(Opts(d, Level::kManifest));  // the walk runs from level 1 on
   ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.finding.level, Level::kChecksums);
+  EXPECT_EQ(r.finding.level, Level::kManifest);
   EXPECT_NE(r.finding.reason.find("nv/escape"), std::string::npos) << r.finding.ToString();
+}
+
+// Level 1 reads the volume as hostile: a listed file that is a symlink (the
+// manifest rewritten to list the target's size and sha256), a special file
+// anywhere, a hard link; and a v1/<fp> reached through a planted link.
+TEST_F(VerifyTest, ManifestLevelRefusesWhatIsNotAListedRegularFile) {
+  const std::string f = "triton/H1000ABCDEFGHIJKLMNOPQRSTUVWXYZ234567/kernel_0.cubin";
+  const fs::path outside = dir_.path() / "outside";
+  WriteFile(outside, "outside bytes");
+  struct Case {
+    std::string name;
+    std::function<void(const fs::path& d)> edit;
+    std::string file;
+    std::string reason;
+  };
+  const Case cases[] = {
+      {"listed file is a relative link out",
+       [&](const fs::path& d) {
+         fs::remove(d / f);
+         fs::create_symlink("../../../../../outside", d / f);
+         RewriteManifest(d, [&](std::string* t) {
+           auto m = core::ParseManifest(*t);
+           for (auto& e : m->files) {
+             if (e.path == f) {
+               e.size = 13;
+               e.sha256 = core::Sha256Hex("outside bytes");
+             }
+           }
+           core::FinalizeManifest(&*m);
+           *t = core::ManifestToJson(*m);
+         });
+       },
+       "", "target leaves the cache"},
+      {"unlisted FIFO",
+       [&](const fs::path& d) { ASSERT_EQ(::mkfifo((d / "nv/pipe").c_str(), 0644), 0); }, "",
+       "special file (FIFO)"},
+      {"hard link to a file outside",
+       [&](const fs::path& d) {
+         fs::remove(d / f);
+         fs::create_hard_link(outside, d / f);
+       },
+       "", "hard links"},
+  };
+  for (const auto& c : cases) {
+    fs::remove_all(root_);
+    fs::path d = PublishTriton();
+    c.edit(d);
+    auto r = VerifyCache(Opts(d, Level::kManifest));
+    ExpectFail(r, Level::kManifest, c.file, c.reason);
+  }
+  fs::remove_all(root_);
+  fs::path d = PublishTriton();
+  fs::rename(root_ / "v1", dir_.path() / "v1-away");
+  fs::create_symlink(dir_.path() / "v1-away", root_ / "v1");
+  VerifyOptions o = Opts(d, Level::kManifest);
+  o.anchor = root_;
+  ExpectFail(VerifyCache(o), Level::kManifest, "", "is a symlink, not a directory");
+  o.anchor.clear();  // an admin's --dir is trusted as given
+  EXPECT_TRUE(VerifyCache(o).ok);
 }
 
 TEST_F(VerifyTest, QuarantineMovesAndExplains) {

@@ -13,9 +13,9 @@
 
 #include "core/manifest.h"
 #include "core/security_context.h"
+#include "initwarm/copy_cache.h"
 #include "initwarm/fsutil.h"
-#include "initwarm/hasher.h"
-#include "initwarm/parallel.h"
+#include "initwarm/safe_file.h"
 
 namespace kc::initwarm {
 
@@ -45,49 +45,6 @@ std::string HumanDuration(std::int64_t ms) {
   return buf;
 }
 
-Status CopyCache(const fs::path& src, const fs::path& dst, const core::Manifest& m, int threads) {
-  KC_RETURN_IF_ERROR(MkdirAll(dst));
-  for (auto dir : core::kFrameworkDirs) KC_RETURN_IF_ERROR(MkdirAll(dst / dir));
-  // Directories once each, then the files, largest first, on `threads`.
-  std::set<fs::path> parents;
-  for (const auto& f : m.files) {
-    KC_RETURN_IF_ERROR(core::CheckRelativePath(f.path));
-    parents.insert((dst / f.path).parent_path());
-  }
-  for (const auto& p : parents) KC_RETURN_IF_ERROR(MkdirAll(p));
-  std::vector<size_t> order(m.files.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return m.files[a].size > m.files[b].size; });
-  KC_RETURN_IF_ERROR(ParallelFor(
-      order.size(), threads > 0 ? threads : DefaultHashThreads(), [&](size_t i) -> Status {
-        const core::ManifestFile& f = m.files[order[i]];
-        const fs::path to = dst / f.path;
-        std::error_code ec;
-        fs::copy_file(src / f.path, to, fs::copy_options::overwrite_existing, ec);
-        if (ec) return ErrnoStatus(ec.value(), "copy " + (src / f.path).string());
-        // The copy is the pod's own: the app containers (the cache group) may
-        // rewrite it (docs/permissions.md).
-        if (::chmod(to.c_str(), core::kCopyFileMode) != 0) {
-          return ErrnoStatus(errno, "chmod " + to.string());
-        }
-        return OkStatus();
-      }));
-  std::error_code ec;
-  for (const auto& l : m.links) {
-    KC_RETURN_IF_ERROR(core::CheckSymlinkTarget(l.path, l.target));
-    fs::path to = dst / l.path;
-    KC_RETURN_IF_ERROR(MkdirAll(to.parent_path()));
-    fs::create_symlink(l.target, to, ec);
-    if (ec) return ErrnoStatus(ec.value(), "symlink " + to.string());
-  }
-  for (auto name : {core::kManifestFileName, core::kReadyFileName}) {
-    fs::copy_file(src / name, dst / name, fs::copy_options::overwrite_existing, ec);
-    if (ec) return ErrnoStatus(ec.value(), "copy " + (src / name).string());
-  }
-  return OkStatus();
-}
-
 namespace {
 
 struct Clock {
@@ -114,13 +71,66 @@ fs::path LocalDir(const WaitOptions& o) {
 
 std::string DescribeFacts(const core::NodeFacts& n) { return core::NodeFactsToJson(n); }
 
-// READY's content without trailing whitespace; "" when absent.
-std::string ReadyDigestOf(const fs::path& dir) {
-  auto text = ReadFileToString(dir / core::kReadyFileName, 4096);
-  if (!text.ok()) return "";
+// What READY of `fp` says, read as volume content (safe_file.h: no symlink
+// followed beneath --root, never a FIFO, at most 4 KiB).
+struct ReadyState {
+  enum Kind {
+    kAbsent,   // not published (yet)
+    kDigest,   // a sha256 naming a manifest.json that hashes to it and parses
+    kCorrupt,  // anything else: refused at once, like a manifest that does not parse
+  };
+  Kind kind = kAbsent;
+  std::string digest;  // kDigest, and kCorrupt when READY holds a sha256
+  std::string why;     // kCorrupt
+};
+
+ReadyState ReadReady(const fs::path& root, const std::string& fp) {
+  ReadyState st;
+  auto root_dir = SafeDir::OpenTrusted(root);
+  if (!root_dir.ok()) return st;  // the volume is not mounted yet: nothing published
+  const std::string published = std::string(core::kLayoutVersionDir) + "/" + fp;
+  auto layout_entry = root_dir->Stat(published);
+  if (!layout_entry.ok() && IsNotFound(layout_entry.status())) return st;
+  // One descriptor for READY and the manifest: a re-seal renaming the
+  // directory meanwhile cannot pair one cache's READY with another's manifest.
+  auto dir = root_dir->Dir(published);
+  StatusOr<std::string> text = dir.status();
+  if (dir.ok()) text = dir->ReadFile(core::kReadyFileName, kMaxReadyBytes);
+  if (!text.ok()) {
+    if (IsNotFound(text.status())) return st;
+    st.kind = ReadyState::kCorrupt;
+    st.why = text.status().message();
+    return st;
+  }
   std::string d = *text;
   while (!d.empty() && std::isspace(static_cast<unsigned char>(d.back()))) d.pop_back();
-  return d;
+  if (!core::IsSha256Hex(d)) {
+    st.kind = ReadyState::kCorrupt;
+    st.why = "READY does not hold a sha256 (64 hex digits)";
+    return st;
+  }
+  st.digest = d;
+  auto manifest = dir->ReadFile(core::kManifestFileName, kMaxManifestBytes);
+  core::Finding f;
+  if (!manifest.ok() || !core::CheckReadyAndManifest(d, *manifest, &f).ok()) {
+    st.kind = ReadyState::kCorrupt;
+    st.why = manifest.ok() ? f.ToString() : manifest.status().message();
+    return st;
+  }
+  st.kind = ReadyState::kDigest;
+  return st;
+}
+
+// v1/<fp> beneath the trusted --root, no symlink followed.
+StatusOr<SafeDir> OpenPublished(const fs::path& root, const std::string& fp) {
+  KC_ASSIGN_OR_RETURN(SafeDir dir, SafeDir::OpenTrusted(root));
+  return dir.Dir(std::string(core::kLayoutVersionDir) + "/" + fp);
+}
+
+// READY's digest for the gate report: a sha256, or "" (absent, garbage).
+std::string ReadyDigestOf(const fs::path& root, const std::string& fp) {
+  ReadyState st = ReadReady(root, fp);
+  return st.digest;
 }
 
 // Turns a passed report into a finding when the cache is not the one the
@@ -148,6 +158,7 @@ StatusOr<fs::path> TryUse(const WaitOptions& o, const WaitDeps& deps, const std:
   fs::path published = layout.Published(fp);
   VerifyOptions vo;
   vo.dir = published;
+  vo.anchor = o.root;  // v1/<fp> is opened beneath --root, no symlink followed
   // Level 2 always: the manifest's fingerprint must be this node's, also
   // under --verify Manifest (docs/cache-layout.md).
   vo.level = std::max(o.verify, core::Level::kFingerprint);
@@ -161,14 +172,17 @@ StatusOr<fs::path> TryUse(const WaitOptions& o, const WaitDeps& deps, const std:
     core::GateQuarantine q;
     q.fingerprint = fp;
     q.expected_digest = expected_digest;
-    q.found_digest = ReadyDigestOf(published);
+    q.found_digest = ReadyDigestOf(o.root, fp);
     q.level = std::string(core::LevelName(r.finding.level));
     q.file = r.finding.file;
     q.reason = r.finding.reason;
-    if (r.finding.file == core::kReadyFileName && q.found_digest.empty()) {
+    if (r.finding.file == core::kReadyFileName &&
+        ReadReady(o.root, fp).kind == ReadyState::kAbsent) {
       return NotFoundError(*reason);  // READY went away (a re-seal moving it): poll on
     }
-    if (o.quarantine) {
+    // A v1/ that is not a real directory (a symlink planted on the volume)
+    // is refused, never renamed through.
+    if (o.quarantine && IsRealDirectory(layout.VersionDir())) {
       auto moved = Quarantine(layout, fp, published, r.finding);
       if (moved.ok()) {
         q.moved_to = moved->string();
@@ -188,12 +202,23 @@ StatusOr<fs::path> TryUse(const WaitOptions& o, const WaitDeps& deps, const std:
     CheckDigest(&r, expected_digest);
     if (!r.ok) return reject(r);
     fs::path copy = LocalDir(o) / ("copy-" + fp + "-" + RandomHex());
-    Status s = CopyCache(published, copy, r.manifest, o.threads);
+    auto src = OpenPublished(o.root, fp);
+    Status s = src.status();
+    if (src.ok()) s = CopyCache(*src, copy, r.manifest, o.threads);
     if (!s.ok()) {
       (void)RemoveTree(copy);
+      // What the volume holds was refused (not a regular file with one name,
+      // not its listed size): corruption, like a failed validation.
+      if (s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kDataLoss) {
+        VerifyReport refused = r;
+        refused.ok = false;
+        refused.finding = core::Finding{core::Level::kManifest, "", s.message()};
+        return reject(refused);
+      }
       return s;
     }
     vo.dir = copy;
+    vo.anchor.clear();  // the pod's own copy
     r = VerifyCache(vo);
     CheckDigest(&r, expected_digest);
     if (r.ok) {
@@ -299,19 +324,23 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
     }
     if (!final_reason.empty()) break;
     const std::int64_t polled = clock.Now();
-    const fs::path published = fp.empty() ? fs::path() : core::Layout(o.root).Published(fp);
-    bool ready_file = !fp.empty() && Exists(core::Layout(o.root).Ready(fp));
+    // READY absent: not published yet. READY garbage, a special file, or
+    // naming a manifest that does not parse: corruption, refused below at
+    // once (TryUse quarantines and reports it). A well-formed READY whose
+    // digest is not the operator's: a short grace first.
+    const ReadyState ready = fp.empty() ? ReadyState{} : ReadReady(o.root, fp);
+    bool ready_file = ready.kind != ReadyState::kAbsent;
     if (!fp.empty() && !ready_file && state == core::ResolveState::kReady) {
       reason = "the operator reports fingerprint " + fp + " Ready but " +
                core::Layout(o.root).Ready(fp).string() +
                " is missing: is the cache volume mounted at --root?";
     }
-    if (ready_file && !expected_digest.empty()) {
+    if (ready.kind == ReadyState::kDigest && !expected_digest.empty()) {
       // A READY the operator has not recorded: a re-warm may have just
       // sealed it (the operator records the digest moments later), or
       // someone rewrote the cache. Wait out a short grace before refusing.
-      const std::string on_disk = ReadyDigestOf(published);
-      if (!on_disk.empty() && on_disk != expected_digest) {
+      const std::string& on_disk = ready.digest;
+      if (on_disk != expected_digest) {
         if (digest_mismatch_since < 0) digest_mismatch_since = polled;
         if (polled - digest_mismatch_since < o.digest_grace_s * 1000) {
           reason = "READY of fingerprint " + fp + " holds digest " + on_disk.substr(0, 12) +

@@ -97,12 +97,4 @@ std::int64_t NextPollDelayMs(int attempt, std::int64_t initial_ms, std::int64_t 
 // "2m10s", "45s", "1h02m". Pure.
 std::string HumanDuration(std::int64_t ms);
 
-// Copies the files and symlinks `m` lists (plus manifest.json and READY)
-// from `src` to a new directory `dst`: the directories first, then the
-// files, largest first, on `threads` copiers (0: DefaultHashThreads(), as
-// hashing), so that per-file latency (a network volume's round trips, a cold
-// disk) overlaps; `cp -a` copies on one thread.
-Status CopyCache(const std::filesystem::path& src, const std::filesystem::path& dst,
-                 const core::Manifest& m, int threads = 0);
-
 }  // namespace kc::initwarm

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "core/gate_report.h"
+#include "core/manifest.h"
 #include "initwarm/fsutil.h"
 #include "initwarm/prepare.h"
 #include "initwarm/seal.h"
@@ -95,6 +96,55 @@ class WaitTest : public ::testing::Test {
     auto r = Seal(s);
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? r->manifest_digest : "";
+  }
+
+  // The attacker's consistent rewrite: `edit` changes the cache on disk,
+  // then manifest.json lists `rel` with `bytes`' size and sha256 and READY
+  // names the new manifest. Returns the new digest.
+  std::string Rewrite(const std::string& rel, const std::string& bytes,
+                      const std::function<void(const fs::path&)>& edit) {
+    const fs::path pub = core::Layout(root_).Published(fp_);
+    auto m = core::ParseManifest(ReadFile(pub / "manifest.json"));
+    EXPECT_TRUE(m.ok()) << m.status();
+    for (auto& f : m->files) {
+      if (f.path == rel) {
+        f.size = bytes.size();
+        f.sha256 = core::Sha256Hex(bytes);
+      }
+    }
+    core::FinalizeManifest(&*m);
+    edit(pub / rel);
+    const std::string text = core::ManifestToJson(*m);
+    testing::WriteFile(pub / "manifest.json", text);
+    testing::WriteFile(pub / "READY", core::Sha256Hex(text) + "\n");
+    return core::Sha256Hex(text);
+  }
+
+  // Runs the gate in both modes at levels Manifest to TargetArch on the
+  // cache as it is (not quarantined, so every run sees it) and expects each
+  // to be refused at once (no sleep) as corruption naming `want`.
+  void ExpectRefusedEverywhere(const std::string& want) {
+    opts_.quarantine = false;
+    opts_.view_prefix = std::string(core::kDefaultView);
+    for (auto mode : {ConsumeMode::kShared, ConsumeMode::kCopy}) {
+      for (auto level : {core::Level::kManifest, core::Level::kFingerprint, core::Level::kChecksums,
+                         core::Level::kTargetArch}) {
+        opts_.mode = mode;
+        opts_.verify = level;
+        sleeps_.clear();
+        core::GateReport rep;
+        auto r = Wait(opts_, deps_, &rep);
+        const std::string where = std::string(mode == ConsumeMode::kCopy ? "Copy" : "Shared") +
+                                  " at " + std::string(core::LevelName(level));
+        ASSERT_FALSE(r.ok()) << where;
+        EXPECT_EQ(r.status().code(), StatusCode::kDataLoss) << where << ": " << r.status();
+        EXPECT_NE(r.status().message().find(want), std::string::npos)
+            << where << ": " << r.status();
+        EXPECT_TRUE(sleeps_.empty()) << where << ": waited instead of refusing at once";
+        EXPECT_EQ(rep.reason, "Quarantined") << where;
+        EXPECT_FALSE(Exists(view_)) << where;
+      }
+    }
   }
 
   testing::ScratchDir dir_;
@@ -348,6 +398,96 @@ TEST_F(WaitTest, DigestMismatchWaitsForTheOperatorToCatchUp) {
   EXPECT_EQ(sleeps_.size(), 2u);
 }
 
+const char kCubin[] = "triton/H1000ABCDEFGHIJKLMNOPQRSTUVWXYZ234567/kernel_0.cubin";
+
+// A listed file turned into a symlink to a file of the gate's own container,
+// the manifest listing the target's size and sha256: never followed.
+TEST_F(WaitTest, ListedFileLinkedOutsideIsRefusedAtEveryLevelAndMode) {
+  Publish();
+  const fs::path secret = dir_.path() / "gate-own-file";
+  testing::WriteFile(secret, "the gate's own bytes");
+  Rewrite(kCubin, "the gate's own bytes", [&](const fs::path& p) {
+    fs::remove(p);
+    fs::create_symlink(secret, p);
+  });
+  ExpectRefusedEverywhere("is refused: absolute target");
+}
+
+// A listed file replaced by a FIFO: refused at once (a plain open would
+// block the copy until --timeout).
+TEST_F(WaitTest, ListedFifoIsRefusedAtOnceAtEveryLevelAndMode) {
+  Publish();
+  Rewrite(kCubin, "", [](const fs::path& p) {
+    fs::remove(p);
+    ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0);
+  });
+  ExpectRefusedEverywhere("special file (FIFO)");
+}
+
+// A size of 10^18 listed for a 2,000-byte file: Manifest compares sizes.
+TEST_F(WaitTest, ListedSizeOtherThanOnDiskIsRefusedFromManifestUp) {
+  Publish();
+  const fs::path pub = core::Layout(root_).Published(fp_);
+  auto m = core::ParseManifest(ReadFile(pub / "manifest.json"));
+  ASSERT_TRUE(m.ok());
+  for (auto& f : m->files) {
+    if (f.path == kCubin) f.size = 1000000000000000000ull;
+  }
+  core::FinalizeManifest(&*m);
+  const std::string text = core::ManifestToJson(*m);
+  testing::WriteFile(pub / "manifest.json", text);
+  testing::WriteFile(pub / "READY", core::Sha256Hex(text) + "\n");
+  ExpectRefusedEverywhere("manifest says 1000000000000000000");
+}
+
+// READY that is not a digest (100 kB of random bytes, a short line, a FIFO)
+// or that names a manifest that does not parse is corruption, refused at
+// once like a manifest.json that is not JSON: not "not ready yet", and no
+// digest grace even when the operator recorded another digest.
+TEST_F(WaitTest, GarbageReadyIsRefusedAtOnceAndQuarantined) {
+  struct Case {
+    std::string name;
+    std::function<void(const fs::path& pub)> make;
+    std::string want;
+  };
+  const Case cases[] = {
+      {"100 kB of random bytes",
+       [](const fs::path& pub) { testing::WriteFile(pub / "READY", testing::Bytes(100000, 7)); },
+       "larger than 4096 bytes"},
+      {"a short line", [](const fs::path& pub) { testing::WriteFile(pub / "READY", "ready\n"); },
+       "does not hold a sha256"},
+      {"a FIFO",
+       [](const fs::path& pub) {
+         fs::remove(pub / "READY");
+         ASSERT_EQ(::mkfifo((pub / "READY").c_str(), 0644), 0);
+       },
+       "is a FIFO"},
+      {"naming a manifest that does not parse",
+       [](const fs::path& pub) {
+         testing::WriteFile(pub / "manifest.json", "not JSON");
+         testing::WriteFile(pub / "READY", core::Sha256Hex("not JSON") + "\n");
+       },
+       "manifest.json"},
+  };
+  for (const auto& c : cases) {
+    const std::string sealed = Publish(90, "job-1", 2, /*replace=*/true);
+    resolver_.answer.state = "Ready";
+    resolver_.answer.manifest_digest = sealed;
+    c.make(core::Layout(root_).Published(fp_));
+    sleeps_.clear();
+    core::GateReport rep;
+    auto r = Wait(opts_, deps_, &rep);
+    ASSERT_FALSE(r.ok()) << c.name;
+    EXPECT_EQ(r.status().code(), StatusCode::kDataLoss) << c.name << ": " << r.status();
+    EXPECT_NE(r.status().message().find(c.want), std::string::npos) << c.name << ": " << r.status();
+    EXPECT_TRUE(sleeps_.empty()) << c.name << ": waited instead of refusing at once";
+    EXPECT_EQ(rep.reason, "Quarantined") << c.name;
+    ASSERT_EQ(rep.quarantined.size(), 1u) << c.name;
+    EXPECT_FALSE(rep.quarantined[0].moved_to.empty()) << c.name;
+    EXPECT_FALSE(Exists(core::Layout(root_).Published(fp_))) << c.name;
+  }
+}
+
 // --verify Manifest in Shared mode also checks level 2: a cache published
 // under this node's fingerprint directory whose manifest is another
 // fingerprint's is refused.
@@ -464,31 +604,6 @@ TEST_F(WaitTest, FixedFingerprintWithoutResolver) {
   deps_.resolver = nullptr;
   opts_.fingerprint = "";
   EXPECT_EQ(Wait(opts_, deps_).status().code(), StatusCode::kInvalidArgument);
-}
-
-// CopyCache on several copiers: every listed file lands with its bytes, in
-// its own directory; a listed file missing from the source fails the copy,
-// naming it.
-TEST(CopyCacheTest, ManyFilesOnSeveralCopiers) {
-  testing::ScratchDir d;
-  const fs::path src = d.path() / "src";
-  core::Manifest m;
-  for (int i = 0; i < 60; ++i) {
-    std::string rel = "triton/k" + std::to_string(i % 7) + "/f" + std::to_string(i);
-    std::string bytes = testing::Bytes(100 + static_cast<std::uint64_t>(i) * 37, i);
-    testing::WriteFile(src / rel, bytes);
-    m.files.push_back({rel, bytes.size(), ""});
-  }
-  testing::WriteFile(src / "manifest.json", "{}");
-  testing::WriteFile(src / "READY", "x\n");
-  ASSERT_TRUE(CopyCache(src, d.path() / "dst", m, 4).ok());
-  for (const auto& f : m.files) {
-    EXPECT_EQ(ReadFile(d.path() / "dst" / f.path), ReadFile(src / f.path)) << f.path;
-  }
-  m.files.push_back({"inductor/missing", 1, ""});
-  Status s = CopyCache(src, d.path() / "dst2", m, 4);
-  EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("inductor/missing"), std::string::npos) << s;
 }
 
 }  // namespace

@@ -23,10 +23,14 @@ bool IsReservedTopLevelName(std::string_view name) {
 
 namespace {
 
-Status WalkDir(const fs::path& root, const std::string& rel, WalkResult* out) {
-  fs::path dir = rel.empty() ? root : root / rel;
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return ErrnoStatus(errno, "open directory " + dir.string());
+Status WalkDir(const SafeDir& dir, const std::string& rel, WalkResult* out) {
+  int dup = ::fcntl(dir.fd(), F_DUPFD_CLOEXEC, 0);
+  if (dup < 0) return ErrnoStatus(errno, "dup " + dir.path().string());
+  DIR* d = ::fdopendir(dup);
+  if (d == nullptr) {
+    ::close(dup);
+    return ErrnoStatus(errno, "open directory " + dir.path().string());
+  }
   std::vector<std::string> names;
   errno = 0;
   while (dirent* e = ::readdir(d)) {
@@ -36,31 +40,39 @@ Status WalkDir(const fs::path& root, const std::string& rel, WalkResult* out) {
   }
   int e = errno;
   ::closedir(d);
-  if (e != 0) return ErrnoStatus(e, "read directory " + dir.string());
+  if (e != 0) return ErrnoStatus(e, "read directory " + dir.path().string());
   std::sort(names.begin(), names.end());
   for (const auto& name : names) {
     if (rel.empty() && IsReservedTopLevelName(name)) continue;
     std::string child = rel.empty() ? name : rel + "/" + name;
     KC_RETURN_IF_ERROR(core::CheckRelativePath(child));
-    fs::path full = root / child;
-    struct stat st {};
-    if (::lstat(full.c_str(), &st) != 0) return ErrnoStatus(errno, "lstat " + full.string());
-    if (S_ISREG(st.st_mode)) {
-      out->files.push_back({child, static_cast<std::uint64_t>(st.st_size)});
-    } else if (S_ISDIR(st.st_mode)) {
-      out->dirs.push_back(child);
-      KC_RETURN_IF_ERROR(WalkDir(root, child, out));
-    } else if (S_ISLNK(st.st_mode)) {
-      std::string target(static_cast<size_t>(st.st_size > 0 ? st.st_size : 4096) + 1, '\0');
-      ssize_t n = ::readlink(full.c_str(), target.data(), target.size());
-      if (n < 0) return ErrnoStatus(errno, "readlink " + full.string());
-      target.resize(static_cast<size_t>(n));
-      KC_RETURN_IF_ERROR(core::CheckSymlinkTarget(child, target));
-      out->links.push_back({child, target});
-    } else {
-      return InvalidArgumentError("\"" + child +
-                                  "\" is a special file (FIFO, socket or device); a cache "
-                                  "holds only regular files, directories and inside symlinks");
+    KC_ASSIGN_OR_RETURN(EntryInfo st, dir.Stat(name));
+    switch (st.kind) {
+      case EntryKind::kRegular:
+        if (st.links > 1) {
+          return InvalidArgumentError("\"" + child + "\" has " + std::to_string(st.links) +
+                                      " hard links; a cache file has exactly one name (a hard "
+                                      "link may share its bytes with a file outside the cache)");
+        }
+        out->files.push_back({child, st.size});
+        break;
+      case EntryKind::kDirectory: {
+        out->dirs.push_back(child);
+        KC_ASSIGN_OR_RETURN(SafeDir sub, dir.Dir(name));
+        KC_RETURN_IF_ERROR(WalkDir(sub, child, out));
+        break;
+      }
+      case EntryKind::kSymlink: {
+        KC_ASSIGN_OR_RETURN(std::string target, dir.ReadLink(name));
+        KC_RETURN_IF_ERROR(core::CheckSymlinkTarget(child, target));
+        out->links.push_back({child, target});
+        break;
+      }
+      default:
+        return InvalidArgumentError("\"" + child + "\" is a special file (" +
+                                    std::string(EntryKindName(st.kind)) +
+                                    "); a cache holds only regular files, directories and "
+                                    "inside symlinks");
     }
   }
   return OkStatus();
@@ -68,12 +80,17 @@ Status WalkDir(const fs::path& root, const std::string& rel, WalkResult* out) {
 
 }  // namespace
 
-StatusOr<WalkResult> WalkCache(const fs::path& root) {
+StatusOr<WalkResult> WalkCache(const SafeDir& root) {
   WalkResult out;
   KC_RETURN_IF_ERROR(WalkDir(root, "", &out));
   std::sort(out.files.begin(), out.files.end(),
             [](const WalkedFile& a, const WalkedFile& b) { return a.path < b.path; });
   return out;
+}
+
+StatusOr<WalkResult> WalkCache(const fs::path& root) {
+  KC_ASSIGN_OR_RETURN(SafeDir dir, SafeDir::OpenTrusted(root));
+  return WalkCache(dir);
 }
 
 }  // namespace kc::initwarm

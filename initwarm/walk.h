@@ -1,11 +1,14 @@
 // Walk: list a cache directory tree without following symlinks.
 //
 // Returns every regular file (relative path, size) and every symlink
-// (relative path, target) under `root`, sorted by path. Refuses, with
-// InvalidArgument naming the path: a symlink whose target leaves the cache
-// (core::CheckSymlinkTarget), a special file (FIFO, socket, device), and a
-// name that fails core::CheckRelativePath. `skip_top` names top-level
-// entries to leave out (manifest.json, READY and their temp files).
+// (relative path, target) under `root`, sorted by path. Each directory is
+// opened beneath its parent with initwarm/safe_file.h (no symlink followed,
+// none left). Refuses, with InvalidArgument naming the path: a symlink whose
+// target leaves the cache (core::CheckSymlinkTarget), a special file (FIFO,
+// socket, device), a regular file with more than one hard link (it may share
+// its bytes with a file outside the cache), and a name that fails
+// core::CheckRelativePath (not UTF-8, among others). The top-level reserved
+// names (manifest.json, READY and their temp files) are left out.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +19,7 @@
 
 #include "base/status.h"
 #include "core/manifest.h"
+#include "initwarm/safe_file.h"
 
 namespace kc::initwarm {
 
@@ -34,6 +38,8 @@ struct WalkResult {
 // READY and the temp names seal writes them under.
 bool IsReservedTopLevelName(std::string_view name);
 
+StatusOr<WalkResult> WalkCache(const SafeDir& root);
+// `root` is a trusted path (SafeDir::OpenTrusted).
 StatusOr<WalkResult> WalkCache(const std::filesystem::path& root);
 
 }  // namespace kc::initwarm

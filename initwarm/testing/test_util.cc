@@ -8,6 +8,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "initwarm/prepare.h"
+#include "initwarm/seal.h"
+
 namespace kc::initwarm::testing {
 
 namespace fs = std::filesystem;
@@ -101,6 +104,26 @@ std::vector<std::string> WriteTritonCache(const fs::path& dir, int kernels, int 
   WriteFile(dir / "inductor/fxgraph/ab/fabc", Bytes(5000, 99));
   out.emplace_back("inductor/fxgraph/ab/fabc");
   return out;
+}
+
+StatusOr<std::string> SealTestCache(const fs::path& root, const std::string& fp,
+                                    const std::string& owner,
+                                    const std::function<void(const fs::path&)>& fill,
+                                    bool replace) {
+  PrepareOptions p;
+  p.root = root;
+  p.fingerprint = fp;
+  p.owner = owner;
+  KC_ASSIGN_OR_RETURN(PrepareResult prepared, Prepare(p));
+  fill(prepared.staging);
+  SealOptions s;
+  s.root = root;
+  s.owner = owner;
+  s.node = H200Facts();
+  s.runtime = TestRuntime();
+  s.replace = replace;
+  KC_ASSIGN_OR_RETURN(SealResult sealed, Seal(s));
+  return sealed.manifest_digest;
 }
 
 int RunProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env,

@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "core/fingerprint.h"
 
 namespace kc::initwarm::testing {
@@ -40,6 +42,14 @@ core::RuntimeFacts TestRuntime();
 std::vector<std::string> WriteTritonCache(const std::filesystem::path& dir, int kernels,
                                           int arch = 90,
                                           const std::string& view = "/var/run/kernelcache/view");
+
+// Prepares, fills (by `fill`, in the staging directory) and seals a cache
+// of fingerprint `fp` under `root` as `owner`, with H200Facts and
+// TestRuntime; returns the manifest digest.
+StatusOr<std::string> SealTestCache(const std::filesystem::path& root, const std::string& fp,
+                                    const std::string& owner,
+                                    const std::function<void(const std::filesystem::path&)>& fill,
+                                    bool replace = false);
 
 // Runs `argv` (argv[0] is a path), with extra environment "K=V" entries;
 // captures stdout+stderr into *output. Returns the exit code, or 128+signal.
