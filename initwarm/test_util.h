@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "core/fingerprint.h"
 
 namespace kc::initwarm::testing {
@@ -40,6 +42,14 @@ core::RuntimeFacts TestRuntime();
 std::vector<std::string> WriteTritonCache(const std::filesystem::path& dir, int kernels,
                                           int arch = 90,
                                           const std::string& view = "/var/run/kernelcache/view");
+
+// Prepares the staging directory of the fingerprint of (H200Facts,
+// TestRuntime) under `root` as `owner`, lets `fill` write into it, and
+// seals it. Returns the published directory.
+StatusOr<std::filesystem::path> PublishH200Cache(
+    const std::filesystem::path& root,
+    const std::function<void(const std::filesystem::path&)>& fill,
+    const std::string& owner = "job-1");
 
 // Runs `argv` (argv[0] is a path), with extra environment "K=V" entries;
 // captures stdout+stderr into *output. Returns the exit code, or 128+signal.

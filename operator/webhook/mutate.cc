@@ -131,9 +131,10 @@ std::string ConsumeProblem(const core::ConsumeSpec& c) {
   return "";
 }
 
-bool ReadOnlyCache(const core::KernelCache& kc) {
-  return kc.spec.consume.mode != core::consume_mode::kSharedReadWrite;
-}
+// Read-only in every mode: a serving pod never writes a published cache
+// (SharedReadWrite is deprecated and behaves as Shared; the gate builds a
+// local view that takes new entries).
+bool ReadOnlyCache(const core::KernelCache&) { return true; }
 
 // Fields are written as the API server stores them (false booleans
 // omitted), so a reinvocation finds them equal.
