@@ -16,6 +16,9 @@
 #include "initwarm/copy_cache.h"
 #include "initwarm/fsutil.h"
 #include "initwarm/safe_file.h"
+#include "initwarm/hasher.h"
+#include "initwarm/layered_view.h"
+#include "initwarm/parallel.h"
 
 namespace kc::initwarm {
 
@@ -233,8 +236,13 @@ StatusOr<fs::path> TryUse(const WaitOptions& o, const WaitDeps& deps, const std:
   CheckDigest(&r, expected_digest);
   if (!r.ok) return reject(r);
   for (const auto& n : r.notes) clock.Log("note: " + n);
+  if (o.mode == ConsumeMode::kSharedReadWrite) {
+    clock.Log(
+        "warning: --mode SharedReadWrite is deprecated and behaves as Shared: the "
+        "published cache is never written; new entries land in the pod's local view");
+  }
   *digest = r.manifest_digest;
-  return published;
+  return BuildLayeredView(published, r.manifest, LocalDir(o), fp);
 }
 
 // Builds the empty local view a cold start uses.

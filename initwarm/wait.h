@@ -6,9 +6,11 @@
 // probed node facts with the resolver's and refuse on disagreement
 // (FailedPrecondition naming both). When v1/<fp>/READY exists, validate up
 // to `verify` (Copy mode: copy the listed files into the local emptyDir
-// first and validate the copy) and point the view at the cache (Shared,
-// SharedReadWrite: a symlink into the volume; Copy: a symlink to the local
-// copy; either way Triton's absolute paths under the view resolve). A cache
+// first and validate the copy) and point the view at the cache (Shared: a symlink to a layered
+// tree in the local directory whose files link into the volume, so new
+// entries land locally, layered_view.h; SharedReadWrite is deprecated,
+// logs a warning and behaves as Shared; Copy: a symlink to the local copy;
+// either way Triton's absolute paths under the view resolve). A cache
 // is always validated up to level 2 (Fingerprint), also under Manifest.
 // When the operator gave a manifestDigest, the cache's (sha256 of
 // manifest.json, which READY holds) must equal it: a cache rewritten

@@ -174,9 +174,37 @@ TEST_F(WaitTest, ReadyAtOnceBuildsSharedView) {
   auto r = Wait(opts_, deps_);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->outcome, core::GateOutcome::kWarm);
-  EXPECT_EQ(fs::read_symlink(view_), fs::absolute(core::Layout(root_).Published(fp_)));
+  // The view is a layered tree in the local directory whose files read the
+  // published ones in place.
+  const fs::path published = core::Layout(root_).Published(fp_);
+  const fs::path target = fs::read_symlink(view_);
+  EXPECT_EQ(target, r->target);
+  EXPECT_EQ(target.parent_path(), view_.parent_path() / "local");
+  EXPECT_EQ(target.filename().string().rfind("layered-" + fp_ + "-", 0), 0u) << target;
+  EXPECT_EQ(ReadFile(view_ / "manifest.json"), ReadFile(published / "manifest.json"));
   EXPECT_TRUE(sleeps_.empty());
   EXPECT_EQ(resolver_.last_query, "ml/llama/gpu-1");
+}
+
+// Shared and SharedReadWrite: what a framework writes after the gate lands
+// in the pod's local tree, never in the published directory.
+// SharedReadWrite behaves as Shared and logs that it is deprecated.
+TEST_F(WaitTest, SharedViewsTakeNewEntriesLocally) {
+  Publish();
+  const fs::path published = core::Layout(root_).Published(fp_);
+  for (ConsumeMode mode : {ConsumeMode::kShared, ConsumeMode::kSharedReadWrite}) {
+    logs_.clear();
+    opts_.mode = mode;
+    auto r = Wait(opts_, deps_);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->outcome, core::GateOutcome::kWarm);
+    testing::WriteFile(view_ / "triton" / "newhash" / "k.cubin", "x");
+    EXPECT_EQ(ReadFile(view_ / "triton" / "newhash" / "k.cubin"), "x");
+    EXPECT_FALSE(Exists(published / "triton" / "newhash"));
+    bool warned = false;
+    for (const auto& l : logs_) warned |= l.find("SharedReadWrite is deprecated") != l.npos;
+    EXPECT_EQ(warned, mode == ConsumeMode::kSharedReadWrite);
+  }
 }
 
 TEST_F(WaitTest, PollsWithBackoffUntilReadyAndLogsWhy) {

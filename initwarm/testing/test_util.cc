@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/layout.h"
 #include "initwarm/prepare.h"
 #include "initwarm/seal.h"
 
@@ -156,6 +157,25 @@ int RunProcess(const std::vector<std::string>& argv, const std::vector<std::stri
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return -1;
+}
+
+StatusOr<fs::path> PublishH200Cache(const fs::path& root,
+                                    const std::function<void(const fs::path&)>& fill,
+                                    const std::string& owner) {
+  const std::string fp = core::ComputeFingerprint(H200Facts(), TestRuntime()).id;
+  PrepareOptions p;
+  p.root = root;
+  p.fingerprint = fp;
+  p.owner = owner;
+  KC_ASSIGN_OR_RETURN(PrepareResult prepared, Prepare(p));
+  fill(prepared.staging);
+  SealOptions s;
+  s.root = root;
+  s.owner = owner;
+  s.node = H200Facts();
+  s.runtime = TestRuntime();
+  KC_RETURN_IF_ERROR(Seal(s).status());
+  return core::Layout(root).Published(fp);
 }
 
 }  // namespace kc::initwarm::testing

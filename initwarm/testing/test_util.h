@@ -51,6 +51,14 @@ StatusOr<std::string> SealTestCache(const std::filesystem::path& root, const std
                                     const std::function<void(const std::filesystem::path&)>& fill,
                                     bool replace = false);
 
+// Prepares the staging directory of the fingerprint of (H200Facts,
+// TestRuntime) under `root` as `owner`, lets `fill` write into it, and
+// seals it. Returns the published directory.
+StatusOr<std::filesystem::path> PublishH200Cache(
+    const std::filesystem::path& root,
+    const std::function<void(const std::filesystem::path&)>& fill,
+    const std::string& owner = "job-1");
+
 // Runs `argv` (argv[0] is a path), with extra environment "K=V" entries;
 // captures stdout+stderr into *output. Returns the exit code, or 128+signal.
 int RunProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env,

@@ -88,7 +88,10 @@ StatusOr<core::GateArgs> GateArgsOf(const core::KernelCache& kc, const std::stri
   return gate;
 }
 
-bool ReadOnlyCache(core::ConsumeMode mode) { return mode != core::ConsumeMode::kSharedReadWrite; }
+// Read-only in every mode: a serving pod never writes a published cache
+// (SharedReadWrite is deprecated and behaves as Shared; the gate builds a
+// local view that takes new entries).
+bool ReadOnlyCache(core::ConsumeMode /*mode*/) { return true; }
 
 // Fields are written as the API server stores them (false booleans
 // omitted), so a reinvocation finds them equal.

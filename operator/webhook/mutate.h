@@ -6,7 +6,8 @@
 // kernelcache.io/inject: "false" as a label or an annotation:
 //   - volume kernelcache-cache: the KernelCache's claim (core::ClaimName),
 //     mounted at /var/cache/kernelcache in the gate and every app container,
-//     read-only for Copy and Shared, read-write only for SharedReadWrite;
+//     read-only in every mode (SharedReadWrite is deprecated and mounts it
+//     read-only too, as Shared);
 //   - volume kernelcache-run: an emptyDir at /var/run/kernelcache (the view
 //     lives in it), mounted in the gate and every app container;
 //   - init container kernelcache-wait, first: `initwarm wait` with the

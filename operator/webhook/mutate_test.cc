@@ -100,13 +100,13 @@ TEST(MutateTest, MatchingPodGetsGateVolumesEnvAndAnnotations) {
   EXPECT_TRUE(adds_annotations) << r.patch.dump();
 }
 
-// Read-only for Shared and Copy (the volume and every mount), read-write
-// only for SharedReadWrite.
-TEST(MutateTest, ClaimIsReadOnlyExceptForSharedReadWrite) {
+// Read-only in every mode (the volume and every mount): SharedReadWrite is
+// deprecated and behaves as Shared, so no serving pod writes the cache.
+TEST(MutateTest, ClaimIsReadOnlyInEveryMode) {
   struct Case {
     std::string mode;
     bool read_only;
-  } cases[] = {{"Copy", true}, {"Shared", true}, {"SharedReadWrite", false}};
+  } cases[] = {{"Copy", true}, {"Shared", true}, {"SharedReadWrite", true}};
   for (const auto& c : cases) {
     auto r = Mutate(Pod(), "ml", {Kc("llama", {{"app", "llama"}}, c.mode)}, kSettings);
     const Json& spec = r.pod["spec"];
