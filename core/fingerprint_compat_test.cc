@@ -15,6 +15,11 @@ namespace {
 
 using Labels = std::map<std::string, std::string>;
 
+// The label sets are frozen copies, on purpose not shared with other tests'
+// fixtures: editing a fixture must never move a pinned id. They carry labels
+// that are not inputs today (nvidia.com/gpu.count, gpu.memory), so a future
+// input read from them shows here.
+
 Labels H200() {
   return {{"nvidia.com/gpu.product", "NVIDIA-H200"},
           {"nvidia.com/gpu.compute.major", "9"},

@@ -63,9 +63,8 @@ t=$(date +%s)
 out=$("$helm" install kc "$prev/chart" -n "$sys" --create-namespace $(values "$KC_PREVIOUS_VERSION") \
   --wait --timeout 180s 2>&1) || fail "helm install of $KC_PREVIOUS_VERSION: $out"
 k create namespace "$ns" >/dev/null
-kcache() {  # <name> [extra warmup YAML, indented by 4]
-  jit_hostpath_pv "$1-cache" "kc-$1" "$dir/volumes/$1"
-  k -n "$ns" apply -f - >/dev/null <<YAML
+kcache_yaml() {  # <name> [extra warmup YAML, indented by 4]
+  cat <<YAML
 apiVersion: kernelcache.io/v1alpha1
 kind: KernelCache
 metadata: {name: $1}
@@ -82,6 +81,12 @@ ${2:-}
   storage: {storageClassName: kc-$1, size: 1Gi}
 YAML
 }
+kcache() {  # <name> [extra warmup YAML]: a hostPath volume and the KernelCache
+  jit_hostpath_pv "$1-cache" "kc-$1" "$dir/volumes/$1"
+  kcache_yaml "$@" | k -n "$ns" apply -f - >/dev/null
+}
+# The field only this release knows.
+annotations='    podAnnotations: {sidecar.istio.io/inject: "false", example.com/team: ml}'
 wait_ready() {  # <name>...: every fingerprint of each Ready (300 s)
   local n s
   for n in "$@"; do
@@ -106,25 +111,7 @@ first=$(jit_first_calls "$ns" run=jit-warm 1) || fail "the gated pod under $KC_P
 old_pod=$(k -n "$ns" get pods -l run=jit-warm -o jsonpath='{.items[0].metadata.uid}')
 echo "ok: $KC_PREVIOUS_VERSION installed; jit and jit-b Ready; the gated pod started warm ($(since "$t"))"
 
-podannotations_kc() {  # <name>: the YAML of a KernelCache setting spec.warmup.podAnnotations
-  cat <<YAML
-apiVersion: kernelcache.io/v1alpha1
-kind: KernelCache
-metadata: {name: $1}
-spec:
-  podSelector: {matchLabels: {app: $1}}
-  nodeSelector: {kernelcache.io/real-node: "true"}
-  image: $KC_JIT_IMAGE
-  runtime: {triton: "3.6.0"}
-  warmup:
-    command: ["/usr/bin/python3", "/opt/jit/app/workload.py", "warmup"]
-    backoffLimit: 0
-    activeDeadlineSeconds: 300
-    podAnnotations: {sidecar.istio.io/inject: "false", example.com/team: ml}
-  storage: {storageClassName: kc-$1, size: 1Gi}
-YAML
-}
-got=$(podannotations_kc probe | k -n "$ns" create --dry-run=server -o jsonpath='{.spec.warmup.podAnnotations}' \
+got=$(kcache_yaml probe "$annotations" | k -n "$ns" create --dry-run=server -o jsonpath='{.spec.warmup.podAnnotations}' \
   -f - 2>"$dir/dry-run.err") || fail "dry run under $KC_PREVIOUS_VERSION: $(cat "$dir/dry-run.err")"
 [ -z "$got" ] || fail "the $KC_PREVIOUS_VERSION CRD kept spec.warmup.podAnnotations ($got): the test proves nothing"
 echo "ok: the $KC_PREVIOUS_VERSION CRD prunes spec.warmup.podAnnotations (the field this release adds)"
@@ -181,8 +168,7 @@ echo "ok: the CRD is the release's: spec.warmup.podAnnotations, managed by Helm,
 
 echo "== a KernelCache only $version understands: spec.warmup.podAnnotations"
 t=$(date +%s)
-jit_hostpath_pv jit-c-cache kc-jit-c "$dir/volumes/jit-c"
-podannotations_kc jit-c | k -n "$ns" apply -f - >/dev/null
+kcache jit-c "$annotations"
 stored=$(k -n "$ns" get kcache jit-c -o jsonpath='{.spec.warmup.podAnnotations.sidecar\.istio\.io/inject}')
 [ "$stored" = false ] || fail "spec.warmup.podAnnotations not stored after the upgrade: '$stored'"
 # jit-c Ready also means the new operator has long since listed and
