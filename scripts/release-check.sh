@@ -3,6 +3,7 @@
 # versioning); everything else derives from it. Checks, and exits 1 naming
 # what disagrees:
 #  - charts/kernelcache/Chart.yaml: version and appVersion equal VERSION;
+#  - deploy/*.yaml name the images ghcr.io/kernelcache/*:<VERSION>;
 #  - CHANGELOG.md has a section "## <VERSION>" (what changed for users,
 #    what to do on upgrade, what was deprecated);
 #  - tests/upgrade/previous-release.env names an older version.
@@ -20,6 +21,9 @@ cv=$(sed -n 's/^version:[[:space:]]*//p' "$chart" | tr -d '"'"'"' ')
 av=$(sed -n 's/^appVersion:[[:space:]]*//p' "$chart" | tr -d '"'"'"' ')
 [ "$cv" = "$version" ] || problem "Chart.yaml version is '$cv', VERSION is '$version': set version: $version"
 [ "$av" = "$version" ] || problem "Chart.yaml appVersion is '$av', VERSION is '$version': set appVersion: \"$version\""
+while read -r ref; do
+  [ "${ref##*:}" = "$version" ] || problem "deploy/ names $ref: tag it $version (VERSION)"
+done < <(cat "$root"/deploy/*.yaml 2>/dev/null | grep -o 'ghcr.io/kernelcache/[a-z-]*:[^" ]*' || true)
 grep -qxF "## $version" "$root/CHANGELOG.md" 2>/dev/null ||
   problem "CHANGELOG.md has no section '## $version': add what changed, what to do on upgrade, what was deprecated"
 prev=$(sed -n 's/^KC_PREVIOUS_VERSION=//p' "$root/tests/upgrade/previous-release.env" 2>/dev/null || true)

@@ -15,6 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 copy() {
   rm -rf "$tmp/r" && mkdir -p "$tmp/r/charts/kernelcache" "$tmp/r/tests/upgrade"
   cp "$root/VERSION" "$root/CHANGELOG.md" "$tmp/r/"
+  cp -r "$root/deploy" "$tmp/r/"
   cp "$root/charts/kernelcache/Chart.yaml" "$tmp/r/charts/kernelcache/"
   cp "$root/tests/upgrade/previous-release.env" "$tmp/r/tests/upgrade/"
 }
@@ -28,10 +29,12 @@ copy && sed -i 's/^version: .*/version: 9.9.9/' "$tmp/r/charts/kernelcache/Chart
 expect_fail "chart version" "Chart.yaml version is '9.9.9'"
 copy && sed -i 's/^appVersion: .*/appVersion: "0.0.1"/' "$tmp/r/charts/kernelcache/Chart.yaml"
 expect_fail "appVersion" "Chart.yaml appVersion is '0.0.1'"
+copy && sed -i 's|operator:[0-9.]*|operator:latest|' "$tmp/r/deploy/operator.yaml"
+expect_fail "deploy/ image tag" "deploy/ names ghcr.io/kernelcache/operator:latest: tag it $version"
 copy && echo 7.0.0 >"$tmp/r/VERSION"
 expect_fail "VERSION bumped alone" "CHANGELOG.md has no section '## 7.0.0'"
 copy && echo 'seven' >"$tmp/r/VERSION"
 expect_fail "not semver" "is not a semantic version"
 copy && sed -i "s/^KC_PREVIOUS_VERSION=.*/KC_PREVIOUS_VERSION=$version/" "$tmp/r/tests/upgrade/previous-release.env"
 expect_fail "previous release = this one" "must be the release before"
-echo "ok: release-check passes here and refuses 5 disagreements"
+echo "ok: release-check passes here and refuses 6 disagreements"
