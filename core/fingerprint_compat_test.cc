@@ -85,7 +85,9 @@ TEST(FingerprintCompat, IdsOfTheFirstReleaseHold) {
            "warmup": {"command": ["python", "warm.py"], "env": [{"name": "HF_HOME", "value": "/m"}]},
            "storage": {"size": "10Gi"}})",
        "9c08515933aae947"},
-      {"H200, cache-affecting env (valueFrom and other names left out)", H200(),
+      {"H200, cache-affecting env (valueFrom, other names and the operator's own cache-view "
+       "variable TRITON_CACHE_AUTOTUNING left out)",
+       H200(),
        R"({"image": "registry.example/llama@sha256:abc",
            "runtime": {"triton": "3.6.0", "pytorch": "2.11.0"},
            "warmup": {"command": ["python", "warm.py"], "env": [
@@ -95,7 +97,7 @@ TEST(FingerprintCompat, IdsOfTheFirstReleaseHold) {
              {"name": "HF_TOKEN", "value": "secret"}]},
            "storage": {"size": "10Gi"},
            "consume": {"mode": "Shared"}})",
-       "5c21a332b4d887b7"},
+       "6300542d53a6d55f"},
       {"A100, deprecated GFD labels, empty revision", A100Deprecated(),
        R"({"image": "kernelcache.local/jit-workload:dev", "runtime": {"triton": "3.6.0"},
            "warmup": {"command": ["python"]}, "storage": {"existingClaim": "shared"}})",
