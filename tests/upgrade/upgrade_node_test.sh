@@ -4,8 +4,8 @@
 # history by build_previous.sh) to this tree, as docs/helm.md tells users:
 #  1. the previous release's chart (its CRD in crds/) and images: Helm
 #     install; KernelCaches jit (a gated Deployment of the JIT workload) and
-#     jit-b go Ready; the Deployment's pod starts warm; the old CRD prunes a
-#     field only this release knows (spec.warmup.podAnnotations);
+#     jit-b go Ready; the Deployment's pod starts warm; the old CRD refuses
+#     or prunes a field only this release knows (spec.warmup.podAnnotations);
 #  2. `helm upgrade` to this chart without --take-ownership is refused (the
 #     CRD Helm installed from crds/ is not the release's); with it, the
 #     upgrade rolls out this release's images;
@@ -111,10 +111,16 @@ first=$(jit_first_calls "$ns" run=jit-warm 1) || fail "the gated pod under $KC_P
 old_pod=$(k -n "$ns" get pods -l run=jit-warm -o jsonpath='{.items[0].metadata.uid}')
 echo "ok: $KC_PREVIOUS_VERSION installed; jit and jit-b Ready; the gated pod started warm ($(since "$t"))"
 
-got=$(kcache_yaml probe "$annotations" | k -n "$ns" create --dry-run=server -o jsonpath='{.spec.warmup.podAnnotations}' \
-  -f - 2>"$dir/dry-run.err") || fail "dry run under $KC_PREVIOUS_VERSION: $(cat "$dir/dry-run.err")"
+# kubectl's strict field validation refuses the field; a client that does
+# not ask for it (--validate=ignore; many do not) has it pruned silently.
+out=$(kcache_yaml probe "$annotations" | k -n "$ns" create --dry-run=server -f - 2>&1) &&
+  fail "the $KC_PREVIOUS_VERSION CRD accepted spec.warmup.podAnnotations: the test proves nothing"
+grep -qF 'unknown field "spec.warmup.podAnnotations"' <<<"$out" || fail "dry run under $KC_PREVIOUS_VERSION: $out"
+got=$(kcache_yaml probe "$annotations" | k -n "$ns" create --dry-run=server --validate=ignore \
+  -o jsonpath='{.spec.warmup.podAnnotations}' -f - 2>"$dir/dry-run.err") ||
+  fail "dry run under $KC_PREVIOUS_VERSION: $(cat "$dir/dry-run.err")"
 [ -z "$got" ] || fail "the $KC_PREVIOUS_VERSION CRD kept spec.warmup.podAnnotations ($got): the test proves nothing"
-echo "ok: the $KC_PREVIOUS_VERSION CRD prunes spec.warmup.podAnnotations (the field this release adds)"
+echo "ok: the $KC_PREVIOUS_VERSION CRD refuses spec.warmup.podAnnotations (strict) or prunes it (--validate=ignore)"
 
 snapshot() {  # every stored fingerprint's identity, and the sealed caches' READY files
   k -n "$ns" get kcache jit jit-b -o json | python3 -c '
