@@ -294,7 +294,7 @@ node_import_images() {  # every archive in KC_IMAGES_DIR not imported at its dig
     ref="$(image_ref "$f")" || die "cannot read the image archive $f"
     [[ -z "$(comm -23 <(sort <<<"$ref") <(sort <<<"$have"))" ]] && continue
     node_ctr images import "$f" >/dev/null || die "ctr images import $f failed"
-    say "imported $ref"
+    say "imported ${ref//$'\n'/, }"
   done
 }
 
