@@ -58,6 +58,7 @@ KernelCacheSpec SpecFromJson(const Json& s, std::vector<std::string>* errors) {
   }
   ReadInt(w, "activeDeadlineSeconds", wp, errors, &spec.warmup.active_deadline_seconds);
   ReadInt(w, "backoffLimit", wp, errors, &spec.warmup.backoff_limit);
+  ReadStringMap(w, "podAnnotations", wp, errors, &spec.warmup.pod_annotations);
 
   const std::string sp = "spec.storage";
   const Json& st = ReadObject(s, "storage", p, errors);
@@ -113,6 +114,7 @@ Json SpecToJson(const KernelCacheSpec& spec) {
   if (!spec.warmup.resources.empty()) w["resources"] = spec.warmup.resources;
   w["activeDeadlineSeconds"] = spec.warmup.active_deadline_seconds;
   w["backoffLimit"] = spec.warmup.backoff_limit;
+  if (!spec.warmup.pod_annotations.empty()) w["podAnnotations"] = spec.warmup.pod_annotations;
   s["warmup"] = std::move(w);
   Json st = Json::object();
   if (!spec.storage.storage_class_name.empty()) {

@@ -50,6 +50,11 @@ struct WarmupSpec {
   Json resources = Json::object();         // "resources": core/v1 ResourceRequirements
   int64_t active_deadline_seconds = 1800;  // "activeDeadlineSeconds", 60..86400
   int32_t backoff_limit = 2;               // "backoffLimit", 0..10
+  // "podAnnotations": added to the warmup pod (e.g. sidecar.istio.io/inject:
+  // "false", a mesh sidecar would keep the Job from completing). Not a
+  // fingerprint input. Empty: the pod carries none (the behaviour before
+  // the field existed).
+  std::map<std::string, std::string> pod_annotations;
   friend bool operator==(const WarmupSpec&, const WarmupSpec&) = default;
 };
 

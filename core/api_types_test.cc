@@ -29,7 +29,8 @@ const char* kFull = R"({
                        {"name": "CUDA_VISIBLE", "valueFrom": {"fieldRef": {"fieldPath": "x"}}}],
                "shapes": [{"batch": 1, "seqLen": 128}, {"batch": 8, "seqLen": 1024}],
                "resources": {"limits": {"memory": "16Gi"}},
-               "activeDeadlineSeconds": 600, "backoffLimit": 1},
+               "activeDeadlineSeconds": 600, "backoffLimit": 1,
+               "podAnnotations": {"sidecar.istio.io/inject": "false"}},
     "storage": {"storageClassName": "nfs", "size": "20Gi"},
     "consume": {"mode": "Shared", "waitTimeoutSeconds": 300, "onTimeout": "StartCold",
                 "verify": "Checksums"},
@@ -74,6 +75,8 @@ TEST(ApiTypes, ParsesEveryField) {
   EXPECT_EQ(kc.spec.warmup.shapes.size(), 2u);
   EXPECT_EQ(kc.spec.warmup.active_deadline_seconds, 600);
   EXPECT_EQ(kc.spec.warmup.backoff_limit, 1);
+  EXPECT_EQ(kc.spec.warmup.pod_annotations,
+            (std::map<std::string, std::string>{{"sidecar.istio.io/inject", "false"}}));
   EXPECT_EQ(kc.spec.storage.size, "20Gi");
   EXPECT_EQ(kc.spec.consume.mode, "Shared");
   EXPECT_EQ(kc.spec.consume.wait_timeout_seconds, 300);
@@ -119,6 +122,9 @@ TEST(ApiTypes, DefaultsWhenAbsent) {
   EXPECT_EQ(kc.spec.consume.wait_timeout_seconds, 900);
   EXPECT_EQ(kc.spec.warmup.active_deadline_seconds, 1800);
   EXPECT_EQ(kc.spec.warmup.backoff_limit, 2);
+  EXPECT_TRUE(kc.spec.warmup.pod_annotations.empty());
+  EXPECT_FALSE(KernelCacheToJson(kc)["spec"]["warmup"].contains("podAnnotations"))
+      << "absent stays absent: an object written back is the one an older operator wrote";
   EXPECT_EQ(kc.spec.retention.stale_after, "24h");
   EXPECT_EQ(kc.spec.retention.absent_after, "168h");
   EXPECT_FALSE(kc.spec.security_context.fs_group.has_value());

@@ -22,7 +22,8 @@
 namespace kc::core {
 
 // Schema version of the on-volume layout (v1/<fingerprint>/...). Part of
-// every fingerprint, so a layout change never reuses an old cache.
+// every fingerprint, so a layout change never reuses an old cache; it
+// changes only with a migration (core/layout_migrations.h).
 inline constexpr int kLayoutSchemaVersion = 1;
 
 struct NodeFacts {
@@ -89,6 +90,9 @@ std::map<std::string, std::string> FingerprintLabels(
     const std::map<std::string, std::string>& labels);
 
 // {"node":{...},"runtime":{...},"schema":1}, keys sorted, no whitespace.
+// An input added after the first release is written only when it differs
+// from its default (PutUnlessDefault, core/canonical_json.h), so existing
+// ids never move (fingerprint_compat_test.cc pins them).
 std::string CanonicalJson(const NodeFacts& node, const RuntimeFacts& runtime);
 
 Fingerprint ComputeFingerprint(const NodeFacts& node, const RuntimeFacts& runtime);

@@ -129,6 +129,30 @@ void CheckRange(const std::string& path, T v, T lo, T hi, std::vector<std::strin
   }
 }
 
+// spec.warmup.podAnnotations: Kubernetes annotation keys (a qualified name
+// with an optional DNS prefix, like label keys), at most 256 KiB in all, and
+// none under kernelcache.io/ (the operator's own).
+void CheckPodAnnotations(const std::map<std::string, std::string>& annotations,
+                         std::vector<std::string>* errors) {
+  size_t bytes = 0;
+  for (const auto& [k, v] : annotations) {
+    const std::string p = "spec.warmup.podAnnotations." + k;
+    bytes += k.size() + v.size();
+    if (!ValidLabelKey(k)) {
+      errors->push_back(p +
+                        ": not a valid annotation key (an optional DNS prefix and '/', then "
+                        "up to 63 letters, digits, '-', '_', '.')");
+    } else if (k.starts_with("kernelcache.io/")) {
+      errors->push_back(p + ": the kernelcache.io/ prefix is the operator's own; use another");
+    }
+  }
+  if (bytes > 262144) {
+    errors->push_back(
+        "spec.warmup.podAnnotations: more than 256 KiB in all (the API server's "
+        "limit); keep large data in the image");
+  }
+}
+
 }  // namespace
 
 bool ImagePinned(std::string_view image) {
@@ -269,6 +293,7 @@ SpecReport ValidateSpec(const KernelCacheSpec& spec) {
   CheckRange<int64_t>("spec.warmup.activeDeadlineSeconds", w.active_deadline_seconds, 60, 86400,
                       &errors);
   CheckRange<int32_t>("spec.warmup.backoffLimit", w.backoff_limit, 0, 10, &errors);
+  CheckPodAnnotations(w.pod_annotations, &errors);
 
   const auto& st = spec.storage;
   if (st.size.empty() == st.existing_claim.empty()) {

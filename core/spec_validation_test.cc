@@ -25,6 +25,10 @@ TEST(SpecValidation, GoodSpecHasNoErrorsOrWarnings) {
   EXPECT_TRUE(r.ok()) << r.errors[0];
   EXPECT_TRUE(r.warnings.empty());
   EXPECT_TRUE(r.image_not_pinned.empty());
+  KernelCacheSpec s = Good();
+  s.warmup.pod_annotations = {{"sidecar.istio.io/inject", "false"},
+                              {"cluster-autoscaler.kubernetes.io/safe-to-evict", "false"}};
+  EXPECT_TRUE(ValidateSpec(s).ok());
 }
 
 TEST(SpecValidation, Errors) {
@@ -73,6 +77,21 @@ TEST(SpecValidation, Errors) {
        },
        "spec.runtime.triton"},
       {"no command", [](auto& s) { s.warmup.command = {}; }, "spec.warmup.command: required"},
+      {"podAnnotations key",
+       [](auto& s) {
+         s.warmup.pod_annotations = {{"bad key!", "x"}};
+       },
+       "spec.warmup.podAnnotations.bad key!: not a valid annotation key"},
+      {"podAnnotations under the operator's prefix",
+       [](auto& s) {
+         s.warmup.pod_annotations = {{"kernelcache.io/fingerprint", "x"}};
+       },
+       "spec.warmup.podAnnotations.kernelcache.io/fingerprint: the kernelcache.io/ prefix"},
+      {"podAnnotations too large",
+       [](auto& s) {
+         s.warmup.pod_annotations = {{"a", std::string(300000, 'x')}};
+       },
+       "spec.warmup.podAnnotations: more than 256 KiB"},
       {"empty command word", [](auto& s) { s.warmup.command = {""}; }, "spec.warmup.command"},
       {"cache view env",
        [](auto& s) {

@@ -20,9 +20,10 @@ Every tar is deterministic: sorted entries, mtime 0, numeric owners 0:0
 the same digest.
 
 Usage:
-  oci_image.py build --dockerfile F --build-dir D --name REF --out FILE.tar [--strip]
+  oci_image.py build --dockerfile F --build-dir D --name REF [--name REF] --out FILE.tar [--strip]
   oci_image.py describe --dockerfile F        what the Dockerfile says (JSON)
-  oci_image.py inspect FILE.tar               name, digest, config, files (JSON)
+  oci_image.py inspect FILE.tar               name(s), digest, config, files (JSON)
+  oci_image.py retag FILE.tar --name REF [--name REF] --out OUT.tar   same image, new names
 """
 
 import argparse
@@ -219,7 +220,25 @@ def blob(blobs, data):
     return digest
 
 
-def build(spec, build_dir, name, strip=False):
+def index_json(names, manifest_digest, manifest_size):
+    """The archive's index.json: one entry per name, all of one manifest."""
+    manifests = []
+    for name in names:
+        tag = name.rsplit(":", 1)[1] if ":" in name.rsplit("/", 1)[-1] else "latest"
+        manifests.append({"mediaType": "application/vnd.oci.image.manifest.v1+json",
+                          "digest": manifest_digest, "size": manifest_size,
+                          "platform": {"architecture": "amd64", "os": "linux"},
+                          "annotations": {"io.containerd.image.name": name,
+                                          "org.opencontainers.image.ref.name": tag}})
+    index = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",
+             "manifests": manifests}
+    return json.dumps(index, sort_keys=True, separators=(",", ":")).encode()
+
+
+def build(spec, build_dir, names, strip=False):
+    """The archive and its manifest digest; the first name is also in the
+    config's history (so it is part of the digest), the others only tags."""
+    name = names[0]
     layer = rootfs(spec, build_dir, strip)
     layer_tar = layer.tar_bytes()
     blobs = {}
@@ -243,17 +262,9 @@ def build(spec, build_dir, name, strip=False):
                             "digest": layer_digest, "size": len(layer_tar)}]}
     manifest_bytes = json.dumps(manifest, sort_keys=True, separators=(",", ":")).encode()
     manifest_digest = blob(blobs, manifest_bytes)
-    tag = name.rsplit(":", 1)[1] if ":" in name.rsplit("/", 1)[-1] else "latest"
-    index = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",
-             "manifests": [{"mediaType": "application/vnd.oci.image.manifest.v1+json",
-                            "digest": manifest_digest, "size": len(manifest_bytes),
-                            "platform": {"architecture": "amd64", "os": "linux"},
-                            "annotations": {"io.containerd.image.name": name,
-                                            "org.opencontainers.image.ref.name": tag}}]}
     top = Layer()
     top.add_file("oci-layout", b'{"imageLayoutVersion":"1.0.0"}', 0o644)
-    top.add_file("index.json", json.dumps(index, sort_keys=True, separators=(",", ":")).encode(),
-                 0o644)
+    top.add_file("index.json", index_json(names, manifest_digest, len(manifest_bytes)), 0o644)
     for digest, data in blobs.items():
         top.add_file("blobs/sha256/" + digest.split(":")[1], data, 0o644)
     return top.tar_bytes(), manifest_digest
@@ -275,8 +286,30 @@ def inspect(path):
                 for m in lt.getmembers():
                     files.append({"path": "/" + m.name, "type": "dir" if m.isdir() else "file",
                                   "mode": oct(m.mode), "uid": m.uid, "size": m.size})
-    return {"name": desc["annotations"]["io.containerd.image.name"], "digest": desc["digest"],
+    names = [m["annotations"]["io.containerd.image.name"] for m in index["manifests"]]
+    return {"name": names[0], "names": names, "digest": desc["digest"],
             "config": config["config"], "layer_bytes": size, "files": files}
+
+
+def retag(path, names):
+    """The archive at `path` with its names replaced by `names` (same image,
+    same digest): e.g. an older release's :dev images under its version."""
+    with tarfile.open(path) as tar:
+        members = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+    desc = json.loads(members["index.json"])["manifests"][0]
+    top = Layer()
+    for name, data in members.items():
+        if name == "index.json":
+            data = index_json(names, desc["digest"], desc["size"])
+        top.add_file(name, data, 0o644)
+    return top.tar_bytes()
+
+
+def write(out, data):
+    tmp = out + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, out)
 
 
 def main():
@@ -285,26 +318,31 @@ def main():
     b = sub.add_parser("build")
     b.add_argument("--dockerfile", required=True)
     b.add_argument("--build-dir", required=True)
-    b.add_argument("--name", required=True)
+    b.add_argument("--name", required=True, action="append",
+                   help="image reference; repeat for more tags of the same image")
     b.add_argument("--out", required=True)
     b.add_argument("--strip", action="store_true", help="copy binaries without debug sections")
     d = sub.add_parser("describe")
     d.add_argument("--dockerfile", required=True)
     i = sub.add_parser("inspect")
     i.add_argument("archive")
+    r = sub.add_parser("retag")
+    r.add_argument("archive")
+    r.add_argument("--name", required=True, action="append")
+    r.add_argument("--out", required=True)
     a = ap.parse_args()
     try:
         if a.cmd == "describe":
             print(json.dumps(parse_dockerfile(a.dockerfile), indent=1, sort_keys=True))
         elif a.cmd == "inspect":
             print(json.dumps(inspect(a.archive), indent=1, sort_keys=True))
+        elif a.cmd == "retag":
+            write(a.out, retag(a.archive, a.name))
+            print(f"{' '.join(a.name)} {inspect(a.out)['digest']} {a.out}")
         else:
             data, digest = build(parse_dockerfile(a.dockerfile), a.build_dir, a.name, a.strip)
-            tmp = a.out + ".tmp"
-            with open(tmp, "wb") as f:
-                f.write(data)
-            os.replace(tmp, a.out)
-            print(f"{a.name} {digest} {len(data)} {a.out}")
+            write(a.out, data)
+            print(f"{a.name[0]} {digest} {len(data)} {a.out}")
     except (Error, OSError, KeyError, ValueError) as e:
         print(f"oci_image.py: {e}", file=sys.stderr)
         return 1

@@ -5,6 +5,8 @@
 #   pause        images/Dockerfile.pause        kernelcache.local/pause:dev
 #   warmup-test  images/Dockerfile.warmup-test  kernelcache.local/warmup-test:dev
 #   jit-workload images/Dockerfile.jit-workload kernelcache.local/jit-workload:dev
+# each also tagged with the release, VERSION at the repository root
+# (kernelcache.local/operator:0.2.0: the chart's default tag, its appVersion).
 # into ${KC_BUILD_DIR:-build}/images/<name>.tar, for
 # `ctr -n k8s.io images import` (tests/cluster/node.sh imports them all).
 #
@@ -73,11 +75,13 @@ if [[ " ${names[*]} " == *" jit-workload "* ]]; then
   echo "build-images.sh: jit-workload: packing the image (strips libtriton's debug info; a minute)"
 fi
 
+version=$(tr -d '[:space:]' <VERSION)
 printf '%-12s %-34s %10s  %s\n' image name bytes digest
 for n in "${names[@]}"; do
   ref="kernelcache.local/$n:dev"
   line="$(python3 images/oci_image.py build --dockerfile "images/Dockerfile.$n" \
-    --build-dir "$build_dir" --name "$ref" --out "$out/$n.tar" --strip)"
+    --build-dir "$build_dir" --name "$ref" --name "kernelcache.local/$n:$version" \
+    --out "$out/$n.tar" --strip)"
   read -r _ digest size _ <<<"$line"
   printf '%-12s %-34s %10s  %s\n' "$n" "$ref" "$size" "$digest"
 done

@@ -137,6 +137,7 @@ TEST(Crd, EveryFieldWeWriteIsDeclared) {
   kc.spec.warmup.env = {{{"name", "A"}, {"value", "b"}}};
   kc.spec.warmup.shapes = {{{"batch", 1}}};
   kc.spec.warmup.resources = {{"limits", {{"cpu", "1"}}}};
+  kc.spec.warmup.pod_annotations = {{"sidecar.istio.io/inject", "false"}};
   kc.spec.storage = {"nfs", "20Gi", "c"};
   kc.spec.retention = {"24h", "168h", "10Gi", "168h"};
   kc.spec.security_context.fs_group = 2000;

@@ -204,9 +204,13 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
   labels[kLabelFingerprint] = fp_id;
   Json annotations = {{kAnnotationFingerprint, fp_id},
                       {"kernelcache.io/warm-generation", std::to_string(warm_generation)}};
-  return JobShell(kc, WarmupJobName(kc.metadata.name, fp_id, warm_generation), std::move(labels),
-                  std::move(annotations), std::move(pod), spec.warmup.active_deadline_seconds,
-                  spec.warmup.backoff_limit);
+  Json job = JobShell(kc, WarmupJobName(kc.metadata.name, fp_id, warm_generation),
+                      std::move(labels), std::move(annotations), std::move(pod),
+                      spec.warmup.active_deadline_seconds, spec.warmup.backoff_limit);
+  if (!spec.warmup.pod_annotations.empty()) {
+    job["spec"]["template"]["metadata"]["annotations"] = spec.warmup.pod_annotations;
+  }
+  return job;
 }
 
 Json BuildGcJob(const core::KernelCache& kc, const std::map<std::string, std::string>& remove,

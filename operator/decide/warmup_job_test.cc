@@ -54,6 +54,8 @@ TEST(WarmupJob, Shape) {
   EXPECT_EQ(job["spec"]["activeDeadlineSeconds"], 900);
   const Json& pod = job["spec"]["template"]["spec"];
   EXPECT_EQ(job["spec"]["template"]["metadata"]["labels"][kLabelFingerprint], "3f9a1c2b7d4e5f60");
+  EXPECT_FALSE(job["spec"]["template"]["metadata"].contains("annotations"))
+      << "no spec.warmup.podAnnotations: the pod carries none, as before the field existed";
   EXPECT_EQ(pod["restartPolicy"], "Never");
   EXPECT_EQ(pod["nodeSelector"]["nvidia.com/gpu.present"], "true");
   EXPECT_EQ(pod["tolerations"][0]["key"], "nvidia.com/gpu");
@@ -105,6 +107,18 @@ TEST(WarmupJob, Shape) {
   EXPECT_EQ((*FindByName(pod["volumes"], "cache"))["persistentVolumeClaim"]["claimName"],
             "llama-cache");
   EXPECT_TRUE((*FindByName(pod["volumes"], "run")).contains("emptyDir"));
+}
+
+TEST(WarmupJob, PodAnnotations) {
+  core::KernelCache kc = Kc();
+  kc.spec.warmup.pod_annotations = {{"sidecar.istio.io/inject", "false"}};
+  Json job = BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", H200(), 0,
+                            {{{"nvidia.com/gpu.product", "NVIDIA-H200"}}}, Settings{});
+  EXPECT_EQ(job["spec"]["template"]["metadata"]["annotations"],
+            Json({{"sidecar.istio.io/inject", "false"}}));
+  EXPECT_EQ(job["spec"]["template"]["metadata"]["labels"][kLabelFingerprint], "3f9a1c2b7d4e5f60");
+  EXPECT_FALSE(job["metadata"]["annotations"].contains("sidecar.istio.io/inject"))
+      << "the pod's, not the Job's";
 }
 
 TEST(WarmupJob, AffinityOrsLabelSetsAndExcludesDriverUpgrades) {

@@ -9,7 +9,7 @@
 #  3. `helm upgrade` to a changed value (workers 4 -> 3): the Deployment
 #     rolls out with --workers=3, and `helm test` passes again;
 #  4. `helm uninstall --wait`: no Deployment, ClusterRole, webhook
-#     configuration or PriorityClass is left.
+#     configuration or PriorityClass is left; the CRD is (crds.keep).
 # Usage: chart_node_test.sh <repo root>   (KC_IMAGES_DIR: the image archives)
 set -euo pipefail
 root=$1
@@ -75,6 +75,7 @@ for obj in clusterrole/kc-operator mutatingwebhookconfiguration/kc-operator \
   validatingwebhookconfiguration/kc-operator priorityclass/kernelcache-warmup; do
   "$kubectl" get "$obj" >/dev/null 2>&1 && fail "$obj left after uninstall"
 done
+"$kubectl" get crd kernelcaches.kernelcache.io >/dev/null 2>&1 || fail "helm uninstall deleted the CRD (crds.keep)"
 # Helm keeps a test hook's pod (hook-delete-policy before-hook-creation, for
 # `helm test --logs`); the Secret is the operator's, not the chart's.
 "$kubectl" -n "$ns" delete pod kc-operator-test --ignore-not-found >/dev/null

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Integration test of the Helm chart against the real local control plane:
-#  1. `helm lint` passes (default and every value set below) and the chart's
-#     CRD is byte-identical to crds/ (one source);
+#  1. `helm lint` passes (default and every value set below); the chart's
+#     CRD template renders crds/ (one source); crds.install / crds.keep;
+#     offline `helm template` renders, a cluster below 1.30 is refused;
 #  2. every flag the Deployment passes to the operator is one the operator
 #     binary knows;
 #  3. `helm template` for the default and non-default value sets, each checked
@@ -14,7 +15,8 @@
 #     there: the test installs minimal stand-in CRDs, testdata/stub-crds.yaml,
 #     so every rendered object is dry-run, their spec unchecked by a schema);
 #  6. `helm install` succeeds, the CRD is Established, the RBAC objects exist,
-#     `kubectl get kcache` works; `helm uninstall` removes them.
+#     `kubectl get kcache` works; `helm uninstall` removes them but keeps
+#     the CRD.
 # The real-node part (helm install/test/upgrade/uninstall with running pods)
 # is chart_node_test.sh.
 # Usage: chart_test.sh <repo root> <kernelcache-operator binary>
@@ -61,17 +63,39 @@ for n in "${names[@]}"; do
   grep -q "\[WARNING\]" <<<"$out" && fail "helm lint ($n) warns: $out"
 done
 rendered="$work/default.yaml"
-"$helm" template kc "$chart" --kube-version 1.34.4 -n "$ns" --include-crds 2>/dev/null >"$rendered"
-# The CRD in the rendered chart is the one in crds/.
+"$helm" template kc "$chart" --kube-version 1.34.4 -n "$ns" 2>/dev/null >"$rendered"
+# The CRD is a template (helm upgrade upgrades it) rendered from crds/: the
+# same object, plus the chart's labels and helm.sh/resource-policy: keep.
+# No crds/ folder in the chart: Helm would install that copy too.
 python3 - "$rendered" "$root/crds/kernelcache.kernelcache.io.yaml" <<'PY' || fail "chart CRD differs from crds/"
 import sys, yaml
 docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
 crd = [d for d in docs if d["kind"] == "CustomResourceDefinition"]
 src = yaml.safe_load(open(sys.argv[2]))
-assert len(crd) == 1 and crd[0] == src, "chart CRD != crds/"
+assert len(crd) == 1, f"{len(crd)} CRDs rendered"
+meta = crd[0]["metadata"]
+assert meta.pop("annotations") == {"helm.sh/resource-policy": "keep"}, "CRD annotations"
+labels = meta.pop("labels")
+assert labels["app.kubernetes.io/managed-by"] == "Helm" and labels["app.kubernetes.io/version"], labels
+assert crd[0] == src, "chart CRD != crds/ (besides labels and annotations)"
 PY
-cmp -s "$chart/crds/kernelcache.kernelcache.io.yaml" "$root/crds/kernelcache.kernelcache.io.yaml" ||
-  fail "charts/kernelcache/crds/ is not byte-identical to crds/"
+[ ! -e "$chart/crds" ] || fail "charts/kernelcache/crds/ exists: Helm would install it besides the template"
+[ "$(readlink -f "$chart/files/crds")" = "$(readlink -f "$root/crds")" ] ||
+  fail "charts/kernelcache/files/crds is not a link to crds/"
+out=$("$helm" template kc "$chart" --set crds.install=false 2>&1) || fail "crds.install=false: $out"
+grep -q "kind: CustomResourceDefinition" <<<"$out" && fail "crds.install=false still renders the CRD"
+out=$("$helm" template kc "$chart" --set crds.keep=false 2>&1) || fail "crds.keep=false: $out"
+grep -q "resource-policy" <<<"$out" && fail "crds.keep=false still keeps the CRD"
+# The minimum Kubernetes version: offline (no cluster, no --kube-version)
+# the chart renders; a cluster below 1.30 is refused by name.
+out=$("$helm" template kc "$chart" 2>&1) || fail "helm template offline: $out"
+grep -q "kind: Deployment" <<<"$out" || fail "helm template offline rendered no Deployment"
+for v in 1.29.9 1.21.0; do
+  out=$("$helm" template kc "$chart" --kube-version "$v" 2>&1) && fail "--kube-version $v was not refused"
+  grep -qF "kernelcache needs Kubernetes 1.30.0 or newer; this cluster is v$v" <<<"$out" ||
+    fail "--kube-version $v: unclear refusal: $out"
+done
+"$helm" template kc "$chart" --kube-version 1.30.0 >/dev/null 2>&1 || fail "--kube-version 1.30.0 refused"
 # The warmup PriorityClass: high, below system-*, may preempt; and the
 # Deployment gives its name to the operator.
 python3 - "$rendered" <<'PY' || fail "warmup PriorityClass"
@@ -176,6 +200,9 @@ done
 echo "ok: kubectl apply --dry-run=server of ${#names[@]} value sets (cert-manager and ServiceMonitor kinds against stand-in CRDs)"
 "$kubectl" delete -f "$here/testdata/stub-crds.yaml" >/dev/null
 "$kubectl" -n "$ns" delete serviceaccount kc-operator-test >/dev/null
+# helm install below creates the CRD itself (a CRD Helm does not own would
+# be refused: docs/helm.md, "Upgrading").
+"$kubectl" delete -f "$root/crds/" --wait >/dev/null
 
 # 6. helm install / uninstall (no node: the pods stay Pending).
 "$helm" install kc "$chart" -n "$ns" --wait=false >/dev/null
@@ -195,4 +222,6 @@ cols=$("$kubectl" get kcache llama 2>&1 | sed -n 1p)
 "$helm" uninstall kc -n "$ns" >/dev/null
 "$kubectl" -n "$ns" get deployment kc-operator >/dev/null 2>&1 && fail "deployment left after uninstall"
 "$kubectl" get clusterrole kc-operator >/dev/null 2>&1 && fail "clusterrole left after uninstall"
+# crds.keep: the CRD, and the KernelCaches with it, outlive the release.
+"$kubectl" get crd kernelcaches.kernelcache.io >/dev/null 2>&1 || fail "helm uninstall deleted the CRD"
 echo "ok: helm install/uninstall on $("$kubectl" version -o json | python3 -c 'import json,sys;print(json.load(sys.stdin)["serverVersion"]["gitVersion"])')"

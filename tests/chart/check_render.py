@@ -15,6 +15,8 @@ import yaml
 NAMESPACED = {"kernelcaches", "kernelcaches/status", "kernelcaches/finalizers", "pods", "jobs",
               "persistentvolumeclaims", "events"}
 FULL = "kc-operator"
+# The chart's appVersion, the images' default tag: the release's VERSION.
+VERSION = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "VERSION")).read().strip()
 NS = "kernelcache-system"
 
 # The least-privilege rules (docs/helm.md): resource -> verbs.
@@ -162,8 +164,8 @@ if SET != "servicemonitor":
     check(not sms, "ServiceMonitor rendered while disabled")
 
 if SET == "default":
-    check(c["image"] == "ghcr.io/kernelcache/operator:0.1.0", c["image"])
-    check("--initwarm-image=ghcr.io/kernelcache/initwarm:0.1.0" in args, "initwarm image")
+    check(c["image"] == f"ghcr.io/kernelcache/operator:{VERSION}", c["image"])
+    check(f"--initwarm-image=ghcr.io/kernelcache/initwarm:{VERSION}" in args, "initwarm image")
     check(tpod["spec"]["containers"][0]["image"] == "docker.io/library/busybox:1.36", "test image")
     check("imagePullSecrets" not in pod, "no pull secrets by default")
     check("nodeSelector" not in pod and "tolerations" not in pod, "no scheduling constraints")
@@ -273,8 +275,8 @@ if SET == "servicemonitor":
           "ServiceMonitor does not select the webhook Service")
 
 if SET == "registry":
-    check(c["image"] == "mirror.example:5000/kernelcache/operator:0.1.0", c["image"])
-    check("--initwarm-image=mirror.example:5000/kernelcache/initwarm:0.1.0" in args, "initwarm mirror")
+    check(c["image"] == f"mirror.example:5000/kernelcache/operator:{VERSION}", c["image"])
+    check(f"--initwarm-image=mirror.example:5000/kernelcache/initwarm:{VERSION}" in args, "initwarm mirror")
     check(tpod["spec"]["containers"][0]["image"] == "mirror.example:5000/library/busybox:1.36",
           "test image mirror")
     check(pod["imagePullSecrets"] == [{"name": "regcred"}], "imagePullSecrets")

@@ -281,20 +281,20 @@ node_cgroups_up() {
   done
 }
 
-image_ref() {  # "<name> <digest>" of an image archive
+image_ref() {  # "<name> <digest>" of an image archive, one line per name
   python3 "$here/../../images/oci_image.py" inspect "$1" |
-    python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["name"], d["digest"])'
+    python3 -c 'import json,sys; d=json.load(sys.stdin); print("\n".join(n + " " + d["digest"] for n in d.get("names", [d["name"]])))'
 }
 
-node_import_images() {  # every archive in KC_IMAGES_DIR not imported at its digest yet
+node_import_images() {  # every archive in KC_IMAGES_DIR not imported at its digest yet (every name)
   local f ref have
   have="$(node_ctr images ls 2>/dev/null | awk '{print $1, $3}')"
   for f in "$KC_IMAGES_DIR"/*.tar; do
     [[ -f "$f" ]] || continue
     ref="$(image_ref "$f")" || die "cannot read the image archive $f"
-    grep -qxF "$ref" <<<"$have" && continue
+    [[ -z "$(comm -23 <(sort <<<"$ref") <(sort <<<"$have"))" ]] && continue
     node_ctr images import "$f" >/dev/null || die "ctr images import $f failed"
-    say "imported $ref"
+    say "imported ${ref//$'\n'/, }"
   done
 }
 
@@ -378,7 +378,7 @@ node_up() {
   node_claim
   node_record_host_paths
   node_ports
-  KC_PAUSE_IMAGE="$(image_ref "$KC_IMAGES_DIR/pause.tar" | cut -d' ' -f1)"
+  KC_PAUSE_IMAGE="$(image_ref "$KC_IMAGES_DIR/pause.tar" | head -1 | cut -d' ' -f1)"
   node_write_configs
   node_network_up
   node_cgroups_up

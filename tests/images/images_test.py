@@ -137,6 +137,27 @@ def main():
                       f"{name}: has a shell")
             print(f"{name}: {info['digest']} {info['layer_bytes']} bytes, user {cfg.get('User')}, "
                   f"entrypoint {cfg.get('Entrypoint')}, {len(files)} files")
+        # More names for one image (build-images.sh: :dev and the release's
+        # version), and retag (an older release's :dev images under its
+        # version, for the upgrade test): same image, same digest.
+        pause = os.path.join(tmp, "pause-0.tar")
+        two = os.path.join(tmp, "pause-two.tar")
+        r = run([sys.executable, TOOL, "build", "--dockerfile", os.path.join(ROOT, "images", "Dockerfile.pause"),
+                 "--build-dir", tmp, "--name", "kernelcache.local/pause:dev",
+                 "--name", "kernelcache.local/pause:9.8.7", "--out", two, "--strip"])
+        check(r.returncode == 0, f"build with two names: {r.stderr}")
+        if r.returncode == 0:
+            one, both = (json.loads(run([sys.executable, TOOL, "inspect", f]).stdout) for f in (pause, two))
+            check(both["names"] == ["kernelcache.local/pause:dev", "kernelcache.local/pause:9.8.7"],
+                  f"two names: {both['names']}")
+            check(both["digest"] == one["digest"], "a second name changed the image digest")
+            moved = os.path.join(tmp, "pause-moved.tar")
+            r = run([sys.executable, TOOL, "retag", two, "--name", "kernelcache.local/pause:0.1.0", "--out", moved])
+            check(r.returncode == 0, f"retag: {r.stderr}")
+            if r.returncode == 0:
+                m = json.loads(run([sys.executable, TOOL, "inspect", moved]).stdout)
+                check(m["names"] == ["kernelcache.local/pause:0.1.0"], f"retag names: {m['names']}")
+                check(m["digest"] == one["digest"] and m["files"] == one["files"], "retag changed the image")
     for f in failures:
         print("FAIL: " + f, file=sys.stderr)
     return 1 if failures else 0

@@ -187,31 +187,19 @@ class RealNodeTest : public optest::NamespaceTest {
   }
 
   // helm install of charts/kernelcache into the test namespace, with the
-  // locally built images; waits for the Deployment to be available.
+  // locally built images; waits for the Deployment to be available. The
+  // suite applied crds/ itself (SetUpTestSuite): crds.install=false, as
+  // Helm refuses a CRD it does not own.
   void HelmInstall(int replicas) {
-    std::string out = Helm({"install",
-                            "kc",
-                            std::string(KC_SOURCE_DIR) + "/charts/kernelcache",
-                            "-n",
-                            ns_,
-                            "--set",
-                            std::string("image.repository=") + kOperatorImage,
-                            "--set",
-                            "image.tag=dev",
-                            "--set",
-                            "image.pullPolicy=Never",
-                            "--set",
-                            "initwarmImage.repository=kernelcache.local/initwarm",
-                            "--set",
-                            "initwarmImage.tag=dev",
-                            "--set",
-                            "replicas=" + std::to_string(replicas),
-                            "--set",
-                            "watchNamespaces={" + ns_ + "}",
-                            "--set",
-                            "logFormat=text",
-                            "--wait",
-                            "--timeout=180s"});
+    std::string out = Helm(
+        {"install", "kc", std::string(KC_SOURCE_DIR) + "/charts/kernelcache", "-n", ns_, "--set",
+         std::string("image.repository=") + kOperatorImage, "--set", "image.tag=dev", "--set",
+         "image.pullPolicy=Never", "--set", "initwarmImage.repository=kernelcache.local/initwarm",
+         "--set", "initwarmImage.tag=dev", "--set", "replicas=" + std::to_string(replicas), "--set",
+         "watchNamespaces={" + ns_ + "}", "--set", "logFormat=text",
+         // The suite applied crds/ itself (SetUpTestSuite);
+         // Helm would refuse a CRD it does not own.
+         "--set", "crds.install=false", "--wait", "--timeout=180s"});
     helm_installed_ = true;
     ASSERT_TRUE(helm_ok_) << out;
   }
