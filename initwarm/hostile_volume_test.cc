@@ -87,6 +87,8 @@ bool IsRealDir(const fs::path& p) {
 
 // Every file `m` lists under `dir` is a regular file with one name, reached
 // through real directories only (nothing followed out of the cache).
+// Whether each file `m` lists is a regular file with one name under `dir`,
+// reached through real directories only.
 std::string ListedStayInside(const fs::path& dir, const core::Manifest& m) {
   for (const auto& f : m.files) {
     fs::path p = dir;
@@ -99,6 +101,28 @@ std::string ListedStayInside(const fs::path& dir, const core::Manifest& m) {
     if (!IsRegularSingle(dir / f.path)) return f.path + " is not a regular file with one name";
   }
   return "";
+}
+
+// The same for a layered view `view` over the published directory `pub`:
+// each listed file is either a regular file of the view (a copied entry) or
+// a symlink to exactly the same path under `pub`, which itself passes
+// ListedStayInside.
+std::string LayeredStaysInside(const fs::path& view, const fs::path& pub, const core::Manifest& m) {
+  core::Manifest linked;
+  for (const auto& f : m.files) {
+    const fs::path p = view / f.path;
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(p, ec))) {
+      const fs::path to = fs::read_symlink(p, ec);
+      if (ec || to != pub / f.path) {
+        return f.path + " links to " + to.string() + ", not to its published file";
+      }
+      linked.files.push_back(f);
+    } else if (!IsRegularSingle(p)) {
+      return f.path + " is neither a link into the cache nor a regular file with one name";
+    }
+  }
+  return ListedStayInside(pub, linked);
 }
 
 // Whether any regular file under `dir` (links not followed) holds kSecret.
@@ -381,7 +405,8 @@ bool NamesAReason(const std::string& out) {
   for (const char* phrase :
        {"is a symlink", "is a FIFO", "is a socket", "special file", "hard link", "manifest says",
         "truncated", "sha256", "not in the manifest", "missing", "not UTF-8", "is refused",
-        "larger than", "not a directory", "manifest.json", "was replaced", "changed while"}) {
+        "larger than", "not a directory", "manifest.json", "was replaced", "changed while",
+        "outside the cache view"}) {
     if (out.find(phrase) != std::string::npos) return true;
   }
   return false;
@@ -426,7 +451,8 @@ TEST_F(HostileVolumeTest, EveryCommandRefusesWithAReasonOrStaysInside) {
         Outcome r =
             Initwarm({"wait", "--root", root.string(), "--view", (run / "view").string(),
                       "--local-dir", (run / "local").string(), "--fingerprint", fp_, "--no-probe",
-                      "--no-quarantine", "--mode", mode, "--verify", level, "--timeout", "10m"});
+                      "--no-quarantine", "--mode", mode, "--verify", level, "--timeout", "10m",
+                      "--view-prefix", std::string(core::kDefaultView)});
         const std::string cmd = std::string("wait --mode ") + mode + " --verify " + level;
         ASSERT_NE(r.rc, 137) << what << "\n" << cmd << " hung (killed by the watchdog)";
         if (r.rc == 0) {
@@ -434,7 +460,10 @@ TEST_F(HostileVolumeTest, EveryCommandRefusesWithAReasonOrStaysInside) {
           const fs::path target = fs::read_symlink(run / "view");
           auto used = core::ParseManifest(ReadAll(target / core::kManifestFileName));
           ASSERT_TRUE(used.ok()) << what << "\n" << cmd << ": " << used.status();
-          EXPECT_EQ(ListedStayInside(target, *used), "") << what << "\n" << cmd << "\n" << r.out;
+          const std::string inside = std::string(mode) == "Copy"
+                                         ? ListedStayInside(target, *used)
+                                         : LayeredStaysInside(target, pub, *used);
+          EXPECT_EQ(inside, "") << what << "\n" << cmd << "\n" << r.out;
           EXPECT_FALSE(HoldsSecret(target)) << what << "\n" << cmd << "\n" << r.out;
         } else {
           ++refused;

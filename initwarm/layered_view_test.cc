@@ -14,7 +14,7 @@
 
 #include "core/layout.h"
 #include "initwarm/fsutil.h"
-#include "initwarm/test_util.h"
+#include "initwarm/testing/test_util.h"
 
 namespace kc::initwarm {
 namespace {

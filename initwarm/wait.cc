@@ -15,10 +15,10 @@
 #include "core/security_context.h"
 #include "initwarm/copy_cache.h"
 #include "initwarm/fsutil.h"
-#include "initwarm/safe_file.h"
 #include "initwarm/hasher.h"
 #include "initwarm/layered_view.h"
 #include "initwarm/parallel.h"
+#include "initwarm/safe_file.h"
 
 namespace kc::initwarm {
 
@@ -236,7 +236,7 @@ StatusOr<fs::path> TryUse(const WaitOptions& o, const WaitDeps& deps, const std:
   CheckDigest(&r, expected_digest);
   if (!r.ok) return reject(r);
   for (const auto& n : r.notes) clock.Log("note: " + n);
-  if (o.mode == ConsumeMode::kSharedReadWrite) {
+  if (o.mode == core::ConsumeMode::kSharedReadWrite) {
     clock.Log(
         "warning: --mode SharedReadWrite is deprecated and behaves as Shared: the "
         "published cache is never written; new entries land in the pod's local view");

@@ -126,7 +126,7 @@ class WaitTest : public ::testing::Test {
   void ExpectRefusedEverywhere(const std::string& want) {
     opts_.quarantine = false;
     opts_.view_prefix = std::string(core::kDefaultView);
-    for (auto mode : {ConsumeMode::kShared, ConsumeMode::kCopy}) {
+    for (auto mode : {core::ConsumeMode::kShared, core::ConsumeMode::kCopy}) {
       for (auto level : {core::Level::kManifest, core::Level::kFingerprint, core::Level::kChecksums,
                          core::Level::kTargetArch}) {
         opts_.mode = mode;
@@ -134,8 +134,9 @@ class WaitTest : public ::testing::Test {
         sleeps_.clear();
         core::GateReport rep;
         auto r = Wait(opts_, deps_, &rep);
-        const std::string where = std::string(mode == ConsumeMode::kCopy ? "Copy" : "Shared") +
-                                  " at " + std::string(core::LevelName(level));
+        const std::string where =
+            std::string(mode == core::ConsumeMode::kCopy ? "Copy" : "Shared") + " at " +
+            std::string(core::LevelName(level));
         ASSERT_FALSE(r.ok()) << where;
         EXPECT_EQ(r.status().code(), StatusCode::kDataLoss) << where << ": " << r.status();
         EXPECT_NE(r.status().message().find(want), std::string::npos)
@@ -192,7 +193,7 @@ TEST_F(WaitTest, ReadyAtOnceBuildsSharedView) {
 TEST_F(WaitTest, SharedViewsTakeNewEntriesLocally) {
   Publish();
   const fs::path published = core::Layout(root_).Published(fp_);
-  for (ConsumeMode mode : {ConsumeMode::kShared, ConsumeMode::kSharedReadWrite}) {
+  for (core::ConsumeMode mode : {core::ConsumeMode::kShared, core::ConsumeMode::kSharedReadWrite}) {
     logs_.clear();
     opts_.mode = mode;
     auto r = Wait(opts_, deps_);
@@ -203,7 +204,7 @@ TEST_F(WaitTest, SharedViewsTakeNewEntriesLocally) {
     EXPECT_FALSE(Exists(published / "triton" / "newhash"));
     bool warned = false;
     for (const auto& l : logs_) warned |= l.find("SharedReadWrite is deprecated") != l.npos;
-    EXPECT_EQ(warned, mode == ConsumeMode::kSharedReadWrite);
+    EXPECT_EQ(warned, mode == core::ConsumeMode::kSharedReadWrite);
   }
 }
 
@@ -499,7 +500,7 @@ TEST_F(WaitTest, GarbageReadyIsRefusedAtOnceAndQuarantined) {
   };
   for (const auto& c : cases) {
     const std::string sealed = Publish(90, "job-1", 2, /*replace=*/true);
-    resolver_.answer.state = "Ready";
+    resolver_.answer.state = core::ResolveState::kReady;
     resolver_.answer.manifest_digest = sealed;
     c.make(core::Layout(root_).Published(fp_));
     sleeps_.clear();
