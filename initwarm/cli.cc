@@ -29,6 +29,8 @@ const Command kCommands[] = {
     {"probe", kc::initwarm::RunProbe, "this node's fingerprint facts from NVML and libcuda"},
     {"gc", kc::initwarm::RunGc, "remove unkept fingerprints, old staging and quarantine"},
     {"inspect", kc::initwarm::RunInspect, "human summary of a cache volume"},
+    {"misses", kc::initwarm::RunMisses,
+     "what serving processes compiled into a gated pod's view after its gate"},
 };
 
 void Usage(std::ostream& os) {

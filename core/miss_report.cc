@@ -1,0 +1,88 @@
+#include "core/miss_report.h"
+
+#include <nlohmann/json.hpp>
+
+#include "base/utf8.h"
+#include "core/fingerprint.h"
+
+namespace kc::core {
+namespace {
+
+using Json = nlohmann::json;
+
+Status Bad(const std::string& field, std::string_view want) {
+  return InvalidArgumentError("miss report: " + field + " " + std::string(want));
+}
+
+StatusOr<std::string> Text(const Json& j, const char* key, const std::string& where) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return Bad(where + key, "must be a string");
+  std::string s = it->get<std::string>();
+  if (s.size() > kMaxMissTextBytes) {
+    return Bad(where + key, "is longer than " + std::to_string(kMaxMissTextBytes) + " bytes");
+  }
+  return s;
+}
+
+StatusOr<std::uint64_t> Count(const Json& j, const char* key, const std::string& where) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_unsigned()) return Bad(where + key, "must be an integer >= 0");
+  return it->get<std::uint64_t>();
+}
+
+StatusOr<RuntimeMiss> ParseMiss(const Json& j, const std::string& where) {
+  if (!j.is_object()) return Bad(where.substr(0, where.size() - 1), "must be an object");
+  RuntimeMiss m;
+  KC_ASSIGN_OR_RETURN(std::string fw, Text(j, "framework", where));
+  auto f = ParseMissFramework(fw);
+  if (!f.ok()) return Bad(where + "framework", f.status().message());
+  m.framework = *f;
+  KC_ASSIGN_OR_RETURN(m.key, Text(j, "key", where));
+  KC_ASSIGN_OR_RETURN(m.detail, Text(j, "detail", where));
+  KC_ASSIGN_OR_RETURN(m.files, Count(j, "files", where));
+  KC_ASSIGN_OR_RETURN(m.bytes, Count(j, "bytes", where));
+  return m;
+}
+
+}  // namespace
+
+std::string MissReportToJson(const MissReport& r) {
+  Json misses = Json::array();
+  for (const RuntimeMiss& m : r.misses) {
+    if (misses.size() == kMaxReportedMisses) break;
+    misses.push_back({{"framework", MissFrameworkName(m.framework)},
+                      {"key", TruncateUtf8(m.key, kMaxMissTextBytes)},
+                      {"detail", TruncateUtf8(m.detail, kMaxMissTextBytes)},
+                      {"files", m.files},
+                      {"bytes", m.bytes}});
+  }
+  Json j = {{"fingerprint", r.fingerprint}, {"misses", std::move(misses)}};
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+StatusOr<MissReport> ParseMissReport(std::string_view text) {
+  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return InvalidArgumentError("miss report: not a JSON object (starts \"" +
+                                TruncateUtf8(text, 64) + "\")");
+  }
+  MissReport r;
+  auto fp = j.find("fingerprint");
+  if (fp == j.end() || !fp->is_string() || !IsFingerprintId(fp->get<std::string>())) {
+    return Bad("fingerprint", "must be 16 lower-case hex digits");
+  }
+  r.fingerprint = fp->get<std::string>();
+  auto ms = j.find("misses");
+  if (ms == j.end() || !ms->is_array()) return Bad("misses", "must be an array");
+  if (ms->size() > kMaxReportedMisses) {
+    return Bad("misses", "has more than " + std::to_string(kMaxReportedMisses) + " entries");
+  }
+  for (std::size_t i = 0; i < ms->size(); ++i) {
+    KC_ASSIGN_OR_RETURN(RuntimeMiss m,
+                        ParseMiss((*ms)[i], "misses[" + std::to_string(i) + "]."));
+    r.misses.push_back(std::move(m));
+  }
+  return r;
+}
+
+}  // namespace kc::core

@@ -1,0 +1,38 @@
+// The miss report: the runtime misses of one gated pod's view, as
+// `initwarm misses --json` prints it and the operator will read it.
+//
+//   {"fingerprint": "<16 hex>", "misses": [
+//     {"framework": "triton", "key": "<hash>", "detail": "kernel k ...",
+//      "files": 8, "bytes": 120034}, ...]}
+//
+// ParseMissReport checks every field's type, the fingerprint id, each
+// framework name (core/runtime_miss.h) and the bounds below; unknown fields
+// are ignored (a newer initwarm, an older operator). Errors are
+// InvalidArgument naming the field ("misses[3].framework: ..."). Pure.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "core/runtime_miss.h"
+
+namespace kc::core {
+
+// At most this many misses in one report (the encoder keeps the first), and
+// at most this many bytes in a key or detail.
+inline constexpr std::size_t kMaxReportedMisses = 256;
+inline constexpr std::size_t kMaxMissTextBytes = 512;
+
+struct MissReport {
+  std::string fingerprint;
+  std::vector<RuntimeMiss> misses;
+  friend bool operator==(const MissReport&, const MissReport&) = default;
+};
+
+std::string MissReportToJson(const MissReport& r);
+StatusOr<MissReport> ParseMissReport(std::string_view json);
+
+}  // namespace kc::core

@@ -1,0 +1,41 @@
+// misses: the runtime misses of a gated pod's view, i.e. what its serving
+// processes compiled into the view after `initwarm wait` built it.
+//
+// The view is the symlink the gate points at its tree in the pod's local
+// directory; the tree tells the mode:
+//   layered-<fp>-<rand>   Shared: entries the manifest lists are symlinks
+//                         into the published cache; a regular file is new
+//                         or changed (NewEntriesAfterGate)
+//   copy-<fp>-<rand>      Copy: a file not in the copied manifest, or whose
+//                         size (for nv/, its sha256) differs, was written
+//                         after the gate
+//   cold                  a cold start: every file was compiled in the pod
+// Each written file's bytes are read (bounded, never through a symlink)
+// only where core::WantsContent asks for them, then core::ClassifyMisses
+// groups the files into one miss per compiled thing.
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "base/status.h"
+#include "core/manifest.h"
+#include "core/runtime_miss.h"
+#include "initwarm/layered_view.h"
+
+namespace kc::initwarm {
+
+enum class ViewKind { kLayered, kCopy, kCold };
+
+// The kind of the tree a view points at, from its directory name;
+// InvalidArgument for a name the gate never gives.
+StatusOr<ViewKind> ViewKindOf(const std::filesystem::path& tree);
+
+// The files of a Copy tree written after the gate: not in `m`, or in it
+// with another size or (copied-in-place files) another sha256. Pure.
+std::vector<NewEntry> NewEntriesInCopy(const std::vector<TreeFile>& files, const core::Manifest& m);
+
+// The misses of the view `view` (a symlink to a gate's tree).
+StatusOr<std::vector<core::RuntimeMiss>> ViewMisses(const std::filesystem::path& view);
+
+}  // namespace kc::initwarm
