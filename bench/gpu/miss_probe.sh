@@ -8,10 +8,12 @@
 # on the same view -> initwarm seal of both states under two fingerprints.
 # For each: initwarm wait (Copy) + a fresh model process; the same process
 # again on that now-warm copy (the delivery limit: a process on its own warm
-# local cache); initwarm wait (Shared) on a read-only bind mount of the
-# volume + a fresh model process. Each model process lists every file and
-# directory it created in the view; erofs_trace/ logs every write that
-# failed (a read-only view's silent fallbacks).
+# local cache); initwarm wait (Shared: the layered view) on a read-only bind
+# mount of the volume + a fresh model process. Each model process lists
+# every file and directory it created in the view; after each, `initwarm
+# misses --json` reports what the product counts as runtime misses;
+# erofs_trace/ logs every write that failed (a read-only view's silent
+# fallbacks).
 #
 # Needs: initwarm at $IW (static; bench/gpu/carry.sh), python3 with
 # torch+triton, a GPU. Results: $OUT/miss-probe.json, $OUT/miss-probe.log.
@@ -68,6 +70,9 @@ seal_fp "$FP1" job-once "$D/rt-once.json"
 
 export PYTHONPATH=$ROOT/bench/gpu/erofs_trace${PYTHONPATH:+:$PYTHONPATH}
 mount --bind "$VOL" "$RO" && mount -o remount,bind,ro "$RO" || log "read-only bind mount failed"
+# misses NAME: the product's own count of what the last process compiled
+# into the view after its gate.
+misses() { "$IW" misses --view "$V" --json > "$RES/misses-$1.json" 2> "$RES/misses-$1.err"; }
 for case in once:$FP1 settled:$FP; do
   name=${case%%:*}; fp=${case#*:}
   rm -rf "$V"
@@ -75,15 +80,18 @@ for case in once:$FP1 settled:$FP; do
     --mode Copy --verify Checksums --timeout 60s --termination-log "$RES/wait-copy-$name.term" > /dev/null
   log "$name: copy pod"
   KC_FS_TRACE=$RES/fs-copy-$name.tsv run_one "copy-$name" 900 "${W[@]}"
+  misses "copy-$name"
   log "$name: the same pod again on its own warm copy (the delivery limit)"
   KC_FS_TRACE=$RES/fs-again-$name.tsv run_one "again-$name" 900 "${W[@]}"
+  misses "again-$name"
   rm -rf "$V"
   "$IW" wait --root "$RO" --fingerprint "$fp" --view "$V" --local-dir "$KC_VIEW_ROOT/local" \
     --mode Shared --verify Checksums --timeout 60s --termination-log "$RES/wait-shared-$name.term" > /dev/null
   log "$name: shared pod (read-only volume)"
   KC_FS_TRACE=$RES/fs-shared-$name.tsv run_one "shared-$name" 900 "${W[@]}"
+  misses "shared-$name"
 done
-if [ "${NV_PROBE:-1}" = 1 ]; then
+if [ "${NV_PROBE:-0}" = 1 ]; then
   # Is the read-only view's extra time the CUDA driver's ComputeCache (it
   # updates its index in place, and a read-only directory disables it)?
   log "published nv/: $(find "$VOL/v1/$FP/nv" -type f 2>/dev/null | wc -l) files"
@@ -112,16 +120,23 @@ for n in ("warmup", "warmup2", "copy-once", "again-once", "shared-once", "copy-s
           "shared-nv-rw", "shared-again", "copy-nv-off"):
     p = f"{res}/{n}.json"
     runs[n] = json.load(open(p)) if os.path.exists(p) else {"missing": True}
+    m = f"{res}/misses-{n}.json"
+    if os.path.exists(m) and os.path.getsize(m) > 0:
+        runs[n]["runtime_misses"] = json.load(open(m))["misses"]
 summary = {"runs": runs}
 json.dump(summary, open(out, "w"), indent=1)
-print(f"{'run':14} {'first pass ms':>13} {'per shape ms':>15} {'created':>7} {'fx hit':>6} {'fx miss':>7} {'precompile':>10}  error")
+print(f"{'run':14} {'first pass ms':>13} {'per shape ms':>15} {'created':>7} {'misses':>6} {'fx hit':>6} {'fx miss':>7} {'precompile':>10}  error")
 for n, r in runs.items():
     if r.get("missing"):
         print(f"{n:14} missing"); continue
     ind = r.get("inductor", {})
     shapes = "/".join(str(round(x["first_ms"])) for x in r.get("shapes", []))
-    print(f"{n:14} {r['first_pass_ms']:13.0f} {shapes:>15} {r['created_count']:7d} {r['fxgraph_cache_hit']:6d} "
+    nm = len(r["runtime_misses"]) if "runtime_misses" in r else "-"
+    print(f"{n:14} {r['first_pass_ms']:13.0f} {shapes:>15} {r['created_count']:7d} {nm:>6} {r['fxgraph_cache_hit']:6d} "
           f"{r['fxgraph_cache_miss']:7d} {ind.get('select_algorithm_precompile', 0):10d}  {(r.get('error') or '')[:80]}")
+for n in ("copy-once", "shared-once", "copy-settled", "shared-settled"):
+    for m in runs.get(n, {}).get("runtime_misses", []):
+        print(f"runtime miss in {n}: {m['framework']} {m['detail']} ({m['files']} files)")
 for n in ("warmup2", "copy-once", "shared-once", "copy-settled"):
     r = runs.get(n, {})
     made = sorted({c.split("/")[-1] for c in r.get("created", []) if not c.endswith("/")})
