@@ -26,7 +26,8 @@ StatusOr<std::string> Text(const Json& j, const char* key, const std::string& wh
 
 StatusOr<std::uint64_t> Count(const Json& j, const char* key, const std::string& where) {
   auto it = j.find(key);
-  if (it == j.end() || !it->is_number_unsigned()) return Bad(where + key, "must be an integer >= 0");
+  if (it == j.end() || !it->is_number_unsigned())
+    return Bad(where + key, "must be an integer >= 0");
   return it->get<std::uint64_t>();
 }
 
@@ -78,8 +79,7 @@ StatusOr<MissReport> ParseMissReport(std::string_view text) {
     return Bad("misses", "has more than " + std::to_string(kMaxReportedMisses) + " entries");
   }
   for (std::size_t i = 0; i < ms->size(); ++i) {
-    KC_ASSIGN_OR_RETURN(RuntimeMiss m,
-                        ParseMiss((*ms)[i], "misses[" + std::to_string(i) + "]."));
+    KC_ASSIGN_OR_RETURN(RuntimeMiss m, ParseMiss((*ms)[i], "misses[" + std::to_string(i) + "]."));
     r.misses.push_back(std::move(m));
   }
   return r;

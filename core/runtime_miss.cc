@@ -112,13 +112,14 @@ std::string TritonSignature(std::string_view text) {
     std::size_t end = colon + 2;
     int tdepth = 0;
     while (end < text.size() && (tdepth > 0 || (text[end] != ' ' && text[end] != ',' &&
-                                                 text[end] != ')' && text[end] != '\n'))) {
+                                                text[end] != ')' && text[end] != '\n'))) {
       if (text[end] == '<') ++tdepth;
       if (text[end] == '>') --tdepth;
       ++end;
     }
     std::string type(text.substr(colon + 2, end - colon - 2));
-    if (type.starts_with("!tt.ptr<") && type.ends_with(">")) type = "*" + type.substr(8, type.size() - 9);
+    if (type.starts_with("!tt.ptr<") && type.ends_with(">"))
+      type = "*" + type.substr(8, type.size() - 9);
     if (out.size() > 1) out += ", ";
     out += std::string(text.substr(i + 1, colon - i - 1)) + ": " + type;
     if (out.size() > 200) break;
@@ -142,7 +143,8 @@ Key TritonKey(const std::vector<std::string>& c) {
 
 Key InductorKey(const std::vector<std::string>& c) {
   if (c.size() < 3) return {MissFramework::kInductor, Join(c, 1, c.size()), "file"};
-  if (c[1].size() == 2) return {MissFramework::kInductor, Join(c, 1, 3), "generated module " + c[2]};
+  if (c[1].size() == 2)
+    return {MissFramework::kInductor, Join(c, 1, 3), "generated module " + c[2]};
   const std::string& kind = c[1];
   if (c.size() >= 4 && c[2].size() == 2) {
     return {MissFramework::kInductor, kind + "/" + c[3], kind + " entry " + Cut(c[3], 64)};

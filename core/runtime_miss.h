@@ -51,9 +51,9 @@ enum class MissFramework {
   kOther
 };
 inline constexpr std::array<MissFramework, 10> kMissFrameworks = {
-    MissFramework::kTriton,      MissFramework::kInductor,   MissFramework::kVllm,
-    MissFramework::kComputeCache, MissFramework::kFlashInfer, MissFramework::kDeepGemm,
-    MissFramework::kTileLang,    MissFramework::kTorchExtensions, MissFramework::kSglang,
+    MissFramework::kTriton,       MissFramework::kInductor,        MissFramework::kVllm,
+    MissFramework::kComputeCache, MissFramework::kFlashInfer,      MissFramework::kDeepGemm,
+    MissFramework::kTileLang,     MissFramework::kTorchExtensions, MissFramework::kSglang,
     MissFramework::kOther};
 
 // The metric label and report value: "triton", "inductor", "vllm",

@@ -160,8 +160,11 @@ TEST(ClassifyMissesTest, TtirSignatureOfHostileSourceIsBoundedOrAbsent) {
 }
 
 TEST(ClassifyMissesTest, OddPathsStayStrings) {
-  const auto misses = ClassifyMisses({{"", 1, ""}, {"triton", 2, ""}, {"//vllm//x", 3, ""},
-                                      {"../../etc/passwd", 4, ""}, {"nv", 5, ""}});
+  const auto misses = ClassifyMisses({{"", 1, ""},
+                                      {"triton", 2, ""},
+                                      {"//vllm//x", 3, ""},
+                                      {"../../etc/passwd", 4, ""},
+                                      {"nv", 5, ""}});
   ASSERT_EQ(misses.size(), 5U);
   for (const auto& m : misses) EXPECT_EQ(m.files, 1U) << m.key;
 }

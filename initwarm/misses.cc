@@ -51,7 +51,8 @@ StatusOr<core::Manifest> TreeManifest(const fs::path& tree, ViewKind kind) {
   if (kind == ViewKind::kLayered) {
     std::error_code ec;
     file = fs::read_symlink(file, ec);
-    if (ec) return ErrnoStatus(ec.value(), "read the link " + (tree / core::kManifestFileName).string());
+    if (ec)
+      return ErrnoStatus(ec.value(), "read the link " + (tree / core::kManifestFileName).string());
   }
   KC_ASSIGN_OR_RETURN(std::string text, ReadFileNoFollow(file, kMaxManifestBytes));
   return core::ParseManifest(text);
@@ -63,8 +64,8 @@ StatusOr<std::vector<core::RuntimeMiss>> ViewMisses(const fs::path& view) {
   std::error_code ec;
   const fs::path tree = fs::read_symlink(view, ec);
   if (ec) {
-    return FailedPreconditionError(view.string() + " is not a gate's view (a symlink): " +
-                                   ec.message());
+    return FailedPreconditionError(view.string() +
+                                   " is not a gate's view (a symlink): " + ec.message());
   }
   KC_ASSIGN_OR_RETURN(ViewKind kind, ViewKindOf(tree));
   core::Manifest m;

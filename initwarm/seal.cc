@@ -141,34 +141,50 @@ StatusOr<SealResult> Seal(const SealOptions& o) {
 }
 
 namespace {
-StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
-  const std::int64_t t0 = NowMillis();
-  SealResult r;
-  KC_RETURN_IF_ERROR(Prepared(o, &r.fingerprint));
-  const std::string& fp = r.fingerprint;
+
+// Where one seal reads and writes.
+struct SealPaths {
+  core::Layout layout;
+  fs::path staging;
+  fs::path published;
+  fs::path lock;
+};
+
+// Phase 1: the fingerprint, the paths, and the staging directory there.
+StatusOr<SealPaths> PlanSeal(const SealOptions& o, SealResult* r) {
+  KC_RETURN_IF_ERROR(Prepared(o, &r->fingerprint));
+  const std::string& fp = r->fingerprint;
   core::Layout layout(o.root);
-  fs::path staging = o.staging.empty() ? layout.Staging(fp, o.owner) : o.staging;
-  fs::path published = layout.Published(fp);
-  r.directory = published.string();
-  if (!IsRealDirectory(staging)) {
-    return NotFoundError("staging directory " + staging.string() +
+  SealPaths p{layout, o.staging.empty() ? layout.Staging(fp, o.owner) : o.staging,
+              layout.Published(fp), layout.Lock(fp)};
+  r->directory = p.published.string();
+  if (!IsRealDirectory(p.staging)) {
+    return NotFoundError("staging directory " + p.staging.string() +
                          " does not exist (or is not a directory); run `initwarm prepare` with "
                          "the same --fingerprint and --job-uid first");
   }
+  return p;
+}
+
+// Phase 2: the fingerprint lock, and the refusal of a READY cache unless
+// replacing.
+Status LockSeal(const SealOptions& o, const SealPaths& p, const std::string& fp, fs::path* locked) {
   LockOptions lo;
   lo.stale_after_s = o.lock_stale_after_s;
-  fs::path lock = layout.Lock(fp);
-  KC_RETURN_IF_ERROR(AcquireLock(lock, SelfLockRecord(o.owner, staging.string()), lo));
-  *locked = lock;
-  if (Exists(layout.Ready(fp)) && !o.replace) {
+  KC_RETURN_IF_ERROR(AcquireLock(p.lock, SelfLockRecord(o.owner, p.staging.string()), lo));
+  *locked = p.lock;
+  if (Exists(p.layout.Ready(fp)) && !o.replace) {
     return AlreadyExistsError("fingerprint " + fp + " is already published and READY at " +
-                              published.string() +
+                              p.published.string() +
                               "; this seal did not replace it (pass --replace to replace it)");
   }
+  return OkStatus();
+}
 
-  // Walk. The staging tree was written by the warmup and sits on the shared
-  // volume: opened beneath --root, read as hostile (initwarm/safe_file.h).
-  KC_ASSIGN_OR_RETURN(SafeDir staged, SafeDir::OpenUnder(o.root, staging));
+// Phase 3: the walk. The staging tree was written by the warmup and sits on
+// the shared volume: read as hostile (initwarm/safe_file.h).
+StatusOr<WalkResult> WalkStaging(const SealOptions& o, const SafeDir& staged,
+                                 const fs::path& staging) {
   KC_ASSIGN_OR_RETURN(WalkResult walk, WalkCache(staged));
   if (walk.files.empty() && walk.links.empty() && !o.allow_empty) {
     return FailedPreconditionError("staging directory " + staging.string() +
@@ -176,10 +192,13 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
                                    "TRITON_CACHE_DIR set to the view?); pass --allow-empty to "
                                    "publish an empty cache anyway");
   }
-  const std::int64_t t_walk = NowMillis();
-  r.walk_ms = t_walk - t0;
+  return walk;
+}
 
-  // Hash + fsync files, then fsync directories.
+// Phase 4: hash and fsync every file, then fsync the directories. The
+// files' sha256 in walk order.
+StatusOr<std::vector<std::string>> HashStaging(const SealOptions& o, const SafeDir& staged,
+                                               const fs::path& staging, const WalkResult& walk) {
   std::vector<HashJob> jobs;
   jobs.reserve(walk.files.size());
   for (const auto& f : walk.files) jobs.push_back({f.path, f.size});
@@ -194,13 +213,16 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
   ho.on_fsynced = [](std::uint64_t files) { MaybeCrash(CrashPhase::kFsync, files); };
   KC_ASSIGN_OR_RETURN(std::vector<std::string> sums, HashFiles(jobs, ho));
   KC_RETURN_IF_ERROR(SyncDirs(staging, walk.dirs, ho.fsync_threads));
-  const std::string not_normalised = NormaliseModes(staging, walk);
-  const std::int64_t t_hash = NowMillis();
-  r.hash_ms = t_hash - t_walk;
+  return sums;
+}
 
-  // Manifest.
+// Phase 5: manifest.json, written durably into staging; its digest, file
+// count and bytes go to `r`.
+Status WriteSealManifest(const SealOptions& o, const SafeDir& staged, const fs::path& staging,
+                         const WalkResult& walk, const std::vector<std::string>& sums,
+                         SealResult* r) {
   core::Manifest m;
-  m.fingerprint_id = fp;
+  m.fingerprint_id = r->fingerprint;
   if (o.node) {
     m.node = o.node;
     m.runtime = o.runtime;
@@ -220,46 +242,42 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
   core::FinalizeManifest(&m);
   KC_RETURN_IF_ERROR(core::CheckManifest(m));
   const std::string text = core::ManifestToJson(m);
-  r.manifest_digest = core::Sha256Hex(text);
-  r.files = m.total_files;
-  r.bytes = m.total_bytes;
+  r->manifest_digest = core::Sha256Hex(text);
+  r->files = m.total_files;
+  r->bytes = m.total_bytes;
   MaybeCrash(CrashPhase::kManifest, 0);
   KC_RETURN_IF_ERROR(WriteFileDurable(staging / core::kManifestFileName, text));
   MaybeCrash(CrashPhase::kManifest, 1);
+  return OkStatus();
+}
 
-  // Publish.
-  MaybeCrash(CrashPhase::kPublish, 0);
-  r.outcome = "Published";
-  fs::path previous;  // the READY cache this seal replaces, moved aside
-  if (Exists(published)) {
-    bool ready = Exists(layout.Ready(fp));
-    if (ready && !o.replace) {
-      return AlreadyExistsError("fingerprint " + fp + " was published by someone else at " +
-                                published.string() + " while this seal ran");
-    }
-    KC_RETURN_IF_ERROR(MkdirAll(layout.QuarantineRoot()));
-    fs::path aside = UniqueQuarantine(layout, fp, ready ? "replaced" : "incomplete");
-    KC_RETURN_IF_ERROR(Rename(published, aside));
-    if (ready) {
-      r.outcome = "Replaced";
-      r.replaced_to = aside.string();
-      previous = aside;
-    }
+// Phase 6: an existing v1/<fp> moved aside into the quarantine. Returns
+// where the READY cache this seal replaces went ("" when none).
+StatusOr<fs::path> MoveAside(const SealOptions& o, const SealPaths& p, SealResult* r) {
+  const std::string& fp = r->fingerprint;
+  if (!Exists(p.published)) return fs::path();
+  bool ready = Exists(p.layout.Ready(fp));
+  if (ready && !o.replace) {
+    return AlreadyExistsError("fingerprint " + fp + " was published by someone else at " +
+                              p.published.string() + " while this seal ran");
   }
-  // A publish that fails from here on (a full volume: READY cannot be
-  // written) puts the previous READY cache back: a failed replacement must
-  // not cost the good cache it was replacing. (A crash here still leaves it
-  // in the quarantine: READY shows nothing then, never a half cache.)
-  auto put_back = [&](const Status& failed) {
-    if (previous.empty() || Exists(published) || !Rename(previous, published).ok()) return failed;
-    (void)FsyncPath(layout.VersionDir());
-    return Status(failed.code(), failed.message() + "; the previous cache is READY again");
-  };
-  MaybeCrash(CrashPhase::kPublish, 1);
-  if (Status s = Rename(staging, published); !s.ok()) return put_back(s);
-  Status ready = FsyncPath(layout.VersionDir());
-  if (ready.ok()) ready = FsyncPath(staging.parent_path());
-  fs::path ready_tmp = layout.Ready(fp);
+  KC_RETURN_IF_ERROR(MkdirAll(p.layout.QuarantineRoot()));
+  fs::path aside = UniqueQuarantine(p.layout, fp, ready ? "replaced" : "incomplete");
+  KC_RETURN_IF_ERROR(Rename(p.published, aside));
+  if (!ready) return fs::path();
+  r->outcome = "Replaced";
+  r->replaced_to = aside.string();
+  return aside;
+}
+
+// Phase 7: staging renamed to v1/<fp>, then READY written durably. On
+// failure nothing is READY: the directory goes back to staging.
+Status PublishStaging(const SealPaths& p, const SealResult& r) {
+  const std::string& fp = r.fingerprint;
+  KC_RETURN_IF_ERROR(Rename(p.staging, p.published));
+  Status ready = FsyncPath(p.layout.VersionDir());
+  if (ready.ok()) ready = FsyncPath(p.staging.parent_path());
+  fs::path ready_tmp = p.layout.Ready(fp);
   ready_tmp += ".tmp." + std::to_string(::getpid());
   if (ready.ok()) {
     MaybeCrash(CrashPhase::kPublish, 2);
@@ -267,24 +285,61 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
   }
   if (ready.ok()) {
     MaybeCrash(CrashPhase::kPublish, 3);
-    ready = Rename(ready_tmp, layout.Ready(fp));
+    ready = Rename(ready_tmp, p.layout.Ready(fp));
   }
-  if (ready.ok()) ready = FsyncPath(published);
+  if (ready.ok()) ready = FsyncPath(p.published);
   if (!ready.ok()) {
     ::unlink(ready_tmp.c_str());
-    ::unlink(layout.Ready(fp).c_str());
+    ::unlink(p.layout.Ready(fp).c_str());
     // Un-publish: nothing READY; put the directory back for a retry or GC.
-    if (Rename(published, staging).ok()) {
-      (void)FsyncPath(layout.VersionDir());
+    if (Rename(p.published, p.staging).ok()) {
+      (void)FsyncPath(p.layout.VersionDir());
     }
-    return put_back(ready);
   }
+  return ready;
+}
+
+// Phases 6 and 7. A publish that fails after the move aside (a full volume:
+// READY cannot be written) puts the previous READY cache back: a failed
+// replacement must not cost the good cache it was replacing. (A crash here
+// still leaves it in the quarantine: READY shows nothing then, never a half
+// cache.)
+Status Publish(const SealOptions& o, const SealPaths& p, SealResult* r) {
+  MaybeCrash(CrashPhase::kPublish, 0);
+  r->outcome = "Published";
+  KC_ASSIGN_OR_RETURN(fs::path previous, MoveAside(o, p, r));
+  MaybeCrash(CrashPhase::kPublish, 1);
+  Status s = PublishStaging(p, *r);
+  if (s.ok() || previous.empty() || Exists(p.published) || !Rename(previous, p.published).ok()) {
+    return s;
+  }
+  (void)FsyncPath(p.layout.VersionDir());
+  return Status(s.code(), s.message() + "; the previous cache is READY again");
+}
+
+StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
+  const std::int64_t t0 = NowMillis();
+  SealResult r;
+  KC_ASSIGN_OR_RETURN(SealPaths p, PlanSeal(o, &r));
+  KC_RETURN_IF_ERROR(LockSeal(o, p, r.fingerprint, locked));
+  KC_ASSIGN_OR_RETURN(SafeDir staged, SafeDir::OpenUnder(o.root, p.staging));
+  KC_ASSIGN_OR_RETURN(WalkResult walk, WalkStaging(o, staged, p.staging));
+  const std::int64_t t_walk = NowMillis();
+  r.walk_ms = t_walk - t0;
+
+  KC_ASSIGN_OR_RETURN(std::vector<std::string> sums, HashStaging(o, staged, p.staging, walk));
+  const std::string not_normalised = NormaliseModes(p.staging, walk);
+  const std::int64_t t_hash = NowMillis();
+  r.hash_ms = t_hash - t_walk;
+
+  KC_RETURN_IF_ERROR(WriteSealManifest(o, staged, p.staging, walk, sums, &r));
+  KC_RETURN_IF_ERROR(Publish(o, p, &r));
   MaybeCrash(CrashPhase::kPublish, 4);
   const std::int64_t t_pub = NowMillis();
   r.publish_ms = t_pub - t_hash;
   MaybeCrash(CrashPhase::kPublish, 5);
   if (!not_normalised.empty()) r.warning = not_normalised;
-  if (Status rel = ReleaseLock(lock, o.owner); !rel.ok()) {
+  if (Status rel = ReleaseLock(p.lock, o.owner); !rel.ok()) {
     r.warning = "published, but the lock was not released: " + rel.message();
   }
   locked->clear();
@@ -292,6 +347,7 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
   r.total_ms = NowMillis() - t0;
   return r;
 }
+
 }  // namespace
 
 std::string SealResultJson(const SealResult& r) {
