@@ -14,6 +14,7 @@
 #include "initwarm/fsutil.h"
 #include "initwarm/hasher.h"
 #include "initwarm/layered_view.h"
+#include "initwarm/misses.h"
 #include "initwarm/parallel.h"
 #include "initwarm/ready_state.h"
 #include "initwarm/safe_file.h"
@@ -290,8 +291,22 @@ StatusOr<WaitResult> EndWithoutCache(const WaitOptions& o, const WaitLoop& w, co
   return WaitResult{core::GateOutcome::kCold, w.fp, rep->message, cold, waited};
 }
 
+// A gate run again in the same pod (its sandbox was recreated; the emptyDir
+// kept the earlier view): one line per runtime miss of the earlier view,
+// what the pod's processes compiled after the earlier gate, before this run
+// replaces that view. Nothing when there is no earlier view or it cannot be
+// read.
+void LogEarlierMisses(const WaitOptions& o, const Clock& clock) {
+  std::error_code ec;
+  if (!fs::is_symlink(fs::symlink_status(o.view, ec))) return;
+  auto misses = ViewMisses(o.view);
+  if (!misses.ok()) return;
+  for (const auto& m : *misses) clock.Log("before this run the pod compiled: " + core::MissLine(m));
+}
+
 StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core::GateReport* rep) {
   Clock clock{deps};
+  LogEarlierMisses(o, clock);
   if (deps.resolver == nullptr && !core::IsFingerprintId(o.fingerprint)) {
     return InvalidArgumentError(
         "no way to know this pod's fingerprint: pass --resolve-url (with --namespace, "

@@ -208,6 +208,34 @@ TEST_F(WaitTest, SharedViewsTakeNewEntriesLocally) {
   }
 }
 
+// A gate run again in the same pod logs what the pod compiled after the
+// earlier gate (one line per miss), then builds a fresh view.
+TEST_F(WaitTest, ARunAgainLogsWhatThePodCompiledAfterTheEarlierGate) {
+  Publish();
+  for (core::ConsumeMode mode : {core::ConsumeMode::kShared, core::ConsumeMode::kCopy}) {
+    opts_.mode = mode;
+    ASSERT_TRUE(Wait(opts_, deps_).ok());
+    testing::WriteFile(view_ / "triton" / "NEWHASH" / "k_768.json",
+                       R"({"name":"k_768","num_warps":4,"num_stages":2})");
+    testing::WriteFile(view_ / "triton" / "NEWHASH" / "k_768.cubin", "x");
+    logs_.clear();
+    auto r = Wait(opts_, deps_);
+    ASSERT_TRUE(r.ok()) << r.status();
+    int lines = 0;
+    for (const auto& l : logs_) {
+      if (l.starts_with("before this run the pod compiled: runtime miss: triton kernel k_768 "
+                        "num_warps=4 num_stages=2 (NEWHASH, 2 files,")) {
+        ++lines;
+      }
+    }
+    EXPECT_EQ(lines, 1) << core::ConsumeModeName(mode) << ": " << ::testing::PrintToString(logs_);
+    EXPECT_FALSE(Exists(view_ / "triton" / "NEWHASH")) << "the new view is fresh";
+    logs_.clear();
+    ASSERT_TRUE(Wait(opts_, deps_).ok());
+    for (const auto& l : logs_) EXPECT_EQ(l.find("before this run"), l.npos) << l;
+  }
+}
+
 TEST_F(WaitTest, PollsWithBackoffUntilReadyAndLogsWhy) {
   on_sleep_ = [this](int n) {
     if (n == 5) Publish();
