@@ -85,6 +85,13 @@ void WriteTerminationMessage(const FlagSet& f, const std::string& path,
   if (!s.ok()) std::cerr << "initwarm: could not write termination log: " << s << "\n";
 }
 
+int ExitCodeOf(const Status& s, std::span<const std::pair<StatusCode, int>> codes) {
+  for (const auto& [code, exit_code] : codes) {
+    if (s.code() == code) return exit_code;
+  }
+  return core::kExitError;
+}
+
 void PrintError(const std::string& cmd, const Status& s) {
   std::cerr << "initwarm " << cmd << ": " << s.ToString() << "\n";
 }

@@ -6,7 +6,9 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/flags.h"
@@ -48,6 +50,10 @@ void AddTerminationLogFlag(FlagSet* f, std::string* path);
 // already exists (Kubernetes creates it). Failures are reported on stderr
 // and otherwise ignored.
 void WriteTerminationMessage(const FlagSet& f, const std::string& path, const std::string& message);
+
+// The exit code (core/exit_codes.h) `codes` gives the code of `s`, else
+// core::kExitError.
+int ExitCodeOf(const Status& s, std::span<const std::pair<StatusCode, int>> codes);
 
 // Prints "initwarm <cmd>: <status>" to stderr.
 void PrintError(const std::string& cmd, const Status& s);

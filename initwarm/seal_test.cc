@@ -41,14 +41,7 @@ class SealTest : public ::testing::Test {
     return r.ok() ? r->staging : fs::path();
   }
 
-  SealOptions Opts(const std::string& owner) {
-    SealOptions o;
-    o.root = root_;
-    o.owner = owner;
-    o.node = testing::H200Facts();
-    o.runtime = testing::TestRuntime();
-    return o;
-  }
+  SealOptions Opts(const std::string& owner) { return testing::H200SealOptions(root_, owner); }
 
   testing::ScratchDir dir_;
   fs::path root_;

@@ -119,10 +119,7 @@ int WaitExitCode(const Status& s) {
       {StatusCode::kNotFound, core::kExitNoCache},
       {StatusCode::kInvalidArgument, core::kExitUsage},
   };
-  for (const auto& [code, exit_code] : kExitCodes) {
-    if (s.code() == code) return exit_code;
-  }
-  return core::kExitError;
+  return ExitCodeOf(s, kExitCodes);
 }
 
 }  // namespace kc::initwarm

@@ -56,6 +56,15 @@ std::string Bytes(std::uint64_t n, std::uint32_t seed) {
 
 core::NodeFacts H200Facts() { return {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"}; }
 
+SealOptions H200SealOptions(const fs::path& root, const std::string& owner) {
+  SealOptions s;
+  s.root = root;
+  s.owner = owner;
+  s.node = H200Facts();
+  s.runtime = TestRuntime();
+  return s;
+}
+
 core::RuntimeFacts TestRuntime() {
   core::RuntimeFacts r;
   r.image = "registry.example/llama@sha256:0123";
@@ -117,11 +126,7 @@ StatusOr<std::string> SealTestCache(const fs::path& root, const std::string& fp,
   p.owner = owner;
   KC_ASSIGN_OR_RETURN(PrepareResult prepared, Prepare(p));
   fill(prepared.staging);
-  SealOptions s;
-  s.root = root;
-  s.owner = owner;
-  s.node = H200Facts();
-  s.runtime = TestRuntime();
+  SealOptions s = H200SealOptions(root, owner);
   s.replace = replace;
   KC_ASSIGN_OR_RETURN(SealResult sealed, Seal(s));
   return sealed.manifest_digest;
@@ -169,12 +174,7 @@ StatusOr<fs::path> PublishH200Cache(const fs::path& root,
   p.owner = owner;
   KC_ASSIGN_OR_RETURN(PrepareResult prepared, Prepare(p));
   fill(prepared.staging);
-  SealOptions s;
-  s.root = root;
-  s.owner = owner;
-  s.node = H200Facts();
-  s.runtime = TestRuntime();
-  KC_RETURN_IF_ERROR(Seal(s).status());
+  KC_RETURN_IF_ERROR(Seal(H200SealOptions(root, owner)).status());
   return core::Layout(root).Published(fp);
 }
 

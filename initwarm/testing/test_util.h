@@ -10,6 +10,7 @@
 
 #include "base/status.h"
 #include "core/fingerprint.h"
+#include "initwarm/seal.h"
 
 namespace kc::initwarm::testing {
 
@@ -33,6 +34,9 @@ std::string Bytes(std::uint64_t n, std::uint32_t seed);
 
 core::NodeFacts H200Facts();
 core::RuntimeFacts TestRuntime();
+// Seal options of `owner` under `root` with H200Facts and TestRuntime (the
+// fingerprint is computed from them).
+SealOptions H200SealOptions(const std::filesystem::path& root, const std::string& owner);
 
 // Writes a Triton-like cache under `dir` (the fingerprint or staging dir):
 // `kernels` kernel directories triton/<hash>/ each with <name>.json

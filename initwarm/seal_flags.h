@@ -1,0 +1,45 @@
+// The flags of `initwarm seal` (cmd_seal.cc): declared on a FlagSet, bound
+// to SealFlags, and decoded into the SealOptions a seal runs with.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "base/flags.h"
+#include "base/status.h"
+#include "initwarm/cmd_common.h"
+#include "initwarm/seal.h"
+
+namespace kc::initwarm {
+
+// The flags as given; defaults are the flags' (SealOptions' threads and
+// lock age).
+struct SealFlags {
+  SealFlags();
+  std::string root;
+  std::string fingerprint;
+  OwnerFlags owner;
+  std::string staging;
+  std::string node_facts;
+  std::string runtime_facts;
+  bool allow_empty = false;
+  bool replace = false;
+  int threads = 0;
+  std::chrono::seconds lock_stale_after;
+  std::string termination_log;
+};
+
+// Declares every flag of `initwarm seal` on `f`, bound to `flags`.
+void AddSealFlags(FlagSet* f, SealFlags* flags);
+
+// Decodes the flags (the owner resolved as ResolveOwner does, without a
+// random one) and checks them as SealFingerprint does: an error (bad facts,
+// an inconsistent or bad fingerprint, a missing or unsafe owner) is a usage
+// error, naming the flag.
+StatusOr<SealOptions> DecodeSealFlags(const SealFlags& flags);
+
+// The exit code (core/exit_codes.h) of a seal that ended with `s` (an
+// InvalidArgument from Seal itself is a refused staging tree).
+int SealExitCode(const Status& s);
+
+}  // namespace kc::initwarm
