@@ -3,11 +3,12 @@
 // autotune JSON, TTIR sources) and their paths. Input: a path, a newline,
 // then the file's bytes. Properties: no crash, no exception; one miss for
 // one file, counting it; its line bounded.
+#include "core/runtime_miss.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include "core/runtime_miss.h"
 #include "fuzz/util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

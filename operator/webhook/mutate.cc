@@ -14,6 +14,7 @@
 #include "core/security_context.h"
 #include "core/validate.h"
 #include "operator/webhook/json_patch.h"
+#include "operator/webhook/miss_watcher.h"
 #include "operator/webhook/mutate_steps.h"
 
 namespace kc::webhook {
@@ -234,7 +235,14 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
   // groups are kept.
   InjectSupplementalGroups(
       spec, core::ModelPodSecurity(kc.spec, Object(pod, "spec")).supplemental_groups);
-  InjectGate(spec, BuildGateContainer(pod, kc, *gate_args, settings), conflicts);
+  const Json gate = BuildGateContainer(pod, kc, *gate_args, settings);
+  InjectGate(spec, gate, conflicts);
+  if (auto watch = MissWatchInterval(pod); !watch.ok()) {
+    r.warnings.push_back("kernelcache: " + watch.status().message() +
+                         "; the miss watcher was not added");
+  } else if (watch->has_value()) {
+    InjectMissWatcher(spec, BuildMissWatcher(gate, **watch), conflicts);
+  }
   // The consumer label: the operator's gate reports select pods by it.
   if (!out.contains("metadata") || out["metadata"].is_null()) out["metadata"] = Json::object();
   Json& metadata = out["metadata"];

@@ -19,6 +19,9 @@
 //     supplemental group), and
 //     under verify LoadTest the nvidia.com/gpu count of the largest app
 //     container (the kubelet hands init-container devices on);
+//   - with the pod annotation kernelcache.io/watch-misses, the miss watcher
+//     (miss_watcher.h), a native sidecar after every other init container
+//     (a bad value: not added, with an admission warning);
 //   - the cache-view environment (core::CacheViewEnv) in every app
 //     container;
 //   - label kernelcache.io/consumer (core::kConsumerLabel) = the

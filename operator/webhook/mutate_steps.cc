@@ -184,6 +184,13 @@ void InjectGate(Json& spec, const Json& gate, std::vector<std::string>& conflict
                    conflicts);
 }
 
+void InjectMissWatcher(Json& spec, const Json& watcher, std::vector<std::string>& conflicts) {
+  AddUnlessPresent(Ensure(spec, "initContainers", Json::array()), "name", watcher, /*first=*/false,
+                   "init container " + watcher["name"].get<std::string>() +
+                       " differs from the injected one (kept the pod's)",
+                   conflicts);
+}
+
 void InjectConsumerLabel(Json& metadata, const std::string& kc_name,
                          std::vector<std::string>& conflicts) {
   Json& labels = Ensure(metadata, "labels", Json::object());

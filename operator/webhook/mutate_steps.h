@@ -64,6 +64,8 @@ void InjectEnv(Json& container, const std::string& container_name,
 void InjectSupplementalGroups(Json& spec, const std::vector<int64_t>& groups);
 // spec.initContainers: `gate` first, by name.
 void InjectGate(Json& spec, const Json& gate, std::vector<std::string>& conflicts);
+// The opt-in miss watcher (miss_watcher.h), after every other init container.
+void InjectMissWatcher(Json& spec, const Json& watcher, std::vector<std::string>& conflicts);
 // metadata.labels[kernelcache.io/consumer] = `kc_name`.
 void InjectConsumerLabel(Json& metadata, const std::string& kc_name,
                          std::vector<std::string>& conflicts);

@@ -177,6 +177,45 @@ TEST(MutateTest, GateIsTheFirstInitContainer) {
   ExpectPatchGivesPod(in, r);
 }
 
+// kernelcache.io/watch-misses adds the miss watcher after every other init
+// container, as a native sidecar sharing the gate's mounts; a bad value adds
+// none and warns; mutating again changes nothing.
+TEST(MutateTest, WatchMissesAnnotationAddsTheWatcherLast) {
+  Json in = Pod();
+  in["spec"]["initContainers"] = {{{"name", "download-weights"}, {"image", "busybox"}}};
+  in["metadata"]["annotations"] = {{"kernelcache.io/watch-misses", "10s"}};
+  auto r = Mutate(in, "ml", {Kc("llama", {{"app", "llama"}}, "Shared")}, kSettings);
+  const Json& inits = r.pod["spec"]["initContainers"];
+  ASSERT_EQ(inits.size(), 3u);
+  EXPECT_EQ(inits[0]["name"], "kernelcache-wait");
+  EXPECT_EQ(inits[2]["name"], "kernelcache-misses");
+  EXPECT_EQ(inits[2]["restartPolicy"], "Always");
+  EXPECT_EQ(inits[2]["args"],
+            Json::array({"misses", "--view", "/var/run/kernelcache/view", "--interval", "10s"}));
+  EXPECT_EQ(inits[2]["image"], inits[0]["image"]);
+  EXPECT_EQ(inits[2]["volumeMounts"], inits[0]["volumeMounts"]);
+  EXPECT_EQ(inits[2]["securityContext"], inits[0]["securityContext"]);
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_TRUE(r.conflicts.empty());
+  ExpectPatchGivesPod(in, r);
+  auto again = Mutate(r.pod, "ml", {Kc("llama", {{"app", "llama"}}, "Shared")}, kSettings);
+  EXPECT_TRUE(again.patch.empty()) << again.patch.dump();
+
+  in["metadata"]["annotations"]["kernelcache.io/watch-misses"] = "soon";
+  auto bad = Mutate(in, "ml", {Kc("llama", {{"app", "llama"}})}, kSettings);
+  EXPECT_EQ(Find(bad.pod["spec"]["initContainers"], "kernelcache-misses"), nullptr);
+  EXPECT_NE(Find(bad.pod["spec"]["initContainers"], "kernelcache-wait"), nullptr);
+  ASSERT_EQ(bad.warnings.size(), 1u);
+  EXPECT_NE(bad.warnings[0].find("annotation kernelcache.io/watch-misses: \"soon\" is not"),
+            std::string::npos)
+      << bad.warnings[0];
+
+  in["metadata"]["annotations"]["kernelcache.io/watch-misses"] = "false";
+  auto off = Mutate(in, "ml", {Kc("llama", {{"app", "llama"}})}, kSettings);
+  EXPECT_EQ(Find(off.pod["spec"]["initContainers"], "kernelcache-misses"), nullptr);
+  EXPECT_TRUE(off.warnings.empty());
+}
+
 TEST(MutateTest, EveryAppContainerGetsEnvAndMounts) {
   Json in = Pod();
   in["spec"]["containers"].push_back({{"name", "sidecar"}, {"image", "envoy"}});

@@ -37,7 +37,7 @@ spec:
 YAML
 }
 
-# jit_deployment <namespace> <name> <app label> <replicas> [env yaml]: a
+# jit_deployment <namespace> <name> <app label> <replicas> [env yaml] [annotations]: a
 # Deployment of the workload in `serve` mode (it prints one JSON line with
 # its first call's figures, then idles as a server would).
 jit_deployment() {
@@ -49,7 +49,7 @@ spec:
   replicas: $4
   selector: {matchLabels: {app: $3, run: $2}}
   template:
-    metadata: {labels: {app: $3, run: $2}}
+    metadata: {labels: {app: $3, run: $2}${6:+, annotations: $6}}
     spec:
       terminationGracePeriodSeconds: 1
       containers:

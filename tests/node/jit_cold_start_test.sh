@@ -12,7 +12,10 @@
 #     appears in the sealed cache;
 #  3. prints first-call seconds cold vs warm per pod, the gate's own time
 #     (its report's waitedMs and the init container's run time) and the
-#     warmup Job's time; asserts warm < cold.
+#     warmup Job's time; asserts warm < cold;
+#  4. a gated pod with kernelcache.io/watch-misses compiles a kernel the
+#     warmup did not (a new BLOCK): its miss watcher's log names the kernel,
+#     and the sealed cache is unchanged.
 # Usage: jit_cold_start_test.sh <repo root>   (KC_IMAGES_DIR: the archives)
 set -euo pipefail
 root=$1
@@ -118,4 +121,29 @@ python3 "$root/scripts/lib/jit_figures.py" "$cold" "$warm" "$gates" "$job_s" "$w
 [ "$sealed_before" = "$sealed_after" ] ||
   fail "the sealed cache changed while warm pods ran: $(diff <(echo "$sealed_before") <(echo "$sealed_after") | head)"
 echo "ok: sealed cache unchanged ($(wc -l <<<"$sealed_after") files) after $replicas warm pods"
+echo "== a runtime miss: a gated pod compiles a kernel the warmup did not; its miss watcher names it"
+jit_deployment "$ns" jit-miss jit 1 "" '{kernelcache.io/watch-misses: "5s"}'
+jit_first_calls "$ns" run=jit-miss 1 >/dev/null || fail "the jit-miss pod"
+pod=$(k -n "$ns" get pods -l run=jit-miss -o jsonpath='{.items[0].metadata.name}')
+k -n "$ns" get pod "$pod" -o jsonpath='{.spec.initContainers[*].name}' | grep -qw kernelcache-misses ||
+  fail "no miss watcher injected into $pod"
+# add_kernel with BLOCK 2048: a shape the warmup (BLOCK 1024) never compiled.
+k -n "$ns" exec "$pod" -c server -- /usr/bin/python3 -c '
+import kernels, triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+sig = {"x": "*fp32", "y": "*fp32", "out": "*fp32", "n": "i32", "BLOCK": "constexpr"}
+triton.compile(ASTSource(kernels.add_kernel, sig, {"BLOCK": 2048}), target=GPUTarget("cuda", 90, 32))
+' || fail "the runtime compile in $pod"
+line=""
+for _ in $(seq 60); do
+  line=$(k -n "$ns" logs "$pod" -c kernelcache-misses 2>/dev/null | grep -m1 "runtime miss: triton kernel add_kernel" || true)
+  [ -n "$line" ] && break
+  sleep 1
+done
+[ -n "$line" ] || fail "the miss watcher of $pod did not name the kernel: $(k -n "$ns" logs "$pod" -c kernelcache-misses 2>&1 | tail -5)"
+echo "ok: $pod's miss watcher: $line"
+sealed_after=$(find "$vol" -type f | sort)
+[ "$sealed_before" = "$sealed_after" ] || fail "the runtime miss changed the sealed cache"
+echo "ok: the sealed cache is unchanged by the runtime miss"
 echo "jit_cold_start_test: ok ($(($(date +%s) - t_all)) s)"

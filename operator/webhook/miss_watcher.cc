@@ -1,0 +1,42 @@
+#include "operator/webhook/miss_watcher.h"
+
+#include <string>
+
+#include "api/meta.h"
+#include "base/duration.h"
+#include "core/layout.h"
+
+namespace kc::webhook {
+
+using Json = nlohmann::json;
+
+StatusOr<std::optional<std::chrono::seconds>> MissWatchInterval(const Json& pod) {
+  const api::ObjectMeta meta = api::MetaOf(pod);
+  auto it = meta.annotations.find(kAnnotationWatchMisses);
+  if (it == meta.annotations.end() || it->second == "false") return std::nullopt;
+  if (it->second == "true") return kDefaultMissWatchInterval;
+  auto d = ParseDuration(it->second, kInitwarmDurations);
+  if (d.ok() && *d >= kMinMissWatchInterval && *d <= kMaxMissWatchInterval) return *d;
+  return InvalidArgumentError(std::string("annotation ") + kAnnotationWatchMisses + ": \"" +
+                              it->second.substr(0, 64) +
+                              "\" is not \"true\", \"false\" or a duration from 5s to 1h "
+                              "(for example \"30s\")");
+}
+
+Json BuildMissWatcher(const Json& gate, std::chrono::seconds interval) {
+  Json w = {{"name", kMissWatcherName},
+            {"image", gate.value("image", "")},
+            {"imagePullPolicy", gate.value("imagePullPolicy", "IfNotPresent")},
+            {"command", Json::array({"initwarm"})},
+            {"args", Json::array({"misses", "--view", std::string(core::kDefaultView),
+                                  "--interval", std::to_string(interval.count()) + "s"})},
+            {"restartPolicy", "Always"},
+            {"resources",
+             {{"requests", {{"cpu", "10m"}, {"memory", "16Mi"}}}, {"limits", {{"memory", "128Mi"}}}}}};
+  for (const char* key : {"volumeMounts", "securityContext"}) {
+    if (gate.contains(key)) w[key] = gate[key];
+  }
+  return w;
+}
+
+}  // namespace kc::webhook

@@ -1,0 +1,35 @@
+// The miss watcher: an opt-in native sidecar (an init container with
+// restartPolicy Always, started after the gate) that runs
+// `initwarm misses --interval <d>` on the pod's view, so the pod's log says,
+// one line per runtime miss, what its serving processes compiled after the
+// gate. A pod asks for it with the annotation
+//   kernelcache.io/watch-misses: "true"   (every 30 s)
+//                                "<duration>"   (5s to 1h, e.g. "10s", "2m")
+//                                "false" or absent: none.
+// Pure.
+#pragma once
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "base/status.h"
+
+namespace kc::webhook {
+
+inline constexpr char kMissWatcherName[] = "kernelcache-misses";
+inline constexpr char kAnnotationWatchMisses[] = "kernelcache.io/watch-misses";
+inline constexpr std::chrono::seconds kDefaultMissWatchInterval{30};
+inline constexpr std::chrono::seconds kMinMissWatchInterval{5};
+inline constexpr std::chrono::seconds kMaxMissWatchInterval{3600};
+
+// The interval `pod`'s annotation asks for; nullopt when it asks for none.
+// InvalidArgument naming the annotation, the value and the accepted forms.
+StatusOr<std::optional<std::chrono::seconds>> MissWatchInterval(const nlohmann::json& pod);
+
+// The watcher container: the gate's image, pull policy, mounts and security
+// context; `initwarm misses --view <the view> --interval <n>s`; small
+// requests; restartPolicy Always.
+nlohmann::json BuildMissWatcher(const nlohmann::json& gate, std::chrono::seconds interval);
+
+}  // namespace kc::webhook

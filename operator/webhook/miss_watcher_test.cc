@@ -1,0 +1,75 @@
+#include "operator/webhook/miss_watcher.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace kc::webhook {
+namespace {
+
+using Json = nlohmann::json;
+
+Json PodWith(const std::string& value) {
+  return {{"metadata", {{"annotations", {{"kernelcache.io/watch-misses", value}}}}}};
+}
+
+TEST(MissWatchIntervalTest, Table) {
+  struct Case {
+    std::string value;
+    long long want;  // seconds; 0: none; -1: refused
+  };
+  for (const Case& c : std::vector<Case>{{"true", 30},
+                                         {"false", 0},
+                                         {"10s", 10},
+                                         {"2m", 120},
+                                         {"1h", 3600},
+                                         {"5s", 5},
+                                         {"4s", -1},
+                                         {"2h", -1},
+                                         {"", -1},
+                                         {"yes", -1},
+                                         {"-5s", -1}}) {
+    auto got = MissWatchInterval(PodWith(c.value));
+    if (c.want < 0) {
+      ASSERT_FALSE(got.ok()) << c.value;
+      EXPECT_NE(got.status().message().find("annotation kernelcache.io/watch-misses"),
+                std::string::npos);
+      EXPECT_NE(got.status().message().find("from 5s to 1h"), std::string::npos);
+    } else if (c.want == 0) {
+      ASSERT_TRUE(got.ok()) << c.value;
+      EXPECT_FALSE(got->has_value()) << c.value;
+    } else {
+      ASSERT_TRUE(got.ok()) << c.value << ": " << got.status();
+      ASSERT_TRUE(got->has_value()) << c.value;
+      EXPECT_EQ((*got)->count(), c.want) << c.value;
+    }
+  }
+  auto absent = MissWatchInterval(Json{{"metadata", Json::object()}});
+  ASSERT_TRUE(absent.ok());
+  EXPECT_FALSE(absent->has_value());
+  auto not_object = MissWatchInterval(Json::array());
+  ASSERT_TRUE(not_object.ok());
+  EXPECT_FALSE(not_object->has_value());
+}
+
+TEST(BuildMissWatcherTest, TakesTheGatesImageMountsAndSecurity) {
+  const Json gate = {{"name", "kernelcache-wait"},
+                     {"image", "initwarm:1"},
+                     {"imagePullPolicy", "Never"},
+                     {"volumeMounts", Json::array({{{"name", "kernelcache-run"}}})},
+                     {"securityContext", {{"runAsUser", 1000}}},
+                     {"env", Json::array({{{"name", "KC_NODE_NAME"}}})}};
+  const Json w = BuildMissWatcher(gate, std::chrono::seconds(45));
+  EXPECT_EQ(w["name"], "kernelcache-misses");
+  EXPECT_EQ(w["image"], "initwarm:1");
+  EXPECT_EQ(w["imagePullPolicy"], "Never");
+  EXPECT_EQ(w["restartPolicy"], "Always");
+  EXPECT_EQ(w["args"].back(), "45s");
+  EXPECT_EQ(w["volumeMounts"], gate["volumeMounts"]);
+  EXPECT_EQ(w["securityContext"], gate["securityContext"]);
+  EXPECT_FALSE(w.contains("env"));
+}
+
+}  // namespace
+}  // namespace kc::webhook
