@@ -24,15 +24,16 @@ StatusOr<std::optional<std::chrono::seconds>> MissWatchInterval(const Json& pod)
 }
 
 Json BuildMissWatcher(const Json& gate, std::chrono::seconds interval) {
-  Json w = {{"name", kMissWatcherName},
-            {"image", gate.value("image", "")},
-            {"imagePullPolicy", gate.value("imagePullPolicy", "IfNotPresent")},
-            {"command", Json::array({"initwarm"})},
-            {"args", Json::array({"misses", "--view", std::string(core::kDefaultView),
-                                  "--interval", std::to_string(interval.count()) + "s"})},
-            {"restartPolicy", "Always"},
-            {"resources",
-             {{"requests", {{"cpu", "10m"}, {"memory", "16Mi"}}}, {"limits", {{"memory", "128Mi"}}}}}};
+  Json w = {
+      {"name", kMissWatcherName},
+      {"image", gate.value("image", "")},
+      {"imagePullPolicy", gate.value("imagePullPolicy", "IfNotPresent")},
+      {"command", Json::array({"initwarm"})},
+      {"args", Json::array({"misses", "--view", std::string(core::kDefaultView), "--interval",
+                            std::to_string(interval.count()) + "s"})},
+      {"restartPolicy", "Always"},
+      {"resources",
+       {{"requests", {{"cpu", "10m"}, {"memory", "16Mi"}}}, {"limits", {{"memory", "128Mi"}}}}}};
   for (const char* key : {"volumeMounts", "securityContext"}) {
     if (gate.contains(key)) w[key] = gate[key];
   }

@@ -372,7 +372,7 @@ kwok_stage_args() {  # --config flags: default pod stages (unless overridden by 
   # kwok drops its built-in pod stages once any pod Stage is configured; add
   # them back, except those an extra file redefines by metadata.name.
   for f in "$KC_KWOK_DIR"/stages/pod-fast/*.yaml; do
-    name="$(sed -n 's/^  name: *\([^ ]*\) *$/\1/p' "$f" | head -n1)"
+    name="$(sed -n 's/^  name: *\([^ ]*\) *$/\1/p;T;q' "$f")"
     [[ " $user_names " == *" $name "* ]] && continue
     echo "--config=$f"
   done

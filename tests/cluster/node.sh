@@ -378,7 +378,12 @@ node_up() {
   node_claim
   node_record_host_paths
   node_ports
-  KC_PAUSE_IMAGE="$(image_ref "$KC_IMAGES_DIR/pause.tar" | head -1 | cut -d' ' -f1)"
+  # The first name of the archive. Not `image_ref | head -1`: under pipefail
+  # head closing the pipe early fails the writer with EPIPE now and then.
+  local pause_ref
+  pause_ref="$(image_ref "$KC_IMAGES_DIR/pause.tar")" || die "cannot read the image archive $KC_IMAGES_DIR/pause.tar"
+  pause_ref="${pause_ref%%$'\n'*}"
+  KC_PAUSE_IMAGE="${pause_ref%% *}"
   node_write_configs
   node_network_up
   node_cgroups_up
