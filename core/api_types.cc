@@ -27,6 +27,34 @@ void PutTime(Json& j, const char* key, const std::optional<api::Time>& t) {
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
+RuntimeMissStatus RuntimeMissesFromJson(const Json& fp_json, const std::string& fp,
+                                        Errors* errors) {
+  const std::string p = api::JoinPath(fp, "runtimeMisses");
+  const Json& j = ReadObject(fp_json, "runtimeMisses", fp, errors);
+  RuntimeMissStatus m;
+  ReadInt(j, "count", p, errors, &m.count);
+  ReadInt(j, "pods", p, errors, &m.pods);
+  std::vector<Json> top;
+  ReadObjectList(j, "top", p, errors, &top);
+  for (size_t i = 0; i < top.size() && i < kMaxRuntimeMissTop; ++i) {
+    const std::string tp = p + ".top[" + std::to_string(i) + "]";
+    RuntimeMissTop t;
+    ReadString(top[i], "framework", tp, errors, &t.framework);
+    ReadString(top[i], "detail", tp, errors, &t.detail);
+    ReadInt(top[i], "pods", tp, errors, &t.pods);
+    m.top.push_back(std::move(t));
+  }
+  return m;
+}
+
+Json RuntimeMissesToJson(const RuntimeMissStatus& m) {
+  Json top = Json::array();
+  for (const auto& t : m.top) {
+    top.push_back({{"framework", t.framework}, {"detail", t.detail}, {"pods", t.pods}});
+  }
+  return {{"count", m.count}, {"pods", m.pods}, {"top", std::move(top)}};
+}
+
 }  // namespace
 
 KernelCacheSpec SpecFromJson(const Json& s, std::vector<std::string>* errors) {
@@ -181,6 +209,7 @@ KernelCacheStatus StatusFromJson(const Json& s, std::vector<std::string>* errors
     ReadInt(j, "warmGeneration", fp, errors, &f.warm_generation);
     ReadString(j, "jobUid", fp, errors, &f.job_uid);
     ReadTime(j, "lastTransitionTime", fp, errors, &f.last_transition_time);
+    if (j.contains("runtimeMisses")) f.runtime_misses = RuntimeMissesFromJson(j, fp, errors);
     st.fingerprints.push_back(std::move(f));
   }
   return st;
@@ -223,6 +252,7 @@ Json StatusToJson(const KernelCacheStatus& st) {
     if (f.warm_generation != 0) j["warmGeneration"] = f.warm_generation;
     if (!f.job_uid.empty()) j["jobUid"] = f.job_uid;
     PutTime(j, "lastTransitionTime", f.last_transition_time);
+    if (f.runtime_misses) j["runtimeMisses"] = RuntimeMissesToJson(*f.runtime_misses);
     fps.push_back(std::move(j));
   }
   s["fingerprints"] = std::move(fps);

@@ -153,6 +153,23 @@ inline constexpr std::array<std::string_view, 7> kAll = {kPending, kWarming, kRe
 inline constexpr size_t kMaxLastNodes = 32;  // the CRD's maxItems of lastNodes
 
 // One fingerprint's cache, status.fingerprints[].
+// What gated pods compiled after their gate for one fingerprint's current
+// cache (the miss channel, core/miss_channel.h): "runtimeMisses" in a
+// fingerprint's status. Distinct entries (framework + key) across pods.
+struct RuntimeMissTop {
+  std::string framework;  // "framework": core::FrameworkName
+  std::string detail;     // "detail": the human line (kernel name, shape, ...)
+  int32_t pods = 0;       // "pods": pods that compiled it
+  friend bool operator==(const RuntimeMissTop&, const RuntimeMissTop&) = default;
+};
+inline constexpr size_t kMaxRuntimeMissTop = 5;
+struct RuntimeMissStatus {
+  int64_t count = 0;                // "count": distinct entries compiled after the gate
+  int32_t pods = 0;                 // "pods": pods that reported at least one
+  std::vector<RuntimeMissTop> top;  // "top": most pods first, at most kMaxRuntimeMissTop
+  friend bool operator==(const RuntimeMissStatus&, const RuntimeMissStatus&) = default;
+};
+
 struct FingerprintStatus {
   std::string id;                  // "id": 16 hex digits
   std::string gpu_product;         // "gpuProduct"
@@ -180,6 +197,9 @@ struct FingerprintStatus {
   int32_t warm_generation = 0;                 // "warmGeneration": bumped by each purge re-warm
   std::string job_uid;  // "jobUid": uid of the Job whose outcome is recorded here
   std::optional<api::Time> last_transition_time;  // "lastTransitionTime": of `state`
+  // "runtimeMisses": of the cache with manifest_digest; absent when none
+  // was reported (cleared when the digest changes).
+  std::optional<RuntimeMissStatus> runtime_misses;
   friend bool operator==(const FingerprintStatus&, const FingerprintStatus&) = default;
 };
 

@@ -203,5 +203,34 @@ TEST(ApiTypes, OutOfRangeIntegersAreDecodeErrors) {
   EXPECT_EQ(kc.spec.warmup.backoff_limit, 2) << "the default stays";
 }
 
+TEST(ApiTypes, RuntimeMissesRoundTripAndStayAbsentWhenNone) {
+  const Json fp = Json::parse(R"({"id":"0123456789abcdef","state":"Ready","runtimeMisses":
+      {"count":3,"pods":2,"top":[{"framework":"triton","detail":"kernel add_kernel","pods":2}]}})");
+  Json kc_json = {{"metadata", {{"name", "a"}}},
+                  {"spec", {{"image", "i"}, {"warmup", {{"command", {"x"}}}}}},
+                  {"status", {{"fingerprints", Json::array({fp})}}}};
+  std::vector<std::string> errors;
+  KernelCache kc = KernelCacheFromJson(kc_json, &errors);
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(kc.status.fingerprints.size(), 1u);
+  ASSERT_TRUE(kc.status.fingerprints[0].runtime_misses.has_value());
+  const RuntimeMissStatus& m = *kc.status.fingerprints[0].runtime_misses;
+  EXPECT_EQ(m.count, 3);
+  EXPECT_EQ(m.pods, 2);
+  ASSERT_EQ(m.top.size(), 1u);
+  EXPECT_EQ(m.top[0].detail, "kernel add_kernel");
+  EXPECT_EQ(KernelCacheToJson(kc)["status"]["fingerprints"][0]["runtimeMisses"],
+            fp["runtimeMisses"]);
+  kc.status.fingerprints[0].runtime_misses.reset();
+  EXPECT_FALSE(KernelCacheToJson(kc)["status"]["fingerprints"][0].contains("runtimeMisses"));
+
+  kc_json["status"]["fingerprints"][0]["runtimeMisses"] = {{"count", "many"}};
+  errors.clear();
+  StatusFromJson(kc_json["status"], &errors);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("status.fingerprints[0].runtimeMisses.count"), std::string::npos)
+      << errors[0];
+}
+
 }  // namespace
 }  // namespace kc::core

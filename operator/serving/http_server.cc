@@ -190,6 +190,7 @@ struct HttpServer::Impl {
       HttpRequest r = ParseTarget(std::string(req.method_string()), std::string(req.target()));
       r.body = std::move(req.body());
       r.content_type = std::string(req[http::field::content_type]);
+      r.authorization = std::string(req[http::field::authorization]);
       HttpResponse out = server->Dispatch(r);
       Write(std::move(out), req.version(), req.keep_alive(), req.method() == http::verb::head);
     }

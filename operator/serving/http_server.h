@@ -43,6 +43,7 @@ struct HttpRequest {
   std::map<std::string, std::string> query;  // decoded query parameters
   std::string body;                          // POST only
   std::string content_type;                  // the request's Content-Type
+  std::string authorization;                 // the request's Authorization header
 };
 
 struct HttpServerOptions {

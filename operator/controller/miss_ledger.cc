@@ -1,0 +1,94 @@
+#include "operator/controller/miss_ledger.h"
+
+#include <algorithm>
+
+namespace kc::op {
+namespace {
+
+void AddOnce(std::vector<std::string>& v, const std::string& s) {
+  if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+}
+
+}  // namespace
+
+MissRecord MissLedger::Record(const MissSource& src, const std::vector<core::RuntimeMiss>& misses,
+                              Time now) {
+  std::lock_guard lock(mu_);
+  MissRecord out;
+  Cache& c = caches_[{src.ns, src.kernelcache, src.fingerprint, src.manifest_digest}];
+  auto pod = c.pods.find(src.pod_uid);
+  if (pod == c.pods.end()) {
+    if (c.pods.size() >= limits_.max_pods) {
+      out.dropped = misses.size();
+      return out;
+    }
+    pod = c.pods.emplace(src.pod_uid, std::set<EntryKey>{}).first;
+  }
+  for (const core::RuntimeMiss& m : misses) {
+    const EntryKey key{m.framework, m.key};
+    auto e = c.entries.find(key);
+    if (e == c.entries.end()) {
+      if (c.entries.size() >= limits_.max_entries) {
+        ++out.dropped;
+        continue;
+      }
+      e = c.entries.emplace(key, Entry{m.detail, {}}).first;
+      ++out.new_for_cache;
+    }
+    ++out.accepted;
+    if (!pod->second.insert(key).second) continue;
+    e->second.pods.insert(src.pod_uid);
+    ++out.new_for_pod[m.framework];
+    AddOnce(c.pending.details, e->second.detail);
+    AddOnce(c.pending.pods, src.pod);
+  }
+  const bool due = !c.last_event || now - *c.last_event >= limits_.event_interval;
+  if (due && !c.pending.details.empty()) {
+    out.event = std::move(c.pending);
+    c.pending = {};
+    c.last_event = now;
+  }
+  return out;
+}
+
+std::optional<core::RuntimeMissStatus> MissLedger::Summary(const std::string& ns,
+                                                           const std::string& kernelcache,
+                                                           const std::string& fingerprint,
+                                                           const std::string& digest) const {
+  std::lock_guard lock(mu_);
+  auto it = caches_.find({ns, kernelcache, fingerprint, digest});
+  if (it == caches_.end() || it->second.entries.empty()) return std::nullopt;
+  const Cache& c = it->second;
+  core::RuntimeMissStatus s;
+  s.count = static_cast<int64_t>(c.entries.size());
+  for (const auto& [uid, keys] : c.pods) s.pods += keys.empty() ? 0 : 1;
+  std::vector<const std::pair<const EntryKey, Entry>*> order;
+  for (const auto& e : c.entries) order.push_back(&e);
+  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+    return a->second.pods.size() > b->second.pods.size();
+  });
+  for (size_t i = 0; i < order.size() && i < core::kMaxRuntimeMissTop; ++i) {
+    s.top.push_back({std::string(core::MissFrameworkName(order[i]->first.first)),
+                     order[i]->second.detail, static_cast<int32_t>(order[i]->second.pods.size())});
+  }
+  return s;
+}
+
+void MissLedger::ForgetKernelCache(const std::string& ns, const std::string& kernelcache) {
+  std::lock_guard lock(mu_);
+  std::erase_if(caches_, [&](const auto& kv) {
+    return std::get<0>(kv.first) == ns && std::get<1>(kv.first) == kernelcache;
+  });
+}
+
+void MissLedger::ForgetOtherDigests(const std::string& ns, const std::string& kernelcache,
+                                    const std::string& fingerprint,
+                                    const std::string& keep_digest) {
+  std::lock_guard lock(mu_);
+  std::erase_if(caches_, [&](const auto& kv) {
+    const auto& [n, k, f, d] = kv.first;
+    return n == ns && k == kernelcache && f == fingerprint && d != keep_digest;
+  });
+}
+
+}  // namespace kc::op
