@@ -10,6 +10,8 @@ std::optional<ContainerStateTerminated> Terminated(const Json& state) {
   Read(*t, "exitCode", &out.exit_code);
   Read(*t, "reason", &out.reason);
   Read(*t, "message", &out.message);
+  Read(*t, "containerID", &out.container_id);
+  Read(*t, "startedAt", &out.started_at);
   Read(*t, "finishedAt", &out.finished_at);
   return out;
 }

@@ -15,6 +15,10 @@ struct ContainerStateTerminated {
   int exit_code = 0;
   std::string reason;   // "Completed", "Error", "OOMKilled"
   std::string message;  // the termination message
+  // "containerID" ("containerd://<id>"): each run of a container has its
+  // own; a run's state keeps it when it moves to lastState.
+  std::string container_id;
+  std::optional<Time> started_at;
   std::optional<Time> finished_at;
 
   friend bool operator==(const ContainerStateTerminated&,

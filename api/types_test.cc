@@ -115,7 +115,9 @@ TEST(PodTest, DecodesContainerResults) {
       "initContainerStatuses": [
         {"name": "prepare", "ready": false, "restartCount": 0, "image": "kc:1", "imageID": "sha",
          "state": {"terminated": {"exitCode": 0, "reason": "Completed",
-                                  "message": "{\"ok\":true}", "finishedAt": "2026-12-02T09:31:35Z"}}},
+                                  "message": "{\"ok\":true}", "containerID": "containerd://c1",
+                                  "startedAt": "2026-12-02T09:31:30Z",
+                                  "finishedAt": "2026-12-02T09:31:35Z"}}},
         {"name": "warmup", "ready": false, "restartCount": 1,
          "state": {"terminated": {"exitCode": 137, "reason": "OOMKilled"}},
          "lastState": {"terminated": {"exitCode": 1, "reason": "Error", "message": "boom"}}}],
@@ -133,6 +135,10 @@ TEST(PodTest, DecodesContainerResults) {
   EXPECT_EQ(prepare->terminated->message, "{\"ok\":true}");
   EXPECT_EQ(prepare->terminated->reason, "Completed");
   EXPECT_EQ(prepare->image_id, "sha");
+  EXPECT_EQ(prepare->terminated->container_id, "containerd://c1");
+  ASSERT_TRUE(prepare->terminated->started_at && prepare->terminated->finished_at);
+  EXPECT_EQ(*prepare->terminated->finished_at - *prepare->terminated->started_at,
+            std::chrono::seconds(5));
   const ContainerStatus* warmup = p.FindContainerStatus("warmup");
   ASSERT_NE(warmup, nullptr);
   EXPECT_EQ(warmup->terminated->exit_code, 137);

@@ -34,11 +34,14 @@ void Safely(const Logger& log, const char* what, F&& body) noexcept {
   }
 }
 
-// The gate container's reports, compared to decide whether a pod update
-// matters.
+// The gate container's reports and the runs that wrote them, compared to
+// decide whether a pod update matters (a new run with the same report is a
+// new gate run to count).
 std::string GateMessages(const Json& pod) {
   std::string out;
-  for (const auto& r : GateReportsFromPod(pod)) out += core::GateReportToJson(r.report) + "\n";
+  for (const auto& r : GateReportsFromPod(pod)) {
+    out += r.container_id + " " + core::GateReportToJson(r.report) + "\n";
+  }
   return out;
 }
 
@@ -102,8 +105,9 @@ void Controller::WatchOwned(const kube::Resource& r, const std::string& ns,
 }
 
 // Gated model pods: their gate's termination message (core/gate_report.h)
-// says when it quarantined a cache. Only a change of the gate container's
-// reports enqueues (model pods change often otherwise).
+// says when it quarantined a cache, and feeds the gate metrics. Only a
+// change of the gate container's reports enqueues (model pods change often
+// otherwise).
 void Controller::WatchGatedPods(const std::string& ns) {
   auto& gated = AddInformer(kube::resources::kPods, ns, core::kConsumerLabel, &caches_.gated_pods);
   gated.AddEventHandler({

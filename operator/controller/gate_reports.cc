@@ -18,7 +18,9 @@ std::vector<GateReportView> GateReportsFromPod(const Json& json) {
       if (!report.ok()) continue;
       GateReportView v;
       v.pod = pod.metadata.name;
+      v.pod_uid = pod.metadata.uid;
       v.node = pod.node_name;
+      v.container_id = (*term)->container_id;
       v.report = std::move(*report);
       v.finished = (*term)->finished_at;
       out.push_back(std::move(v));

@@ -6,7 +6,7 @@ namespace kc::op {
 namespace {
 
 Json Pod(Json init_statuses) {
-  return {{"metadata", {{"name", "llama-0"}, {"namespace", "ml"}}},
+  return {{"metadata", {{"name", "llama-0"}, {"namespace", "ml"}, {"uid", "pod-uid"}}},
           {"spec", {{"nodeName", "gpu-1"}}},
           {"status", {{"initContainerStatuses", std::move(init_statuses)}}}};
 }
@@ -27,11 +27,16 @@ TEST(GateReports, ReadsStateAndLastStateOfTheGateContainerOnly) {
        {{"name", "kernelcache-wait"},
         {"state", {{"running", Json::object()}}},
         {"lastState",
-         {{"terminated", {{"exitCode", 9}, {"message", Report("2222222222222222")}}}}}}}));
+         {{"terminated",
+           {{"exitCode", 9},
+            {"message", Report("2222222222222222")},
+            {"containerID", "containerd://run0"}}}}}}}));
   auto v = GateReportsFromPod(pod);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].pod, "llama-0");
+  EXPECT_EQ(v[0].pod_uid, "pod-uid");
   EXPECT_EQ(v[0].node, "gpu-1");
+  EXPECT_EQ(v[0].container_id, "containerd://run0");
   ASSERT_EQ(v[0].report.quarantined.size(), 1u);
   EXPECT_EQ(v[0].report.quarantined[0].fingerprint, "2222222222222222");
 }

@@ -239,6 +239,7 @@ ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
   if (!kc_json) {
     if (metrics_ != nullptr) metrics_->ForgetKernelCache(key_ns, key_name);
     std::lock_guard<std::mutex> l(mu_);
+    gates_.erase(key);
     for (auto it = first_seen_.lower_bound(key + "/");
          it != first_seen_.end() && it->first.rfind(key + "/", 0) == 0;) {
       it = first_seen_.erase(it);
@@ -317,6 +318,7 @@ void Reconciler::RecordMetrics(const std::string& key, const core::KernelCache& 
 
   std::lock_guard<std::mutex> l(mu_);
   const Time now = now_();
+  RecordGateRuns(key, kc, status, observed, now);
   for (const auto& fs : status.fingerprints) {
     const core::FingerprintStatus* old = nullptr;
     for (const auto& o : kc.status.fingerprints) {
@@ -353,6 +355,29 @@ void Reconciler::RecordMetrics(const std::string& key, const core::KernelCache& 
                               Seconds(job->created, job->finished.value_or(now)));
     }
   }
+}
+
+void Reconciler::RecordGateRuns(const std::string& key, const core::KernelCache& kc,
+                                const core::KernelCacheStatus& status, const Observed& observed,
+                                Time now) {
+  if (!counting_since_) counting_since_ = std::chrono::time_point_cast<std::chrono::seconds>(now);
+  const std::string& ns = kc.metadata.namespace_;
+  const std::string& name = kc.metadata.name;
+  GateLedger& ledger = gates_[key];
+  std::map<std::string, double> seconds =
+      WarmupSecondsByFingerprint(status.fingerprints, observed.pods, ledger.warmup_seconds);
+  for (const auto& [fp, _] : ledger.warmup_seconds) {
+    if (seconds.count(fp) == 0) metrics_->ForgetFingerprint(ns, name, fp);
+  }
+  ledger.warmup_seconds = std::move(seconds);
+  GateTally t =
+      TallyGateRuns(observed.gate_reports, ledger.counted, ledger.warmup_seconds, *counting_since_);
+  ledger.counted = std::move(t.counted);
+  for (const auto& [outcome, runs] : t.add.outcomes) {
+    metrics_->CountGateOutcome(ns, name, outcome, runs);
+  }
+  for (const double w : t.add.waits) metrics_->ObserveGateWait(ns, name, w);
+  for (const auto& [fp, secs] : t.add.saved) metrics_->AddCompileSecondsSaved(ns, name, fp, secs);
 }
 
 }  // namespace kc::op

@@ -31,7 +31,11 @@
 // told: its status gets Degraded=True reason ReconcileError with the
 // message (phase Degraded) and a Warning Event ReconcileError. The next
 // pass that succeeds sets Degraded from its own findings again. Metrics: per-KernelCache gauges
-// from the status written, warmup durations and time-to-ready on state transitions.
+// from the status written, warmup durations and time-to-ready on state transitions,
+// and the gate series from the gated pods' reports, each gate run counted once
+// (operator/controller/gate_metrics.h). Gate runs that finished before this
+// process's first pass are not counted: an operator that starts (or starts
+// leading) does not count again what the replica before it counted.
 //
 // Thread-safe: the controller's workers call Reconcile concurrently, never
 // for the same key at once (the work queue guarantees it).
@@ -42,12 +46,14 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "base/status.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
 #include "operator/controller/caches.h"
+#include "operator/controller/gate_metrics.h"
 #include "operator/decide/types.h"
 #include "operator/serving/logging.h"
 #include "operator/serving/metrics.h"
@@ -119,6 +125,9 @@ class Reconciler {
                  std::vector<std::string>* finalizers, bool* stale, const Logger& log);
   void RecordMetrics(const std::string& key, const core::KernelCache& kc, const Plan& plan,
                      const Observed& observed);
+  // The gate series of one pass; mu_ held.
+  void RecordGateRuns(const std::string& key, const core::KernelCache& kc,
+                      const core::KernelCacheStatus& status, const Observed& observed, Time now);
 
   kube::Client& client_;
   Caches caches_;
@@ -131,6 +140,16 @@ class Reconciler {
   // "<key>/<fp>" -> when this process first saw the fingerprint in a status
   // that was not Ready (for kernelcache_time_to_ready_seconds).
   std::map<std::string, Time> first_seen_;
+  // Per KernelCache key: the gate runs counted and what its fingerprints'
+  // warmups took (TallyGateRuns, WarmupSecondsByFingerprint).
+  struct GateLedger {
+    std::set<GateRunId> counted;
+    std::map<std::string, double> warmup_seconds;
+  };
+  std::map<std::string, GateLedger> gates_;
+  // This process's first pass (whole seconds); gate runs that finished
+  // before it are not counted.
+  std::optional<Time> counting_since_;
 };
 
 }  // namespace kc::op

@@ -1,6 +1,7 @@
 // Reconciler on the in-memory FakeClient with hand-filled stores: one status
 // write per pass and none when unchanged; AlreadyExists from a stale cache
-// writes no status and emits no Events; a missing object forgets metrics.
+// writes no status and emits no Events; a missing object forgets metrics;
+// gate runs are counted once, and not again by a restarted operator.
 #include "operator/controller/reconciler.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "api/time.h"
+#include "core/seal_report.h"
 #include "kube/testing/fake_client.h"
 #include "operator/testing/objects.h"
 
@@ -40,21 +43,28 @@ Json Kc() {
 
 struct Fixture {
   kube::FakeClient fake;
-  kube::Store kcs, jobs, pods, pvcs;
+  kube::Store kcs, jobs, pods, pvcs, gated;
   NodeIndex nodes;
   RecordingSink sink;
   OperatorMetrics metrics;
   std::ostringstream logs;
+  Time clock = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
   std::unique_ptr<Reconciler> r;
 
   Fixture() {
-    Caches c{{&kcs}, &nodes, {&jobs}, {&pods}, {&pvcs}, {}};
-    r = std::make_unique<Reconciler>(fake, c, Settings{}, &sink, &metrics,
-                                     Logger(&logs, true, LogLevel::kDebug));
+    r = NewReconciler(&metrics);
     auto created = fake.Create(resources::KernelCaches(), "ml", Kc());
     EXPECT_TRUE(created.ok());
     kcs.Upsert(*created);
     nodes.Upsert(*fake.Create(kube::resources::kNodes, "", Node()));
+  }
+  // A Reconciler on the stores and the fixture's clock (another one: an
+  // operator restarted).
+  std::unique_ptr<Reconciler> NewReconciler(OperatorMetrics* m) {
+    Caches c{{&kcs}, &nodes, {&jobs}, {&pods}, {&pvcs}, {&gated}};
+    return std::make_unique<Reconciler>(fake, c, Settings{}, &sink, m,
+                                        Logger(&logs, true, LogLevel::kDebug),
+                                        [this] { return clock; });
   }
   // Copies the server's current objects into the stores (an informer catching up).
   void Sync() {
@@ -137,6 +147,128 @@ TEST(ReconcilerTest, DeletedKernelCacheForgetsMetrics) {
   f.kcs.Remove("ml/llama");
   ASSERT_TRUE(f.r->Reconcile("ml/llama").status.ok());
   EXPECT_EQ(f.metrics.Render().find("kernelcache=\"llama\""), std::string::npos);
+}
+
+// The warmup Job of the one fingerprint completes; its pod's warmup
+// container ran 187 s and seal published. Returns the fingerprint id.
+std::string WarmUp(Fixture& f) {
+  EXPECT_TRUE(f.r->Reconcile("ml/llama").status.ok());
+  f.Sync();
+  EXPECT_TRUE(f.r->Reconcile("ml/llama").status.ok());
+  f.Sync();
+  Json job = f.fake.List(kube::resources::kJobs, "ml", {})->items.at(0);
+  const std::string name = job["metadata"]["name"];
+  const std::string fp = job["metadata"]["labels"]["kernelcache.io/fingerprint"];
+  const std::string done = api::FormatTime(f.clock + std::chrono::seconds(190));
+  job["status"] = {{"succeeded", 1},
+                   {"completionTime", done},
+                   {"conditions", {{{"type", "Complete"}, {"status", "True"}}}}};
+  f.jobs.Upsert(job);
+  core::SealReport seal;
+  seal.fingerprint = fp;
+  seal.outcome = "Published";
+  seal.manifest_digest = std::string(64, 'd');
+  seal.bytes = 4096;
+  seal.files = 8;
+  f.pods.Upsert(
+      {{"metadata",
+        {{"name", name + "-x"},
+         {"namespace", "ml"},
+         {"uid", "warmup-pod"},
+         {"labels", {{"job-name", name}, {"kernelcache.io/name", "llama"}}}}},
+       {"status",
+        {{"phase", "Succeeded"},
+         {"initContainerStatuses",
+          {{{"name", "warmup"},
+            {"state",
+             {{"terminated",
+               {{"exitCode", 0},
+                {"startedAt", api::FormatTime(f.clock)},
+                {"finishedAt", api::FormatTime(f.clock + std::chrono::seconds(187))}}}}}}}},
+         {"containerStatuses",
+          {{{"name", "seal"},
+            {"state",
+             {{"terminated", {{"exitCode", 0}, {"message", core::SealReportToJson(seal)}}}}}}}}}}});
+  f.clock += std::chrono::seconds(200);
+  EXPECT_TRUE(f.r->Reconcile("ml/llama").status.ok()) << f.logs.str();
+  f.kcs.Upsert(*f.fake.Get(resources::KernelCaches(), "ml", "llama"));
+  return fp;
+}
+
+// A gated pod of llama whose gate run `container` ended `finished` with `outcome`.
+Json GatedPod(const std::string& uid, const std::string& container, core::GateOutcome outcome,
+              const std::string& fp, Time finished) {
+  core::GateReport report;
+  report.outcome = outcome;
+  report.reason = outcome == core::GateOutcome::kWarm ? "Validated" : "Timeout";
+  report.fingerprint = fp;
+  report.waited_ms = 1500;
+  return {{"metadata",
+           {{"name", "llama-" + uid},
+            {"namespace", "ml"},
+            {"uid", uid},
+            {"labels", {{"kernelcache.io/consumer", "llama"}}}}},
+          {"status",
+           {{"initContainerStatuses",
+             {{{"name", "kernelcache-wait"},
+               {"state",
+                {{"terminated",
+                  {{"exitCode", outcome == core::GateOutcome::kFailed ? 3 : 0},
+                   {"message", core::GateReportToJson(report)},
+                   {"containerID", container},
+                   {"finishedAt", api::FormatTime(finished)}}}}}}}}}}};
+}
+
+TEST(ReconcilerTest, GateRunsAreCountedOnce) {
+  Fixture f;
+  const Time first_pass = f.clock;
+  const std::string fp = WarmUp(f);
+  ASSERT_EQ(
+      (*f.fake.Get(resources::KernelCaches(), "ml", "llama"))["status"]["fingerprints"][0].value(
+          "state", ""),
+      "Ready");
+  const MetricLabels id = {{"namespace", "ml"}, {"kernelcache", "llama"}};
+  auto outcome = [&](OperatorMetrics& m, const char* o) {
+    MetricLabels l = id;
+    l.emplace_back("outcome", o);
+    return m.registry().Value("kernelcache_gate_outcomes_total", l);
+  };
+  auto saved = [&](OperatorMetrics& m) {
+    MetricLabels l = id;
+    l.emplace_back("fingerprint", fp);
+    return m.registry().Value("kernelcache_compile_seconds_saved_total", l);
+  };
+  f.gated.Upsert(GatedPod("p1", "containerd://1", core::GateOutcome::kWarm, fp, f.clock));
+  f.gated.Upsert(GatedPod("p2", "containerd://2", core::GateOutcome::kCold, fp, f.clock));
+  // Finished before this process's first pass: not counted.
+  f.gated.Upsert(GatedPod("p0", "containerd://0", core::GateOutcome::kFailed, fp,
+                          first_pass - std::chrono::hours(1)));
+  for (int pass = 0; pass < 3; ++pass) {  // a resync or another event: the same pods again
+    ASSERT_TRUE(f.r->Reconcile("ml/llama").status.ok()) << f.logs.str();
+    EXPECT_EQ(outcome(f.metrics, "Warm"), 1) << pass;
+    EXPECT_EQ(outcome(f.metrics, "Cold"), 1) << pass;
+    EXPECT_EQ(outcome(f.metrics, "Failed"), 0) << pass;
+    EXPECT_EQ(f.metrics.registry().Count("kernelcache_gate_wait_seconds", id), 2u) << pass;
+    EXPECT_EQ(saved(f.metrics), 187) << pass;
+  }
+
+  // The operator restarts: what finished before its first pass is not
+  // counted again; a gate run after it is.
+  OperatorMetrics after_restart;
+  f.clock += std::chrono::seconds(60);
+  auto restarted = f.NewReconciler(&after_restart);
+  ASSERT_TRUE(restarted->Reconcile("ml/llama").status.ok());
+  EXPECT_EQ(outcome(after_restart, "Warm"), 0);
+  EXPECT_EQ(outcome(after_restart, "Cold"), 0);
+  f.gated.Upsert(GatedPod("p3", "containerd://3", core::GateOutcome::kWarm, fp, f.clock));
+  ASSERT_TRUE(restarted->Reconcile("ml/llama").status.ok());
+  EXPECT_EQ(outcome(after_restart, "Warm"), 1);
+  // Its warmup pod is still there: the restarted operator knows the seconds.
+  EXPECT_EQ(saved(after_restart), 187);
+  EXPECT_NE(after_restart.Render().find(
+                "kernelcache_gate_wait_seconds_count{kernelcache=\"llama\",namespace=\"ml\"} 1"),
+            std::string::npos)
+      << after_restart.Render();
 }
 
 // An exception escaping one pass (here thrown by the client while the pass

@@ -92,6 +92,10 @@ struct PodView {
   // The seal container ("seal"): its terminated state's message and exit code.
   std::optional<std::string> seal_message;
   std::optional<int> seal_exit_code;
+  // The run time of the "warmup" init container (its program's compile, its
+  // start and its model load), when it terminated with exit 0: the kubelet's
+  // startedAt to finishedAt, whole seconds.
+  std::optional<double> warmup_seconds;
   // First container (init or main) that terminated with a non-zero exit:
   // "<container>: <reason> (exit <code>): <message>"; "" when none.
   std::string failure_summary;
@@ -120,7 +124,11 @@ struct PvcView {
 // (operator/controller/gate_reports.h reads it from the kubelet-written pod status).
 struct GateReportView {
   std::string pod;
+  std::string pod_uid;
   std::string node;
+  // The gate run's container (terminated.containerID; "" when the kubelet
+  // gave none): with pod_uid, which run of the gate this report is.
+  std::string container_id;
   core::GateReport report;
   std::optional<Time> finished;  // the gate container's terminated.finishedAt
   friend bool operator==(const GateReportView&, const GateReportView&) = default;
@@ -193,6 +201,7 @@ inline constexpr char kLabelComponent[] = "kernelcache.io/component";  // warmup
 inline constexpr char kAnnotationFingerprint[] = "kernelcache.io/fingerprint";
 inline constexpr char kAnnotationGcIds[] = "kernelcache.io/gc-fingerprints";  // comma list
 inline constexpr char kSealContainer[] = "seal";
+inline constexpr char kWarmupContainer[] = "warmup";  // the warmup pod's spec.image init container
 
 const char* ActionKindName(Action::Kind kind);
 

@@ -95,6 +95,11 @@ PodView PodViewFromJson(const Json& json) {
         v.seal_exit_code = term.exit_code;
         v.seal_message = term.message;
       }
+      if (cs.name == kWarmupContainer && term.exit_code == 0 && term.started_at &&
+          term.finished_at && *term.finished_at >= *term.started_at) {
+        v.warmup_seconds =
+            std::chrono::duration<double>(*term.finished_at - *term.started_at).count();
+      }
       if (term.exit_code != 0 && v.failure_summary.empty()) {
         std::string text = term.message;
         if (cs.name == kSealContainer) {

@@ -14,7 +14,8 @@ namespace kc::op {
 
 NodeView NodeViewFromJson(const Json& node);
 JobView JobViewFromJson(const Json& job);
-// The seal container is the container named kSealContainer.
+// The seal container is the container named kSealContainer; warmup_seconds
+// is the run of the init container named kWarmupContainer.
 PodView PodViewFromJson(const Json& pod);
 // `owner_uid`: the KernelCache's uid; sets owned_by_us when an
 // ownerReference carries it.

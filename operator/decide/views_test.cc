@@ -68,6 +68,33 @@ TEST(Views, PodSealMessageAndFailure) {
   EXPECT_EQ(v.failure_summary, "warmup: Error (exit 1): CUDA out of memory");
 }
 
+// The warmup container's run time, from the kubelet's startedAt and
+// finishedAt; none for a failed run or a run without both times.
+TEST(Views, PodWarmupSeconds) {
+  auto pod = [](const Json& terminated) {
+    Json p = Json::parse(R"({"metadata": {"name": "p", "labels": {"job-name": "j"}},
+      "status": {"phase": "Succeeded", "initContainerStatuses": [
+        {"name": "prepare", "state": {"terminated": {"exitCode": 0,
+          "startedAt": "2026-12-02T09:00:00Z", "finishedAt": "2026-12-02T09:00:01Z"}}},
+        {"name": "warmup", "state": {}}]}})");
+    p["status"]["initContainerStatuses"][1]["state"]["terminated"] = terminated;
+    return PodViewFromJson(p);
+  };
+  const Json ran = {{"exitCode", 0},
+                    {"startedAt", "2026-12-02T09:00:02Z"},
+                    {"finishedAt", "2026-12-02T09:03:09Z"}};
+  EXPECT_EQ(pod(ran).warmup_seconds, 187.0);
+  Json failed = ran;
+  failed["exitCode"] = 1;
+  EXPECT_FALSE(pod(failed).warmup_seconds.has_value());
+  Json unstarted = ran;
+  unstarted.erase("startedAt");
+  EXPECT_FALSE(pod(unstarted).warmup_seconds.has_value());
+  Json backwards = ran;
+  backwards["startedAt"] = "2026-12-02T09:04:00Z";
+  EXPECT_FALSE(pod(backwards).warmup_seconds.has_value());
+}
+
 // seal's refusal of the warmup's tree (exit 12, core/exit_codes.h) is
 // named as such, with seal's own reason and message rather than its JSON.
 TEST(Views, SealRefusalIsNamedInTheFailureSummary) {

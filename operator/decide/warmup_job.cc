@@ -168,7 +168,7 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
   env.push_back({{"name", "KC_FINGERPRINT"}, {"value", fp_id}});
   env.push_back(
       {{"name", "KC_NODE_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "spec.nodeName"}}}}}});
-  Json warmup = {{"name", "warmup"},
+  Json warmup = {{"name", kWarmupContainer},
                  {"image", spec.image},
                  {"imagePullPolicy", settings.image_pull_policy},
                  {"command", spec.warmup.command},

@@ -203,6 +203,15 @@ constexpr char kCacheBytes[] = "kernelcache_cache_bytes";
 constexpr char kCacheFiles[] = "kernelcache_cache_files";
 constexpr char kWarmupDuration[] = "kernelcache_warmup_duration_seconds";
 constexpr char kTimeToReady[] = "kernelcache_time_to_ready_seconds";
+constexpr char kGateOutcomes[] = "kernelcache_gate_outcomes_total";
+constexpr char kGateWait[] = "kernelcache_gate_wait_seconds";
+constexpr char kCompileSaved[] = "kernelcache_compile_seconds_saved_total";
+constexpr core::GateOutcome kGateOutcomeValues[] = {
+    core::GateOutcome::kWarm, core::GateOutcome::kCold, core::GateOutcome::kFailed};
+
+MetricLabels KernelCacheLabels(const std::string& ns, const std::string& name) {
+  return {{"namespace", ns}, {"kernelcache", name}};
+}
 }  // namespace
 
 OperatorMetrics::OperatorMetrics() {
@@ -231,6 +240,14 @@ OperatorMetrics::OperatorMetrics() {
   registry_.Declare(kTimeToReady, T::kHistogram,
                     "Time from a fingerprint first appearing to its cache being Ready",
                     {10, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200});
+  registry_.Declare(kGateOutcomes, T::kCounter,
+                    "Gate runs of a KernelCache's gated pods, by outcome (Warm, Cold, Failed)");
+  registry_.Declare(kGateWait, T::kHistogram,
+                    "Seconds a gate run of a KernelCache's gated pod waited (its waitedMs)",
+                    {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 900});
+  registry_.Declare(kCompileSaved, T::kCounter,
+                    "Estimated compile seconds Warm gate runs did not spend: per Warm run, the "
+                    "run time of the warmup container that sealed the fingerprint's cache");
 }
 
 void OperatorMetrics::ObserveReconcile(const std::string& controller, const std::string& result,
@@ -259,7 +276,7 @@ void OperatorMetrics::SetLeader(const std::string& lease, bool leader) {
 void OperatorMetrics::SetKernelCache(const std::string& ns, const std::string& name,
                                      const std::map<std::string, int>& by_state, double bytes,
                                      double files) {
-  const MetricLabels id = {{"namespace", ns}, {"kernelcache", name}};
+  const MetricLabels id = KernelCacheLabels(ns, name);
   // Every state is set (0 when none), so the series are the same each pass:
   // no Remove (a walk of every KernelCache's series) is needed.
   for (const std::string_view sv : core::fp_state::kAll) {
@@ -271,13 +288,43 @@ void OperatorMetrics::SetKernelCache(const std::string& ns, const std::string& n
   }
   registry_.Set(kCacheBytes, id, bytes);
   registry_.Set(kCacheFiles, id, files);
+  for (const core::GateOutcome o : kGateOutcomeValues) CountGateOutcome(ns, name, o, 0);
 }
 
 void OperatorMetrics::ForgetKernelCache(const std::string& ns, const std::string& name) {
-  const MetricLabels id = {{"namespace", ns}, {"kernelcache", name}};
+  const MetricLabels id = KernelCacheLabels(ns, name);
   registry_.Remove(kFingerprints, id);
   registry_.Remove(kCacheBytes, id);
   registry_.Remove(kCacheFiles, id);
+  registry_.Remove(kGateOutcomes, id);
+  registry_.Remove(kGateWait, id);
+  registry_.Remove(kCompileSaved, id);
+}
+
+void OperatorMetrics::CountGateOutcome(const std::string& ns, const std::string& name,
+                                       core::GateOutcome outcome, int runs) {
+  MetricLabels l = KernelCacheLabels(ns, name);
+  l.emplace_back("outcome", std::string(core::GateOutcomeName(outcome)));
+  registry_.Add(kGateOutcomes, l, runs);
+}
+
+void OperatorMetrics::ObserveGateWait(const std::string& ns, const std::string& name,
+                                      double seconds) {
+  registry_.Observe(kGateWait, KernelCacheLabels(ns, name), seconds);
+}
+
+void OperatorMetrics::AddCompileSecondsSaved(const std::string& ns, const std::string& name,
+                                             const std::string& fingerprint, double seconds) {
+  MetricLabels l = KernelCacheLabels(ns, name);
+  l.emplace_back("fingerprint", fingerprint);
+  registry_.Add(kCompileSaved, l, seconds);
+}
+
+void OperatorMetrics::ForgetFingerprint(const std::string& ns, const std::string& name,
+                                        const std::string& fingerprint) {
+  MetricLabels l = KernelCacheLabels(ns, name);
+  l.emplace_back("fingerprint", fingerprint);
+  registry_.Remove(kCompileSaved, l);
 }
 
 void OperatorMetrics::ObserveWarmup(const std::string& outcome, double seconds) {

@@ -14,7 +14,11 @@
 // kernelcache_warmup_duration_seconds{outcome} (histogram),
 // kernelcache_enqueues_total{source},
 // kernelcache_time_to_ready_seconds (histogram: a fingerprint's first
-// appearance to its cache being Ready).
+// appearance to its cache being Ready); from the gated pods' gate reports,
+// each gate run once: kernelcache_gate_outcomes_total{namespace,kernelcache,
+// outcome}, kernelcache_gate_wait_seconds{namespace,kernelcache}
+// (histogram), kernelcache_compile_seconds_saved_total{namespace,
+// kernelcache,fingerprint} (an estimate). Labels are bounded: no pod names.
 //
 // Thread-safe.
 #pragma once
@@ -25,6 +29,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "core/gate_report.h"
 
 namespace kc::op {
 
@@ -87,9 +93,23 @@ class OperatorMetrics {
   void CountQueueRetry(const std::string& queue);
   void SetLeader(const std::string& lease, bool leader);
   // Replaces the per-KernelCache gauges. `by_state` counts fingerprints.
+  // The KernelCache's gate outcome counters start at 0 here, so the first
+  // gate run is an increase.
   void SetKernelCache(const std::string& ns, const std::string& name,
                       const std::map<std::string, int>& by_state, double bytes, double files);
+  // Removes every series of the KernelCache, the gate series included.
   void ForgetKernelCache(const std::string& ns, const std::string& name);
+  // Gate runs of the KernelCache's gated pods (core/gate_report.h), each
+  // counted once by the reconciler (operator/controller/gate_metrics.h).
+  void CountGateOutcome(const std::string& ns, const std::string& name, core::GateOutcome outcome,
+                        int runs = 1);
+  void ObserveGateWait(const std::string& ns, const std::string& name, double seconds);
+  // The compile seconds a Warm gate run of `fingerprint` saved (an estimate).
+  void AddCompileSecondsSaved(const std::string& ns, const std::string& name,
+                              const std::string& fingerprint, double seconds);
+  // Removes the fingerprint's compile-seconds-saved series (it left the status).
+  void ForgetFingerprint(const std::string& ns, const std::string& name,
+                         const std::string& fingerprint);
   // outcome: "Published" | "Failed" | "Mismatch".
   void ObserveWarmup(const std::string& outcome, double seconds);
   void ObserveTimeToReady(double seconds);

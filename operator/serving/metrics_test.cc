@@ -101,5 +101,72 @@ TEST(OperatorMetricsTest, EveryFingerprintStateIsCountedDegradedIncluded) {
             0);
 }
 
+// The gate series: outcome counters that start at 0 with the KernelCache,
+// a wait histogram in the text format (buckets 0.01 s to 15 min), compile
+// seconds saved per fingerprint; all forgotten with the KernelCache, the
+// saved series also with its fingerprint.
+TEST(OperatorMetricsTest, GateSeries) {
+  OperatorMetrics m;
+  auto& r = m.registry();
+  const MetricLabels id = {{"namespace", "ml"}, {"kernelcache", "llama"}};
+  auto with = [&](const char* key, const std::string& value) {
+    MetricLabels l = id;
+    l.emplace_back(key, value);
+    return l;
+  };
+  m.SetKernelCache("ml", "llama", {}, 0, 0);
+  std::string text = m.Render();
+  EXPECT_TRUE(Contains(text, "# TYPE kernelcache_gate_outcomes_total counter")) << text;
+  for (const char* o : {"Warm", "Cold", "Failed"}) {
+    EXPECT_TRUE(Contains(text, std::string("kernelcache_gate_outcomes_total{kernelcache=\"llama\","
+                                           "namespace=\"ml\",outcome=\"") +
+                                   o + "\"} 0"))
+        << o << "\n"
+        << text;
+  }
+  m.CountGateOutcome("ml", "llama", core::GateOutcome::kWarm);
+  m.CountGateOutcome("ml", "llama", core::GateOutcome::kWarm, 2);
+  m.CountGateOutcome("ml", "llama", core::GateOutcome::kCold);
+  m.SetKernelCache("ml", "llama", {}, 0, 0);  // the next pass keeps the counts
+  EXPECT_EQ(r.Value("kernelcache_gate_outcomes_total", with("outcome", "Warm")), 3);
+  EXPECT_EQ(r.Value("kernelcache_gate_outcomes_total", with("outcome", "Cold")), 1);
+  EXPECT_EQ(r.Value("kernelcache_gate_outcomes_total", with("outcome", "Failed")), 0);
+
+  m.ObserveGateWait("ml", "llama", 0.0078125);  // 2^-7: exact in the sum
+  m.ObserveGateWait("ml", "llama", 1.5);
+  m.ObserveGateWait("ml", "llama", 3600);
+  EXPECT_EQ(r.Count("kernelcache_gate_wait_seconds", id), 3u);
+  m.AddCompileSecondsSaved("ml", "llama", "0123456789abcdef", 187);
+  m.AddCompileSecondsSaved("ml", "llama", "0123456789abcdef", 187);
+  m.AddCompileSecondsSaved("ml", "llama", "fedcba9876543210", 2.5);
+  text = m.Render();
+  const std::string l = "{kernelcache=\"llama\",namespace=\"ml\"";
+  EXPECT_TRUE(Contains(text, "# TYPE kernelcache_gate_wait_seconds histogram")) << text;
+  EXPECT_TRUE(Contains(text, "kernelcache_gate_wait_seconds_bucket" + l + ",le=\"0.01\"} 1"))
+      << text;
+  EXPECT_TRUE(Contains(text, "kernelcache_gate_wait_seconds_bucket" + l + ",le=\"1\"} 1"));
+  EXPECT_TRUE(Contains(text, "kernelcache_gate_wait_seconds_bucket" + l + ",le=\"2.5\"} 2"));
+  EXPECT_TRUE(Contains(text, "kernelcache_gate_wait_seconds_bucket" + l + ",le=\"900\"} 2"));
+  EXPECT_TRUE(Contains(text, "kernelcache_gate_wait_seconds_bucket" + l + ",le=\"+Inf\"} 3"));
+  EXPECT_TRUE(Contains(text, "kernelcache_gate_wait_seconds_sum" + l + "} 3601.5078125")) << text;
+  EXPECT_TRUE(Contains(text, "kernelcache_gate_wait_seconds_count" + l + "} 3"));
+  EXPECT_TRUE(Contains(text, "# TYPE kernelcache_compile_seconds_saved_total counter"));
+  EXPECT_TRUE(Contains(text,
+                       "kernelcache_compile_seconds_saved_total{fingerprint=\"0123456789abcdef"
+                       "\",kernelcache=\"llama\",namespace=\"ml\"} 374"))
+      << text;
+
+  m.ForgetFingerprint("ml", "llama", "0123456789abcdef");
+  EXPECT_EQ(m.Render().find("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(
+      r.Value("kernelcache_compile_seconds_saved_total", with("fingerprint", "fedcba9876543210")),
+      2.5);
+  m.SetKernelCache("ml", "other", {}, 0, 0);
+  m.ForgetKernelCache("ml", "llama");
+  text = m.Render();
+  EXPECT_EQ(text.find("kernelcache=\"llama\""), std::string::npos) << text;
+  EXPECT_NE(text.find("kernelcache_gate_outcomes_total{kernelcache=\"other\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kc::op
