@@ -45,6 +45,15 @@ StatusOr<RuntimeMiss> ParseMiss(const Json& j, const std::string& where) {
   return m;
 }
 
+StatusOr<Json> ParseObject(std::string_view text, const std::string& what) {
+  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return InvalidArgumentError(what + ": not a JSON object (starts \"" + TruncateUtf8(text, 64) +
+                                "\")");
+  }
+  return j;
+}
+
 }  // namespace
 
 std::string MissReportToJson(const MissReport& r) {
@@ -62,11 +71,7 @@ std::string MissReportToJson(const MissReport& r) {
 }
 
 StatusOr<MissReport> ParseMissReport(std::string_view text) {
-  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return InvalidArgumentError("miss report: not a JSON object (starts \"" +
-                                TruncateUtf8(text, 64) + "\")");
-  }
+  KC_ASSIGN_OR_RETURN(Json j, ParseObject(text, "miss report"));
   MissReport r;
   auto fp = j.find("fingerprint");
   if (fp == j.end() || !fp->is_string() || !IsFingerprintId(fp->get<std::string>())) {
@@ -83,6 +88,20 @@ StatusOr<MissReport> ParseMissReport(std::string_view text) {
     r.misses.push_back(std::move(m));
   }
   return r;
+}
+
+std::string MissReportAnswerToJson(const MissReportAnswer& a) {
+  return Json{{"accepted", a.accepted}, {"new", a.fresh}, {"dropped", a.dropped}}.dump();
+}
+
+StatusOr<MissReportAnswer> ParseMissReportAnswer(std::string_view text) {
+  KC_ASSIGN_OR_RETURN(Json j, ParseObject(text, "miss report answer"));
+  MissReportAnswer a;
+  const std::string where = "answer.";
+  KC_ASSIGN_OR_RETURN(a.accepted, Count(j, "accepted", where));
+  KC_ASSIGN_OR_RETURN(a.fresh, Count(j, "new", where));
+  KC_ASSIGN_OR_RETURN(a.dropped, Count(j, "dropped", where));
+  return a;
 }
 
 }  // namespace kc::core

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,5 +35,18 @@ struct MissReport {
 
 std::string MissReportToJson(const MissReport& r);
 StatusOr<MissReport> ParseMissReport(std::string_view json);
+
+// The operator's 200 answer to a report (core/miss_channel.h):
+//   {"accepted": <misses counted>, "new": <not reported before by this pod>,
+//    "dropped": <over the operator's caps>}
+struct MissReportAnswer {
+  std::uint64_t accepted = 0;
+  std::uint64_t fresh = 0;  // "new"
+  std::uint64_t dropped = 0;
+  friend bool operator==(const MissReportAnswer&, const MissReportAnswer&) = default;
+};
+
+std::string MissReportAnswerToJson(const MissReportAnswer& a);
+StatusOr<MissReportAnswer> ParseMissReportAnswer(std::string_view json);
 
 }  // namespace kc::core

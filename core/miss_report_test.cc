@@ -69,5 +69,22 @@ TEST(MissReportTest, BadFieldsAreNamed) {
   EXPECT_NE(r.status().message().find("misses[0].key is longer than 512"), std::string::npos);
 }
 
+TEST(MissReportAnswer, RoundTripsAndNamesABadField) {
+  const MissReportAnswer a{12, 3, 1};
+  EXPECT_EQ(MissReportAnswerToJson(a), R"({"accepted":12,"dropped":1,"new":3})");
+  auto back = ParseMissReportAnswer(MissReportAnswerToJson(a));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, a);
+  for (const auto& [text, want] : std::vector<std::pair<std::string, std::string>>{
+           {"<html>", "not a JSON object"},
+           {R"({"accepted":1,"new":0})", "answer.dropped must be an integer >= 0"},
+           {R"({"accepted":-1,"new":0,"dropped":0})", "answer.accepted must be"},
+       }) {
+    auto r = ParseMissReportAnswer(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_NE(r.status().message().find(want), std::string::npos) << r.status();
+  }
+}
+
 }  // namespace
 }  // namespace kc::core

@@ -8,9 +8,12 @@
 #include "core/exit_codes.h"
 #include "core/fingerprint.h"
 #include "core/layout.h"
+#include "core/miss_channel.h"
 #include "core/miss_report.h"
+#include "core/resolve_answer.h"
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
+#include "initwarm/miss_sender.h"
 #include "initwarm/misses.h"
 
 namespace kc::initwarm {
@@ -40,6 +43,37 @@ void PrintNew(const std::vector<core::RuntimeMiss>& misses,
   }
 }
 
+constexpr int kMissTriesAtOnce = 4;
+
+// Sends the report when SendDue says so, printing what came of it (a
+// failure is a log line; the next try waits for its backoff).
+Status Report(const std::string& url, const std::string& token_file, const core::MissReport& report,
+              MissSendState* state) {
+  const std::string json = core::MissReportToJson(report);
+  const auto now = MissClock::now();
+  if (!SendDue(*state, report, json, now)) return OkStatus();
+  auto token = ReadMissToken(token_file);
+  StatusOr<core::MissReportAnswer> answer = token.status();
+  // Only the leader replica accepts a report (another answers 503), and each
+  // try is a new connection the Service may send to any replica: a few tries
+  // at once before the backoff.
+  for (int attempt = 0; token.ok() && attempt < kMissTriesAtOnce; ++attempt) {
+    answer = SendMissReport(url, *token, report, std::chrono::seconds(10));
+    if (answer.ok() || answer.status().code() != StatusCode::kUnavailable) break;
+  }
+  *state = AfterSend(std::move(*state), answer.ok(), json, now);
+  if (!answer.ok()) {
+    std::cout << "initwarm misses: report not sent: " << answer.status().message()
+              << "; next try in " << state->backoff.count() << "s" << std::endl;
+    return answer.status();
+  }
+  std::cout << "initwarm misses: reported " << answer->accepted << " misses (" << answer->fresh
+            << " new";
+  if (answer->dropped > 0) std::cout << ", " << answer->dropped << " over the operator's caps";
+  std::cout << ")" << std::endl;
+  return OkStatus();
+}
+
 }  // namespace
 
 int RunMisses(const std::vector<std::string>& args) {
@@ -48,36 +82,59 @@ int RunMisses(const std::vector<std::string>& args) {
             "(runtime misses): one line per compiled thing, named per framework (a Triton "
             "kernel by its name, num_warps, num_stages and argument types). --json prints the "
             "miss report instead. With --interval it keeps watching, printing each new or grown "
-            "miss once (a sidecar's log).\n\n"
-            "exit codes: 0 done; 2 bad flags; 1 the view cannot be read.");
+            "miss once (a sidecar's log). With --report-url it also sends the pod's miss report "
+            "to the operator (POST <url>/v1/misses, authenticated by the pod's projected "
+            "ServiceAccount token in --token-file) when it changes and every 5 minutes; a "
+            "failed report is retried with backoff and never stops the watch.\n\n"
+            "exit codes: 0 done; 2 bad flags; 1 the view cannot be read (once: or the report "
+            "could not be sent).");
   std::string view(core::kDefaultView);
   std::string fingerprint;
+  std::string report_url;
+  std::string token_file(core::kMissTokenFile);
   bool json = false;
   std::chrono::seconds interval{0};
   f.String("view", &view, "the gate's view symlink");
   f.String("fingerprint", &fingerprint,
-           "the view's fingerprint id, for --json (default: from the view's tree name)");
+           "the view's fingerprint id, for --json and reports (default: from the view's tree "
+           "name)");
   f.Bool("json", &json, "print the miss report as JSON");
   f.Duration("interval", &interval, kInitwarmDurations,
              "watch: look again after this long, forever (0: once)");
+  f.String("report-url", &report_url,
+           "the operator's base URL (the gate's --resolve-url): send the miss report there");
+  f.String("token-file", &token_file, "the projected ServiceAccount token, for --report-url");
   if (int rc = ParseOrExit("misses", &f, args); rc >= 0) return rc;
   if (json && interval.count() > 0) {
     PrintError("misses", InvalidArgumentError("--json and --interval: choose one"));
     return core::kExitUsage;
   }
+  if (!report_url.empty()) {
+    if (auto u = core::ParseResolveUrl(report_url); !u.ok()) {
+      PrintError("misses", u.status().WithContext("--report-url"));
+      return core::kExitUsage;
+    }
+  }
   std::map<std::pair<core::MissFramework, std::string>, core::RuntimeMiss> seen;
+  MissSendState sending;
   for (;;) {
     auto misses = ViewMisses(view);
     if (!misses.ok()) {
       PrintError("misses", misses.status());
       if (interval.count() == 0) return core::kExitError;
-    } else if (json) {
-      if (fingerprint.empty()) fingerprint = FingerprintOfTree(view);
-      std::cout << core::MissReportToJson({fingerprint, *misses}) << "\n";
     } else {
-      PrintNew(*misses, &seen);
-      if (interval.count() == 0 && misses->empty()) {
-        std::cout << "initwarm misses: none: nothing was compiled after the gate\n";
+      const std::string fp = fingerprint.empty() ? FingerprintOfTree(view) : fingerprint;
+      if (json) {
+        std::cout << core::MissReportToJson({fp, *misses}) << "\n";
+      } else {
+        PrintNew(*misses, &seen);
+        if (interval.count() == 0 && misses->empty()) {
+          std::cout << "initwarm misses: none: nothing was compiled after the gate\n";
+        }
+      }
+      if (!report_url.empty()) {
+        Status sent = Report(report_url, token_file, {fp, *misses}, &sending);
+        if (!sent.ok() && interval.count() == 0) return core::kExitError;
       }
     }
     if (interval.count() == 0) return core::kExitOk;

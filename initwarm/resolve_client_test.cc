@@ -2,101 +2,20 @@
 
 #include <gtest/gtest.h>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
-#include <thread>
+
+#include "initwarm/testing/fake_operator.h"
 
 namespace kc::initwarm {
 namespace {
 
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace asio = boost::asio;
-using tcp = asio::ip::tcp;
+using testing::FakeOperator;
 
 constexpr char kReadyBody[] = R"({"fingerprint":"3f9a1c2b7d4e5f60","state":"Ready",
   "directory":"v1/3f9a1c2b7d4e5f60","manifestDigest":"ab12","message":"cache is ready",
   "node":{"gpuProduct":"NVIDIA-H200","computeCapability":"9.0","driver":"580.159.04",
           "cudaDriver":"13.0","arch":"amd64"}})";
-
-// A one-route HTTP server on 127.0.0.1:0 answering every request with a
-// fixed status and body (or, with hang, never answering), recording the
-// request targets it saw.
-class FakeOperator {
- public:
-  FakeOperator(unsigned status, std::string body, bool hang = false)
-      : status_(status), body_(std::move(body)), hang_(hang), acceptor_(ioc_) {
-    tcp::endpoint ep(asio::ip::make_address("127.0.0.1"), 0);
-    acceptor_.open(ep.protocol());
-    acceptor_.bind(ep);
-    acceptor_.listen();
-    port_ = acceptor_.local_endpoint().port();
-    Accept();
-    thread_ = std::thread([this] { ioc_.run(); });
-  }
-  ~FakeOperator() {
-    ioc_.stop();
-    thread_.join();
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  std::vector<std::string> targets() {
-    std::lock_guard<std::mutex> l(mu_);
-    return targets_;
-  }
-
- private:
-  struct Conn {
-    explicit Conn(tcp::socket s) : stream(std::move(s)) {}
-    beast::tcp_stream stream;
-    beast::flat_buffer buf;
-    http::request<http::string_body> req;
-    http::response<http::string_body> res;
-  };
-
-  void Accept() {
-    acceptor_.async_accept([this](beast::error_code ec, tcp::socket s) {
-      if (ec) return;
-      auto c = std::make_shared<Conn>(std::move(s));
-      http::async_read(c->stream, c->buf, c->req, [this, c](beast::error_code ec2, std::size_t) {
-        if (ec2) return;
-        {
-          std::lock_guard<std::mutex> l(mu_);
-          targets_.emplace_back(c->req.target());
-        }
-        if (hang_) {
-          held_.push_back(c);  // keep the connection open, never answer
-          return;
-        }
-        c->res.result(status_);
-        c->res.version(11);
-        c->res.set(http::field::content_type, "application/json");
-        c->res.body() = body_;
-        c->res.prepare_payload();
-        http::async_write(c->stream, c->res, [c](beast::error_code, std::size_t) {
-          beast::error_code ignored;
-          c->stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
-        });
-      });
-      Accept();
-    });
-  }
-
-  unsigned status_;
-  std::string body_;
-  bool hang_;
-  asio::io_context ioc_;
-  tcp::acceptor acceptor_;
-  unsigned short port_ = 0;
-  std::thread thread_;
-  std::mutex mu_;
-  std::vector<std::string> targets_;
-  std::vector<std::shared_ptr<Conn>> held_;
-};
 
 TEST(HttpResolverTest, ReadyAnswerAndQueryEncoding) {
   FakeOperator op(200, kReadyBody);
@@ -182,12 +101,7 @@ TEST(HttpResolverTest, SilentServerTimesOut) {
 }
 
 TEST(HttpResolverTest, ClosedPortIsUnavailable) {
-  unsigned short port = 0;
-  {
-    asio::io_context ioc;
-    tcp::acceptor a(ioc, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
-    port = a.local_endpoint().port();
-  }  // closed again: nothing listens there now
+  const unsigned short port = testing::ClosedLoopbackPort();
   auto a = NewHttpResolver("http://127.0.0.1:" + std::to_string(port))->Resolve("ns", "kc", "n");
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.status().code(), StatusCode::kUnavailable) << a.status();

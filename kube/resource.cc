@@ -42,6 +42,7 @@ const Resource kValidatingWebhookConfigurations{"admissionregistration.k8s.io", 
                                                 "validatingwebhookconfigurations",
                                                 "ValidatingWebhookConfiguration", false};
 const Resource kStorageClasses{"storage.k8s.io", "v1", "storageclasses", "StorageClass", false};
+const Resource kTokenReviews{"authentication.k8s.io", "v1", "tokenreviews", "TokenReview", false};
 const Resource kCustomResourceDefinitions{"apiextensions.k8s.io", "v1", "customresourcedefinitions",
                                           "CustomResourceDefinition", false};
 }  // namespace resources

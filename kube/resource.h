@@ -38,6 +38,7 @@ extern const Resource kNamespaces;
 extern const Resource kMutatingWebhookConfigurations;
 extern const Resource kValidatingWebhookConfigurations;
 extern const Resource kStorageClasses;
+extern const Resource kTokenReviews;
 extern const Resource kCustomResourceDefinitions;
 }  // namespace resources
 

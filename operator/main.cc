@@ -139,12 +139,12 @@ std::jthread WaitForShutdownSignal(const sigset_t& sigs, std::stop_source& stop,
 // The plain HTTP listeners, one per distinct port, each serving its groups.
 StatusOr<std::vector<std::unique_ptr<HttpServer>>> StartListeners(
     const Config& c, Controller& controller, OperatorMetrics& metrics,
-    const webhook::CertController* certs, const Logger& log) {
+    const webhook::CertController* certs, const MissIntake* misses, const Logger& log) {
   std::vector<std::unique_ptr<HttpServer>> servers;
   for (const auto& [port, groups] : c.Listeners()) {
     KC_ASSIGN_OR_RETURN(std::unique_ptr<HttpServer> server,
                         HttpServer::Listen(c.bind_address, port));
-    RegisterHandlers(*server, groups, controller, metrics, certs);
+    RegisterHandlers(*server, groups, controller, metrics, certs, misses);
     server->Start();
     log.Info("listening", {{"address", c.bind_address},
                            {"port", server->port()},
@@ -255,7 +255,10 @@ int Run(int argc, char** argv) {
       return 1;
     }
   }
-  auto servers = StartListeners(c, controller, metrics, webhooks.certs.get(), log);
+  const MissIntake misses = MissIntakeFor(
+      controller, metrics, client, [&leading] { return leading.load(); },
+      log.With("logger", "misses"));
+  auto servers = StartListeners(c, controller, metrics, webhooks.certs.get(), &misses, log);
   if (!servers.ok()) {
     log.Error("cannot start HTTP listener", {{"error", servers.status().ToString()}});
     return 1;

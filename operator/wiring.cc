@@ -1,5 +1,7 @@
 #include "operator/wiring.h"
 
+#include "core/miss_channel.h"
+
 namespace kc::op {
 
 Settings SettingsFrom(const Config& c) {
@@ -63,9 +65,48 @@ HttpResponse ReadyzResponse(bool synced, const std::optional<webhook::Readiness>
   return HttpResponse{200, "text/plain", "ok"};
 }
 
+MissIntake MissIntakeFor(Controller& controller, OperatorMetrics& metrics, kube::Client& client,
+                         std::function<bool()> leading, const Logger& log) {
+  MissIntake in;
+  in.review = [&client](const Json& review) {
+    return client.Create(kube::resources::kTokenReviews, "", review);
+  };
+  in.gated_pod = [&controller](const std::string& ns, const std::string& name) {
+    return controller.GatedPod(ns, name);
+  };
+  in.ledger = &controller.misses();
+  in.now = [] { return std::chrono::system_clock::now(); };
+  in.leading = std::move(leading);
+  in.on_record = [&controller, &metrics, log](const MissSource& src, const MissRecord& rec) {
+    controller.misses().ForgetOtherDigests(src.ns, src.kernelcache, src.fingerprint,
+                                           src.manifest_digest);
+    int fresh = 0;
+    for (const auto& [framework, n] : rec.new_for_pod) {
+      metrics.CountRuntimeMisses(src.ns, src.kernelcache, src.fingerprint,
+                                 core::MissFrameworkName(framework), n);
+      fresh += n;
+    }
+    if (fresh == 0 && !rec.event) return;
+    log.Info("runtime misses reported", {{"namespace", src.ns},
+                                         {"kernelcache", src.kernelcache},
+                                         {"fingerprint", src.fingerprint},
+                                         {"pod", src.pod},
+                                         {"new", fresh},
+                                         {"dropped", rec.dropped}});
+    if (rec.event && controller.events() != nullptr) {
+      if (auto kc = controller.KernelCacheObject(src.ns, src.kernelcache)) {
+        controller.events()->Emit(*kc, "Warning", "RuntimeMisses",
+                                  MissEventMessage(src, *rec.event));
+      }
+    }
+    controller.EnqueueKernelCache(src.ns, src.kernelcache, "misses");
+  };
+  return in;
+}
+
 void RegisterHandlers(HttpServer& server, const std::set<std::string>& groups,
                       Controller& controller, OperatorMetrics& metrics,
-                      const webhook::CertController* certs) {
+                      const webhook::CertController* certs, const MissIntake* misses) {
   if (groups.count("health")) {
     server.Handle("/healthz", [](const HttpRequest&) {
       return HttpResponse{200, "text/plain", "ok"};
@@ -92,6 +133,13 @@ void RegisterHandlers(HttpServer& server, const std::set<std::string>& groups,
       ResolveResponse r = controller.Resolve({get("namespace"), get("kernelcache"), get("node")});
       return HttpResponse{r.http_status, "application/json", r.body.dump()};
     });
+    if (misses != nullptr) {
+      server.HandlePost(core::kMissReportPath, [misses, &metrics](const HttpRequest& req) {
+        HttpResponse r = HandleMissReport(req, *misses);
+        metrics.CountMissReport(r.status);
+        return r;
+      });
+    }
   }
 }
 

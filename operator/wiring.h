@@ -10,6 +10,7 @@
 #include "kube/leader_election.h"
 #include "operator/config.h"
 #include "operator/controller/controller.h"
+#include "operator/controller/miss_intake.h"
 #include "operator/serving/cert_controller.h"
 #include "operator/serving/http_server.h"
 #include "operator/serving/metrics.h"
@@ -37,11 +38,20 @@ kube::LeaderElectionConfig LeaderElectionFrom(const Config& c);
 // else 503 with why.
 HttpResponse ReadyzResponse(bool synced, const std::optional<webhook::Readiness>& certs);
 
+// The miss channel's intake (POST /v1/misses, miss_intake.h): TokenReviews
+// through `client`, pods from the controller's cache, the ledger, and on
+// each report the runtime-miss metrics, the rate-limited Warning Event
+// "RuntimeMisses" on the KernelCache, and a reconcile (status). `leading`:
+// whether this replica runs the workers.
+MissIntake MissIntakeFor(Controller& controller, OperatorMetrics& metrics, kube::Client& client,
+                         std::function<bool()> leading, const Logger& log);
+
 // The routes of one plain listener serving `groups` ("health", "metrics",
-// "resolve"). `certs`: the webhook's certificate controller, null when the
-// webhooks are off.
+// "resolve"; the last also takes POST /v1/misses when `misses` is set).
+// `certs`: the webhook's certificate controller, null when the webhooks are
+// off.
 void RegisterHandlers(HttpServer& server, const std::set<std::string>& groups,
                       Controller& controller, OperatorMetrics& metrics,
-                      const webhook::CertController* certs);
+                      const webhook::CertController* certs, const MissIntake* misses = nullptr);
 
 }  // namespace kc::op

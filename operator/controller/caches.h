@@ -15,6 +15,8 @@
 
 namespace kc::op {
 
+class MissLedger;
+
 struct Caches {
   std::vector<const kube::Store*> kernelcaches;
   const NodeIndex* nodes = nullptr;
@@ -23,6 +25,8 @@ struct Caches {
   std::vector<const kube::Store*> pvcs;
   // Gated model pods (label kernelcache.io/consumer), for their gate reports.
   std::vector<const kube::Store*> gated_pods;
+  // What gated pods' miss watchers reported (the miss channel); may be null.
+  const MissLedger* misses = nullptr;
 
   // By "<ns>/<name>".
   static std::optional<kube::Json> Get(const std::vector<const kube::Store*>& stores,

@@ -66,6 +66,7 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
   events_ = std::make_unique<ClientEventSink>(
       options_.events_client != nullptr ? *options_.events_client : client_, logger_,
       options_.identity);
+  caches_.misses = &misses_;
   reconciler_ = std::make_unique<Reconciler>(client_, caches_, options_.settings, events_.get(),
                                              metrics_, logger_);
 }
@@ -243,7 +244,13 @@ void Controller::RememberSelector(const Json& kc) {
 }
 
 void Controller::ForgetSelector(const Json& kc) {
-  Safely(logger_, "kernelcache", [&] { selectors_.Erase(kube::ObjectKey(kc)); });
+  Safely(logger_, "kernelcache", [&] {
+    const std::string key = kube::ObjectKey(kc);
+    selectors_.Erase(key);
+    if (auto slash = key.find('/'); slash != std::string::npos) {
+      misses_.ForgetKernelCache(key.substr(0, slash), key.substr(slash + 1));
+    }
+  });
 }
 
 void Controller::EnqueueForNode(const std::map<std::string, std::string>& labels) {
@@ -350,6 +357,11 @@ std::vector<core::KernelCache> Controller::KernelCachesIn(const std::string& ns)
     }
   }
   return out;
+}
+
+std::optional<kube::Json> Controller::GatedPod(const std::string& ns,
+                                               const std::string& name) const {
+  return Caches::Get(caches_.gated_pods, ns + "/" + name);
 }
 
 std::optional<kube::Json> Controller::KernelCacheObject(const std::string& ns,

@@ -40,6 +40,7 @@
 #include "kube/informer.h"
 #include "kube/workqueue.h"
 #include "operator/controller/caches.h"
+#include "operator/controller/miss_ledger.h"
 #include "operator/controller/reconciler.h"
 #include "operator/controller/resolve.h"
 #include "operator/controller/selector_index.h"
@@ -82,6 +83,14 @@ class Controller {
   // and one as the API returned it (for Events).
   std::vector<core::KernelCache> KernelCachesIn(const std::string& ns) const;
   std::optional<kube::Json> KernelCacheObject(const std::string& ns, const std::string& name) const;
+  // The miss channel (operator/controller/miss_intake.h): the ledger the
+  // reconciler reads runtimeMisses from, a gated pod from the cache by
+  // namespace and name, and a reconcile of one KernelCache.
+  MissLedger& misses() { return misses_; }
+  std::optional<kube::Json> GatedPod(const std::string& ns, const std::string& name) const;
+  void EnqueueKernelCache(const std::string& ns, const std::string& name, const char* source) {
+    Enqueue(ns + "/" + name, source);
+  }
   // The Event sink the reconciler uses.
   EventSink* events() const { return events_.get(); }
 
@@ -123,6 +132,7 @@ class Controller {
   ControllerOptions options_;
   OperatorMetrics* metrics_;
   Logger logger_;
+  MissLedger misses_;
   Caches caches_;
   NodeIndex node_index_;
   SelectorIndex selectors_;  // KernelCache key -> its spec.nodeSelector

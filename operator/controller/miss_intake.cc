@@ -55,7 +55,8 @@ Json TokenReviewRequest(const std::string& token) {
 }
 
 StatusOr<TokenIdentity> IdentityFromTokenReview(const Json& review) {
-  const Json* status = review.is_object() && review.contains("status") ? &review["status"] : nullptr;
+  const Json* status =
+      review.is_object() && review.contains("status") ? &review["status"] : nullptr;
   if (status == nullptr || !status->is_object() || !status->value("authenticated", false)) {
     std::string why = status != nullptr && status->is_object() ? status->value("error", "") : "";
     return UnauthenticatedError("the token was not authenticated for audience " +
@@ -119,19 +120,35 @@ StatusOr<MissSource> SourceFromGatedPod(const TokenIdentity& id, const std::opti
                                  " is not the one pod " + who + "'s gate handed it (" +
                                  warm->report.fingerprint + ")");
   }
-  return MissSource{id.ns,
-                    kernelcache,
-                    warm->report.fingerprint,
-                    warm->report.manifest_digest,
-                    id.pod,
-                    id.pod_uid};
+  return MissSource{id.ns,  kernelcache, warm->report.fingerprint, warm->report.manifest_digest,
+                    id.pod, id.pod_uid};
+}
+
+std::string MissEventMessage(const MissSource& src, const MissEventDue& due) {
+  auto list = [](const std::vector<std::string>& items, const char* sep) {
+    constexpr size_t kNamed = 5;
+    constexpr size_t kItemBytes = 80;
+    std::string out;
+    for (size_t i = 0; i < items.size() && i < kNamed; ++i) {
+      if (i > 0) out += sep;
+      out += items[i].size() > kItemBytes ? items[i].substr(0, kItemBytes) + "..." : items[i];
+    }
+    if (items.size() > kNamed) out += " and " + std::to_string(items.size() - kNamed) + " more";
+    return out;
+  };
+  return "pods compiled after their gate on fingerprint " + src.fingerprint + ": " +
+         list(due.details, "; ") + " (pods: " + list(due.pods, ", ") +
+         "); the warmup did not produce these: add the shapes to spec.warmup";
 }
 
 HttpResponse HandleMissReport(const HttpRequest& req, const MissIntake& intake) {
+  if (intake.leading && !intake.leading()) {
+    return ErrorResponse(UnavailableError("this replica is not the leader; retry"));
+  }
   if (req.body.size() > core::kMaxMissReportBytes) {
-    return ErrorResponse(ResourceExhaustedError(
-        "the report has " + std::to_string(req.body.size()) + " bytes; at most " +
-        std::to_string(core::kMaxMissReportBytes)));
+    return ErrorResponse(
+        ResourceExhaustedError("the report has " + std::to_string(req.body.size()) +
+                               " bytes; at most " + std::to_string(core::kMaxMissReportBytes)));
   }
   auto token = BearerToken(req.authorization);
   if (!token.ok()) return ErrorResponse(token.status());
@@ -147,10 +164,10 @@ HttpResponse HandleMissReport(const HttpRequest& req, const MissIntake& intake) 
   if (!src.ok()) return ErrorResponse(src.status());
   const MissRecord rec = intake.ledger->Record(*src, report->misses, intake.now());
   if (intake.on_record) intake.on_record(*src, rec);
-  size_t fresh = 0;
-  for (const auto& [f, n] : rec.new_for_pod) fresh += static_cast<size_t>(n);
-  return {200, "application/json",
-          Json{{"accepted", rec.accepted}, {"new", fresh}, {"dropped", rec.dropped}}.dump()};
+  core::MissReportAnswer result{static_cast<std::uint64_t>(rec.accepted), 0,
+                                static_cast<std::uint64_t>(rec.dropped)};
+  for (const auto& [f, n] : rec.new_for_pod) result.fresh += static_cast<std::uint64_t>(n);
+  return {200, "application/json", core::MissReportAnswerToJson(result)};
 }
 
 }  // namespace kc::op

@@ -61,7 +61,14 @@ struct MissIntake {
   // After a report was recorded: metrics, the Event, a reconcile.
   std::function<void(const MissSource&, const MissRecord&)> on_record;
   std::function<Time()> now;
+  // Only the leader's reconciler writes status: another replica answers 503
+  // (the watcher retries; the Service picks a replica per connection).
+  std::function<bool()> leading;
 };
+
+// The Warning Event's message: the fingerprint, the entries (at most 5
+// named, then "and N more") and the pods (likewise), under 1 KiB.
+std::string MissEventMessage(const MissSource& src, const MissEventDue& due);
 
 HttpResponse HandleMissReport(const HttpRequest& req, const MissIntake& intake);
 

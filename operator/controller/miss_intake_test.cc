@@ -29,12 +29,13 @@ Json GatedPod(core::GateOutcome outcome, const std::string& fp = kFp, const std:
   g.manifest_digest = kDigest;
   Json labels = Json::object();
   if (!consumer.empty()) labels[core::kConsumerLabel] = consumer;
-  return {{"metadata", {{"name", "p1"}, {"namespace", "ml"}, {"uid", uid}, {"labels", labels}}},
-          {"spec", {{"nodeName", "gpu-1"}}},
-          {"status",
-           {{"initContainerStatuses",
-             {{{"name", core::kGateContainer},
-               {"state", {{"terminated", {{"exitCode", 0}, {"message", GateReportToJson(g)}}}}}}}}}}};
+  return {
+      {"metadata", {{"name", "p1"}, {"namespace", "ml"}, {"uid", uid}, {"labels", labels}}},
+      {"spec", {{"nodeName", "gpu-1"}}},
+      {"status",
+       {{"initContainerStatuses",
+         {{{"name", core::kGateContainer},
+           {"state", {{"terminated", {{"exitCode", 0}, {"message", GateReportToJson(g)}}}}}}}}}}};
 }
 
 core::MissReport Report(const std::string& fp = kFp) {
@@ -124,6 +125,7 @@ struct Harness {
   bool review_fails = false;
   std::optional<Json> pod = GatedPod(core::GateOutcome::kWarm);
   std::vector<MissRecord> records;
+  bool leading = true;
   MissIntake intake() {
     MissIntake in;
     in.review = [this](const Json& req) -> StatusOr<Json> {
@@ -138,6 +140,7 @@ struct Harness {
     in.ledger = &ledger;
     in.on_record = [this](const MissSource&, const MissRecord& r) { records.push_back(r); };
     in.now = [] { return Time{}; };
+    in.leading = [this] { return leading; };
     return in;
   }
 };
@@ -169,6 +172,7 @@ TEST(MissIntake, HandlerAnswersEachRefusalWithItsCode) {
       {"not a report", [](Harness&) {}, Post("{\"fingerprint\":7}"), 400},
       {"garbage", [](Harness&) {}, Post("\x01\x02"), 400},
       {"too large", [](Harness&) {}, Post(std::string(core::kMaxMissReportBytes + 1, ' ')), 413},
+      {"not the leader", [](Harness& h) { h.leading = false; }, Post(good), 503},
   };
   for (const Case& c : cases) {
     Harness h;
@@ -192,6 +196,21 @@ TEST(MissIntake, HandlerRecordsInTheLedgerAndAnswersWhatWasNew) {
   EXPECT_EQ(s->count, 1);
   ASSERT_EQ(h.records.size(), 2u);
   EXPECT_TRUE(h.records[0].event.has_value());
+}
+
+TEST(MissIntake, EventMessageNamesKernelsAndPodsWithinBounds) {
+  const MissSource src{"ml", "llama", kFp, kDigest, "p1", "u1"};
+  EXPECT_EQ(MissEventMessage(src, {{"kernel add_kernel"}, {"p1", "p2"}}),
+            "pods compiled after their gate on fingerprint 0123456789abcdef: kernel add_kernel "
+            "(pods: p1, p2); the warmup did not produce these: add the shapes to spec.warmup");
+  MissEventDue many;
+  for (int i = 0; i < 50; ++i) {
+    many.details.push_back("kernel " + std::string(500, 'k'));
+    many.pods.push_back("pod-" + std::string(200, 'p'));
+  }
+  const std::string m = MissEventMessage(src, many);
+  EXPECT_LT(m.size(), 1024u) << "named items are cut, the rest counted";
+  EXPECT_NE(m.find("and 45 more"), std::string::npos) << m;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "base/utf8.h"
 #include "core/api_types.h"
 #include "operator/controller/gate_reports.h"
+#include "operator/controller/miss_ledger.h"
 #include "operator/decide/decide.h"
 #include "operator/decide/eligibility.h"
 #include "operator/decide/views.h"
@@ -78,6 +79,14 @@ Observed Reconciler::Observe(const Json& kc_json) const {
   }
   for (const Json& p : Caches::ByLabel(caches_.gated_pods, ns, core::kConsumerLabel, name)) {
     for (auto& r : GateReportsFromPod(p)) o.gate_reports.push_back(std::move(r));
+  }
+  if (caches_.misses != nullptr) {
+    for (const auto& f : o.kc.status.fingerprints) {
+      if (f.manifest_digest.empty()) continue;
+      if (auto m = caches_.misses->Summary(ns, name, f.id, f.manifest_digest)) {
+        o.runtime_misses[f.id] = {f.manifest_digest, std::move(*m)};
+      }
+    }
   }
   if (auto pvc = Caches::Get(caches_.pvcs, ns + "/" + core::ClaimName(o.kc))) {
     o.pvc = PvcViewFromJson(*pvc, o.kc.metadata.uid);

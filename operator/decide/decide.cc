@@ -11,6 +11,7 @@
 #include "base/utf8.h"
 #include "operator/decide/decide_fingerprint.h"
 #include "operator/decide/decide_gc.h"
+#include "operator/decide/decide_misses.h"
 #include "operator/decide/decide_nodes.h"
 #include "operator/decide/decide_spec.h"
 #include "operator/decide/decide_step.h"
@@ -251,6 +252,14 @@ Plan Decide(const Observed& obs, Time now) {
     effects.actions.push_back(std::move(a));
   }
 
+  std::map<std::string, const core::FingerprintStatus*> stored;
+  for (const auto& f : kc.status.fingerprints) stored[f.id] = &f;
+  for (auto& [id, f] : gc.entries) {
+    auto b = stored.find(id);
+    auto o = obs.runtime_misses.find(id);
+    f.runtime_misses = RuntimeMissesAfter(b == stored.end() ? nullptr : b->second, f,
+                                          o == obs.runtime_misses.end() ? nullptr : &o->second);
+  }
   status.fingerprints.clear();
   for (auto& [id, f] : gc.entries) status.fingerprints.push_back(std::move(f));  // sorted by id
   Summary summary = Summarize(kc, status.fingerprints, &findings, conds.Prev(cond::kDegraded),

@@ -134,6 +134,14 @@ struct GateReportView {
   friend bool operator==(const GateReportView&, const GateReportView&) = default;
 };
 
+// What the miss channel counted for one fingerprint's cache with this
+// manifest digest (operator/controller/miss_ledger.h).
+struct ObservedMisses {
+  std::string manifest_digest;
+  core::RuntimeMissStatus misses;
+  friend bool operator==(const ObservedMisses&, const ObservedMisses&) = default;
+};
+
 struct Observed {
   // The KernelCache: metadata (name, namespace, uid, generation,
   // deletionTimestamp, finalizers), spec, and the status last written.
@@ -151,6 +159,9 @@ struct Observed {
   // Job generation); later reports of the same, now forgotten, digest do
   // nothing.
   std::vector<GateReportView> gate_reports;
+  // By fingerprint id: runtime misses its gated pods reported for the
+  // digest the status names (decide_misses.h).
+  std::map<std::string, ObservedMisses> runtime_misses;
   Settings settings;
 };
 

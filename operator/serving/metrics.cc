@@ -206,6 +206,8 @@ constexpr char kTimeToReady[] = "kernelcache_time_to_ready_seconds";
 constexpr char kGateOutcomes[] = "kernelcache_gate_outcomes_total";
 constexpr char kGateWait[] = "kernelcache_gate_wait_seconds";
 constexpr char kCompileSaved[] = "kernelcache_compile_seconds_saved_total";
+constexpr char kRuntimeMisses[] = "kernelcache_runtime_misses_total";
+constexpr char kMissReports[] = "kernelcache_miss_reports_total";
 constexpr core::GateOutcome kGateOutcomeValues[] = {
     core::GateOutcome::kWarm, core::GateOutcome::kCold, core::GateOutcome::kFailed};
 
@@ -248,6 +250,11 @@ OperatorMetrics::OperatorMetrics() {
   registry_.Declare(kCompileSaved, T::kCounter,
                     "Estimated compile seconds Warm gate runs did not spend: per Warm run, the "
                     "run time of the warmup container that sealed the fingerprint's cache");
+  registry_.Declare(kRuntimeMisses, T::kCounter,
+                    "Entries gated pods compiled after their gate (one per pod and entry), as "
+                    "their miss watchers reported, by framework");
+  registry_.Declare(kMissReports, T::kCounter,
+                    "Miss reports received on /v1/misses, by HTTP status code answered");
 }
 
 void OperatorMetrics::ObserveReconcile(const std::string& controller, const std::string& result,
@@ -299,6 +306,20 @@ void OperatorMetrics::ForgetKernelCache(const std::string& ns, const std::string
   registry_.Remove(kGateOutcomes, id);
   registry_.Remove(kGateWait, id);
   registry_.Remove(kCompileSaved, id);
+  registry_.Remove(kRuntimeMisses, id);
+}
+
+void OperatorMetrics::CountRuntimeMisses(const std::string& ns, const std::string& name,
+                                         const std::string& fingerprint, std::string_view framework,
+                                         int misses) {
+  MetricLabels l = KernelCacheLabels(ns, name);
+  l.emplace_back("fingerprint", fingerprint);
+  l.emplace_back("framework", std::string(framework));
+  registry_.Add(kRuntimeMisses, l, misses);
+}
+
+void OperatorMetrics::CountMissReport(int http_status) {
+  registry_.Add(kMissReports, {{"code", std::to_string(http_status)}});
 }
 
 void OperatorMetrics::CountGateOutcome(const std::string& ns, const std::string& name,
@@ -325,6 +346,7 @@ void OperatorMetrics::ForgetFingerprint(const std::string& ns, const std::string
   MetricLabels l = KernelCacheLabels(ns, name);
   l.emplace_back("fingerprint", fingerprint);
   registry_.Remove(kCompileSaved, l);
+  registry_.Remove(kRuntimeMisses, l);
 }
 
 void OperatorMetrics::ObserveWarmup(const std::string& outcome, double seconds) {

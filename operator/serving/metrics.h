@@ -110,6 +110,12 @@ class OperatorMetrics {
   // Removes the fingerprint's compile-seconds-saved series (it left the status).
   void ForgetFingerprint(const std::string& ns, const std::string& name,
                          const std::string& fingerprint);
+  // kernelcache_runtime_misses_total: `misses` entries a gated pod compiled
+  // after its gate that it had not reported before (the miss channel).
+  void CountRuntimeMisses(const std::string& ns, const std::string& name,
+                          const std::string& fingerprint, std::string_view framework, int misses);
+  // kernelcache_miss_reports_total{code}: what /v1/misses answered.
+  void CountMissReport(int http_status);
   // outcome: "Published" | "Failed" | "Mismatch".
   void ObserveWarmup(const std::string& outcome, double seconds);
   void ObserveTimeToReady(double seconds);

@@ -168,5 +168,31 @@ TEST(OperatorMetricsTest, GateSeries) {
   EXPECT_NE(text.find("kernelcache_gate_outcomes_total{kernelcache=\"other\""), std::string::npos);
 }
 
+TEST(OperatorMetricsTest, RuntimeMissSeriesAndTheirRemoval) {
+  OperatorMetrics m;
+  auto& r = m.registry();
+  const MetricLabels triton = {{"namespace", "ml"},
+                               {"kernelcache", "llama"},
+                               {"fingerprint", "0123456789abcdef"},
+                               {"framework", "triton"}};
+  m.CountRuntimeMisses("ml", "llama", "0123456789abcdef", "triton", 2);
+  m.CountRuntimeMisses("ml", "llama", "0123456789abcdef", "triton", 1);
+  m.CountMissReport(200);
+  m.CountMissReport(403);
+  EXPECT_EQ(r.Value("kernelcache_runtime_misses_total", triton), 3);
+  EXPECT_EQ(r.Value("kernelcache_miss_reports_total", {{"code", "403"}}), 1);
+  const std::string text = m.Render();
+  EXPECT_TRUE(Contains(text, "# TYPE kernelcache_runtime_misses_total counter")) << text;
+  EXPECT_TRUE(Contains(text,
+                       "kernelcache_runtime_misses_total{fingerprint=\"0123456789abcdef\","
+                       "framework=\"triton\",kernelcache=\"llama\",namespace=\"ml\"} 3"))
+      << text;
+  m.ForgetFingerprint("ml", "llama", "0123456789abcdef");
+  EXPECT_FALSE(Contains(m.Render(), "kernelcache_runtime_misses_total{"));
+  m.CountRuntimeMisses("ml", "llama", "0123456789abcdef", "inductor", 1);
+  m.ForgetKernelCache("ml", "llama");
+  EXPECT_FALSE(Contains(m.Render(), "kernelcache_runtime_misses_total{"));
+}
+
 }  // namespace
 }  // namespace kc::op

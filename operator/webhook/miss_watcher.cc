@@ -5,6 +5,7 @@
 #include "api/meta.h"
 #include "base/duration.h"
 #include "core/layout.h"
+#include "core/miss_channel.h"
 
 namespace kc::webhook {
 
@@ -23,21 +24,44 @@ StatusOr<std::optional<std::chrono::seconds>> MissWatchInterval(const Json& pod)
                               "(for example \"30s\")");
 }
 
-Json BuildMissWatcher(const Json& gate, std::chrono::seconds interval) {
+Json BuildMissWatcher(const Json& gate, std::chrono::seconds interval,
+                      const std::string& report_url) {
+  Json args = Json::array({"misses", "--view", std::string(core::kDefaultView), "--interval",
+                           std::to_string(interval.count()) + "s"});
+  if (!report_url.empty()) {
+    for (const std::string& a : {std::string("--report-url"), report_url,
+                                 std::string("--token-file"), std::string(core::kMissTokenFile)}) {
+      args.push_back(a);
+    }
+  }
   Json w = {
       {"name", kMissWatcherName},
       {"image", gate.value("image", "")},
       {"imagePullPolicy", gate.value("imagePullPolicy", "IfNotPresent")},
       {"command", Json::array({"initwarm"})},
-      {"args", Json::array({"misses", "--view", std::string(core::kDefaultView), "--interval",
-                            std::to_string(interval.count()) + "s"})},
+      {"args", std::move(args)},
       {"restartPolicy", "Always"},
       {"resources",
        {{"requests", {{"cpu", "10m"}, {"memory", "16Mi"}}}, {"limits", {{"memory", "128Mi"}}}}}};
   for (const char* key : {"volumeMounts", "securityContext"}) {
     if (gate.contains(key)) w[key] = gate[key];
   }
+  if (!report_url.empty()) {
+    if (!w["volumeMounts"].is_array()) w["volumeMounts"] = Json::array();
+    w["volumeMounts"].push_back({{"name", core::kMissTokenVolume},
+                                 {"mountPath", std::string(core::kMissTokenDir)},
+                                 {"readOnly", true}});
+  }
   return w;
+}
+
+Json MissTokenVolume() {
+  const Json token = {{"audience", core::kMissTokenAudience},
+                      {"expirationSeconds", core::kMissTokenExpirationSeconds},
+                      {"path", "token"}};
+  Json sources = Json::array();
+  sources.push_back({{"serviceAccountToken", token}});
+  return {{"name", core::kMissTokenVolume}, {"projected", {{"sources", std::move(sources)}}}};
 }
 
 }  // namespace kc::webhook

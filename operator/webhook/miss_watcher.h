@@ -6,12 +6,18 @@
 //   kernelcache.io/watch-misses: "true"   (every 30 s)
 //                                "<duration>"   (5s to 1h, e.g. "10s", "2m")
 //                                "false" or absent: none.
-// Pure.
+// When the gate reaches the operator (--resolve-url), the watcher also
+// reports the pod's misses there (core/miss_channel.h): it gets
+// `--report-url <that URL> --token-file <core::kMissTokenFile>` and the
+// pod a projected ServiceAccount token volume (audience
+// core::kMissTokenAudience, an hour, renewed by the kubelet) that only the
+// watcher mounts. Pure.
 #pragma once
 
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
 
 #include "base/status.h"
 
@@ -28,8 +34,13 @@ inline constexpr std::chrono::seconds kMaxMissWatchInterval{3600};
 StatusOr<std::optional<std::chrono::seconds>> MissWatchInterval(const nlohmann::json& pod);
 
 // The watcher container: the gate's image, pull policy, mounts and security
-// context; `initwarm misses --view <the view> --interval <n>s`; small
+// context; `initwarm misses --view <the view> --interval <n>s`, plus the
+// report flags and the token mount when `report_url` is not empty; small
 // requests; restartPolicy Always.
-nlohmann::json BuildMissWatcher(const nlohmann::json& gate, std::chrono::seconds interval);
+nlohmann::json BuildMissWatcher(const nlohmann::json& gate, std::chrono::seconds interval,
+                                const std::string& report_url);
+
+// The pod volume the watcher's token comes from (name core::kMissTokenVolume).
+nlohmann::json MissTokenVolume();
 
 }  // namespace kc::webhook

@@ -60,7 +60,7 @@ TEST(BuildMissWatcherTest, TakesTheGatesImageMountsAndSecurity) {
                      {"volumeMounts", Json::array({{{"name", "kernelcache-run"}}})},
                      {"securityContext", {{"runAsUser", 1000}}},
                      {"env", Json::array({{{"name", "KC_NODE_NAME"}}})}};
-  const Json w = BuildMissWatcher(gate, std::chrono::seconds(45));
+  const Json w = BuildMissWatcher(gate, std::chrono::seconds(45), "");
   EXPECT_EQ(w["name"], "kernelcache-misses");
   EXPECT_EQ(w["image"], "initwarm:1");
   EXPECT_EQ(w["imagePullPolicy"], "Never");
@@ -69,6 +69,27 @@ TEST(BuildMissWatcherTest, TakesTheGatesImageMountsAndSecurity) {
   EXPECT_EQ(w["volumeMounts"], gate["volumeMounts"]);
   EXPECT_EQ(w["securityContext"], gate["securityContext"]);
   EXPECT_FALSE(w.contains("env"));
+}
+
+TEST(BuildMissWatcherTest, AReportUrlAddsTheReportFlagsAndTheTokenMountOnlyThere) {
+  const Json gate = {{"name", "kernelcache-wait"},
+                     {"image", "initwarm:1"},
+                     {"volumeMounts", Json::array({{{"name", "kernelcache-run"}}})}};
+  const Json w = BuildMissWatcher(gate, std::chrono::seconds(30), "http://10.96.0.20:8082");
+  EXPECT_EQ(w["args"], Json::array({"misses", "--view", "/var/run/kernelcache/view", "--interval",
+                                    "30s", "--report-url", "http://10.96.0.20:8082", "--token-file",
+                                    "/var/run/secrets/kernelcache.io/token"}));
+  ASSERT_EQ(w["volumeMounts"].size(), 2u);
+  EXPECT_EQ(w["volumeMounts"][0], gate["volumeMounts"][0]);
+  EXPECT_EQ(w["volumeMounts"][1], (Json{{"name", "kernelcache-token"},
+                                        {"mountPath", "/var/run/secrets/kernelcache.io"},
+                                        {"readOnly", true}}));
+  const Json v = MissTokenVolume();
+  EXPECT_EQ(v["name"], "kernelcache-token");
+  const Json& sat = v["projected"]["sources"][0]["serviceAccountToken"];
+  EXPECT_EQ(sat["audience"], "kernelcache.io");
+  EXPECT_EQ(sat["expirationSeconds"], 3600);
+  EXPECT_EQ(sat["path"], "token");
 }
 
 }  // namespace

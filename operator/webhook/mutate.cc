@@ -241,7 +241,8 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
     r.warnings.push_back("kernelcache: " + watch.status().message() +
                          "; the miss watcher was not added");
   } else if (watch->has_value()) {
-    InjectMissWatcher(spec, BuildMissWatcher(gate, **watch), conflicts);
+    if (!gate_args->resolve_url.empty()) InjectVolumes(spec, {MissTokenVolume()}, conflicts);
+    InjectMissWatcher(spec, BuildMissWatcher(gate, **watch, gate_args->resolve_url), conflicts);
   }
   // The consumer label: the operator's gate reports select pods by it.
   if (!out.contains("metadata") || out["metadata"].is_null()) out["metadata"] = Json::object();

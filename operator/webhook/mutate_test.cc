@@ -191,15 +191,36 @@ TEST(MutateTest, WatchMissesAnnotationAddsTheWatcherLast) {
   EXPECT_EQ(inits[2]["name"], "kernelcache-misses");
   EXPECT_EQ(inits[2]["restartPolicy"], "Always");
   EXPECT_EQ(inits[2]["args"],
-            Json::array({"misses", "--view", "/var/run/kernelcache/view", "--interval", "10s"}));
+            Json::array({"misses", "--view", "/var/run/kernelcache/view", "--interval", "10s",
+                         "--report-url", kSettings.resolve_url, "--token-file",
+                         "/var/run/secrets/kernelcache.io/token"}));
   EXPECT_EQ(inits[2]["image"], inits[0]["image"]);
-  EXPECT_EQ(inits[2]["volumeMounts"], inits[0]["volumeMounts"]);
+  // The gate's mounts and the token, which no other container mounts.
+  Json mounts = inits[0]["volumeMounts"];
+  mounts.push_back({{"name", "kernelcache-token"},
+                    {"mountPath", "/var/run/secrets/kernelcache.io"},
+                    {"readOnly", true}});
+  EXPECT_EQ(inits[2]["volumeMounts"], mounts);
+  EXPECT_NE(Find(r.pod["spec"]["volumes"], "kernelcache-token"), nullptr);
+  for (const Json& c : r.pod["spec"]["containers"]) {
+    EXPECT_EQ(FindMount(c, "/var/run/secrets/kernelcache.io"), nullptr) << c["name"];
+  }
+  EXPECT_EQ(FindMount(inits[0], "/var/run/secrets/kernelcache.io"), nullptr);
   EXPECT_EQ(inits[2]["securityContext"], inits[0]["securityContext"]);
   EXPECT_TRUE(r.warnings.empty());
   EXPECT_TRUE(r.conflicts.empty());
   ExpectPatchGivesPod(in, r);
   auto again = Mutate(r.pod, "ml", {Kc("llama", {{"app", "llama"}}, "Shared")}, kSettings);
   EXPECT_TRUE(again.patch.empty()) << again.patch.dump();
+
+  // Without --resolve-url the watcher only logs: no report flags, no token.
+  InjectSettings no_url = kSettings;
+  no_url.resolve_url.clear();
+  auto local = Mutate(in, "ml", {Kc("llama", {{"app", "llama"}}, "Shared")}, no_url);
+  const Json* lw = Find(local.pod["spec"]["initContainers"], "kernelcache-misses");
+  ASSERT_NE(lw, nullptr);
+  EXPECT_EQ((*lw)["args"].size(), 5u);
+  EXPECT_EQ(Find(local.pod["spec"]["volumes"], "kernelcache-token"), nullptr);
 
   in["metadata"]["annotations"]["kernelcache.io/watch-misses"] = "soon";
   auto bad = Mutate(in, "ml", {Kc("llama", {{"app", "llama"}})}, kSettings);

@@ -146,6 +146,7 @@ if SET in ("default", "servicemonitor", "registry", "registry-as-written", "repl
     check(crv.get(whcfg) == {"get", "patch"}, f"webhook configurations {crv.get(whcfg)}")
     check(crv.get(f"validatingwebhookconfigurations@{FULL}") == {"get", "patch"}, "validating cfg")
     check(crv.get("storageclasses") == {"get"}, "storageclasses get")
+    check(crv.get("tokenreviews") == {"create"}, "tokenreviews create (miss reports)")
     check(lv.get(secret) == {"get", "patch"} and lv.get("secrets") == {"create"},
           f"secret verbs {lv.get(secret)} / {lv.get('secrets')}")
     check(len(mwc) == 1 and len(vwc) == 1, "both webhook configurations")
@@ -217,7 +218,8 @@ if SET == "watchns":
               f"RoleBinding in {ns}")
     leaked = NAMESPACED & set(crv)
     check(not leaked, f"ClusterRole has namespaced resources {leaked}")
-    check(set(crv) == {"nodes", "storageclasses", whcfg, f"validatingwebhookconfigurations@{FULL}"},
+    check(set(crv) == {"nodes", "tokenreviews", "storageclasses", whcfg,
+                       f"validatingwebhookconfigurations@{FULL}"},
           f"ClusterRole is cluster-wide only: {set(crv)}")
     # Events on the webhook Secret in the release namespace (not watched).
     check(lv.get("events") == {"create", "patch"}, f"leader Role events {lv.get('events')}")

@@ -15,7 +15,10 @@
 #     warmup Job's time; asserts warm < cold;
 #  4. a gated pod with kernelcache.io/watch-misses compiles a kernel the
 #     warmup did not (a new BLOCK): its miss watcher's log names the kernel,
-#     and the sealed cache is unchanged.
+#     the sealed cache is unchanged, and the watcher's report reaches the
+#     operator: the fingerprint's status.runtimeMisses names the kernel, a
+#     RuntimeMisses Warning Event is raised and the leader's
+#     kernelcache_runtime_misses_total counts it.
 # Usage: jit_cold_start_test.sh <repo root>   (KC_IMAGES_DIR: the archives)
 set -euo pipefail
 root=$1
@@ -36,6 +39,18 @@ fail() {
   done
   k -n kernelcache-system logs -l app.kubernetes.io/name=kernelcache --tail=20 2>&1 | sed 's/^/  /' || true
   exit 1
+}
+# until_output <tries> <command...>: runs the command once a second until it
+# prints something (printed), at most <tries> times; 1 if it never did.
+until_output() {
+  local tries=$1 out
+  shift
+  for _ in $(seq "$tries"); do
+    out=$("$@" 2>/dev/null || true)
+    [ -n "$out" ] && echo "$out" && return 0
+    sleep 1
+  done
+  return 1
 }
 trap 'cluster down --purge >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
 t_all=$(date +%s)
@@ -135,15 +150,39 @@ from triton.compiler import ASTSource
 sig = {"x": "*fp32", "y": "*fp32", "out": "*fp32", "n": "i32", "BLOCK": "constexpr"}
 triton.compile(ASTSource(kernels.add_kernel, sig, {"BLOCK": 2048}), target=GPUTarget("cuda", 90, 32))
 ' || fail "the runtime compile in $pod"
-line=""
-for _ in $(seq 60); do
-  line=$(k -n "$ns" logs "$pod" -c kernelcache-misses 2>/dev/null | grep -m1 "runtime miss: triton kernel add_kernel" || true)
-  [ -n "$line" ] && break
-  sleep 1
-done
+watcher_log() { k -n "$ns" logs "$pod" -c kernelcache-misses | grep -m1 "$1"; }
+line=$(until_output 60 watcher_log "runtime miss: triton kernel add_kernel") || true
 [ -n "$line" ] || fail "the miss watcher of $pod did not name the kernel: $(k -n "$ns" logs "$pod" -c kernelcache-misses 2>&1 | tail -5)"
 echo "ok: $pod's miss watcher: $line"
 sealed_after=$(find "$vol" -type f | sort)
 [ "$sealed_before" = "$sealed_after" ] || fail "the runtime miss changed the sealed cache"
 echo "ok: the sealed cache is unchanged by the runtime miss"
+# The watcher reports it (POST /v1/misses with the pod's projected token,
+# checked by a TokenReview; a follower replica answers 503 and the watcher
+# tries again): the leader counts it, names it in the fingerprint's status
+# and raises a Warning Event.
+reported=$(until_output 120 watcher_log "initwarm misses: reported") || true
+[ -n "$reported" ] || fail "the miss watcher of $pod reported nothing: $(k -n "$ns" logs "$pod" -c kernelcache-misses 2>&1 | tail -5)"
+echo "ok: $pod's miss watcher: $reported"
+status_misses_of() {
+  k -n "$ns" get kernelcache jit -o json | python3 -c '
+import json, sys
+for f in json.load(sys.stdin).get("status", {}).get("fingerprints", []):
+    rm = f.get("runtimeMisses") or {}
+    top = [t for t in rm.get("top", []) if "add_kernel" in t.get("detail", "")]
+    if rm.get("count", 0) >= 1 and rm.get("pods", 0) >= 1 and top:
+        print(f["fingerprint"], "count", rm["count"], "pods", rm["pods"], "top:", top[0]["detail"][:60])
+'
+}
+status_misses=$(until_output 60 status_misses_of) || true
+[ -n "$status_misses" ] || fail "status.fingerprints[].runtimeMisses does not name add_kernel: $(k -n "$ns" get kernelcache jit -o jsonpath='{.status.fingerprints}')"
+echo "ok: status runtimeMisses: $status_misses"
+miss_event() { k -n "$ns" get events --field-selector reason=RuntimeMisses,type=Warning -o jsonpath='{.items[*].message}' | grep add_kernel; }
+event=$(until_output 30 miss_event) || fail "no RuntimeMisses Warning Event naming add_kernel: $(k -n "$ns" get events --field-selector reason=RuntimeMisses 2>&1 | tail -3)"
+echo "ok: Event RuntimeMisses: ${event:0:120}"
+# Each request may reach either replica; only the leader counted it.
+leader_series() { curl -s --max-time 5 "http://$KC_JIT_SVC_IP/metrics" | grep -m1 "^kernelcache_runtime_misses_total{.*framework=\"triton\""; }
+series=$(until_output 30 leader_series) || true
+[ -n "$series" ] || fail "no kernelcache_runtime_misses_total series for triton on the leader"
+echo "ok: metrics: $series"
 echo "jit_cold_start_test: ok ($(($(date +%s) - t_all)) s)"
