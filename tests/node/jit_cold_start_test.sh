@@ -171,7 +171,7 @@ for f in json.load(sys.stdin).get("status", {}).get("fingerprints", []):
     rm = f.get("runtimeMisses") or {}
     top = [t for t in rm.get("top", []) if "add_kernel" in t.get("detail", "")]
     if rm.get("count", 0) >= 1 and rm.get("pods", 0) >= 1 and top:
-        print(f["fingerprint"], "count", rm["count"], "pods", rm["pods"], "top:", top[0]["detail"][:60])
+        print(f["id"], "count", rm["count"], "pods", rm["pods"], "top:", top[0]["detail"][:60])
 '
 }
 status_misses=$(until_output 60 status_misses_of) || true
