@@ -18,7 +18,9 @@
 #     the sealed cache is unchanged, and the watcher's report reaches the
 #     operator: the fingerprint's status.runtimeMisses names the kernel, a
 #     RuntimeMisses Warning Event is raised and the leader's
-#     kernelcache_runtime_misses_total counts it.
+#     kernelcache_runtime_misses_total counts it; then the same in Shared
+#     mode (a layered view over the read-only claim): the compile succeeds,
+#     the status counts both pods, the sealed cache is still unchanged.
 # Usage: jit_cold_start_test.sh <repo root>   (KC_IMAGES_DIR: the archives)
 set -euo pipefail
 root=$1
@@ -185,4 +187,27 @@ leader_series() { curl -s --max-time 5 "http://$KC_JIT_SVC_IP/metrics" | grep -m
 series=$(until_output 30 leader_series) || true
 [ -n "$series" ] || fail "no kernelcache_runtime_misses_total series for triton on the leader"
 echo "ok: metrics: $series"
+echo "== the same in Shared mode: a layered view over the read-only claim takes another new shape"
+k -n "$ns" patch kernelcache jit --type merge -p '{"spec":{"consume":{"mode":"Shared"}}}' >/dev/null
+jit_deployment "$ns" jit-miss-shared jit 1 "" '{kernelcache.io/watch-misses: "5s"}'
+jit_first_calls "$ns" run=jit-miss-shared 1 >/dev/null || fail "the Shared jit-miss pod"
+pod=$(k -n "$ns" get pods -l run=jit-miss-shared -o jsonpath='{.items[0].metadata.name}')
+mode=$(k -n "$ns" get pod "$pod" -o jsonpath='{.metadata.annotations.kernelcache\.io/consume-mode}')
+[ "$mode" = Shared ] || fail "$pod was admitted in mode '$mode', want Shared"
+# add_kernel with BLOCK 4096: new to the warmup and to the Copy pod above.
+k -n "$ns" exec "$pod" -c server -- /usr/bin/python3 -c '
+import kernels, triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+sig = {"x": "*fp32", "y": "*fp32", "out": "*fp32", "n": "i32", "BLOCK": "constexpr"}
+triton.compile(ASTSource(kernels.add_kernel, sig, {"BLOCK": 4096}), target=GPUTarget("cuda", 90, 32))
+' || fail "the runtime compile in the Shared pod $pod (a read-only view?)"
+reported=$(until_output 120 watcher_log "initwarm misses: reported") || fail "the Shared pod's watcher reported nothing: $(k -n "$ns" logs "$pod" -c kernelcache-misses 2>&1 | tail -5)"
+echo "ok: Shared pod $pod compiled a new shape; its watcher: $reported"
+two_pods() { status_misses_of | grep -E "count [2-9][0-9]* pods [2-9]"; }
+status_misses=$(until_output 60 two_pods) || fail "runtimeMisses does not count both pods: $(k -n "$ns" get kernelcache jit -o jsonpath='{.status.fingerprints[*].runtimeMisses}')"
+echo "ok: status runtimeMisses: $status_misses"
+sealed_after=$(find "$vol" -type f | sort)
+[ "$sealed_before" = "$sealed_after" ] || fail "the Shared pod's runtime miss changed the sealed cache"
+echo "ok: the sealed cache is unchanged by both runtime misses"
 echo "jit_cold_start_test: ok ($(($(date +%s) - t_all)) s)"
