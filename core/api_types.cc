@@ -25,8 +25,6 @@ void PutTime(Json& j, const char* key, const std::optional<api::Time>& t) {
   if (t) j[key] = api::FormatTime(*t);
 }
 
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 RuntimeMissStatus RuntimeMissesFromJson(const Json& fp_json, const std::string& fp,
                                         Errors* errors) {
   const std::string p = api::JoinPath(fp, "runtimeMisses");
@@ -288,21 +286,23 @@ RuntimeFacts RuntimeFactsFor(const KernelCacheSpec& spec) {
   RuntimeFacts r;
   r.image = spec.image;
   r.runtime = spec.runtime;
-  static const std::string_view kPrefixes[] = {"TRITON_", "TORCH",   "PYTORCH_", "VLLM_",
-                                               "CUDA_",   "NVIDIA_", "XLA_"};
   for (const auto& e : spec.warmup.env) {
     if (!e.contains("name") || !e["name"].is_string()) continue;
     if (!e.contains("value") || !e["value"].is_string()) continue;  // valueFrom: not literal
     const std::string name = e["name"].get<std::string>();
-    if (IsCacheViewEnv(name)) continue;
-    for (auto p : kPrefixes) {
-      if (StartsWith(name, p)) {
-        r.env[name] = e["value"].get<std::string>();
-        break;
-      }
-    }
+    if (IsFingerprintEnv(name)) r.env[name] = e["value"].get<std::string>();
   }
   return r;
+}
+
+bool IsFingerprintEnv(std::string_view name) {
+  static constexpr std::string_view kPrefixes[] = {"TRITON_", "TORCH",   "PYTORCH_", "VLLM_",
+                                                   "CUDA_",   "NVIDIA_", "XLA_"};
+  if (IsCacheViewEnv(name)) return false;
+  for (auto p : kPrefixes) {
+    if (name.starts_with(p)) return true;
+  }
+  return false;
 }
 
 std::string ClaimName(const KernelCache& kc) {

@@ -242,6 +242,12 @@ Json StatusToJson(const KernelCacheStatus& status);
 // except the cache-view variables, which the operator sets itself).
 RuntimeFacts RuntimeFactsFor(const KernelCacheSpec& spec);
 
+// Whether the fingerprint keys on an environment variable of this name
+// (RuntimeFactsFor): a cache-affecting prefix (TRITON_, TORCH, PYTORCH_,
+// VLLM_, CUDA_, NVIDIA_, XLA_), and not one of the cache-view variables
+// the webhook injects.
+bool IsFingerprintEnv(std::string_view name);
+
 // The claim the warmup Jobs and model pods mount: existingClaim, or
 // "<name>-cache" for a claim the operator creates.
 std::string ClaimName(const KernelCache& kc);

@@ -24,6 +24,7 @@
 #include "operator/serving/http_server.h"
 #include "operator/serving/logging.h"
 #include "operator/serving/metrics.h"
+#include "operator/webhook/mutate.h"
 #include "operator/wiring.h"
 
 namespace kc::op {
@@ -49,13 +50,17 @@ struct Webhooks {
 };
 
 Status StartWebhooks(const Config& c, kube::Client& client, Controller& controller,
-                     const std::atomic<bool>& leading, const Logger& log, Webhooks& w) {
+                     OperatorMetrics& metrics, const std::atomic<bool>& leading, const Logger& log,
+                     Webhooks& w) {
   KC_ASSIGN_OR_RETURN(w.server, HttpServer::ListenTls(c.bind_address, c.webhook_port));
-  w.events = std::make_unique<webhook::EventQueue>([&controller](const webhook::WarningEvent& e) {
-    if (auto kc = controller.KernelCacheObject(e.kc_namespace, e.kc_name)) {
-      controller.events()->Emit(*kc, "Warning", e.reason, e.message);
-    }
-  });
+  w.events = std::make_unique<webhook::EventQueue>(
+      [&controller, &metrics](const webhook::WarningEvent& e) {
+        if (e.reason == webhook::kReasonParity)
+          metrics.CountParityMismatch(e.kc_namespace, e.kc_name);
+        if (auto kc = controller.KernelCacheObject(e.kc_namespace, e.kc_name)) {
+          controller.events()->Emit(*kc, "Warning", e.reason, e.message);
+        }
+      });
   webhook::WebhookDeps deps;
   deps.list = [&controller](const std::string& ns) { return controller.KernelCachesIn(ns); };
   // A KernelCache naming a StorageClass that does not exist is admitted with
@@ -249,7 +254,7 @@ int Run(int argc, char** argv) {
   std::atomic<bool> leading{!c.leader_elect};
   Webhooks webhooks;
   if (c.webhook_port != 0) {
-    Status s = StartWebhooks(c, client, controller, leading, log, webhooks);
+    Status s = StartWebhooks(c, client, controller, metrics, leading, log, webhooks);
     if (!s.ok()) {
       log.Error("cannot start the webhooks", {{"error", s.ToString()}});
       return 1;

@@ -208,6 +208,7 @@ constexpr char kGateWait[] = "kernelcache_gate_wait_seconds";
 constexpr char kCompileSaved[] = "kernelcache_compile_seconds_saved_total";
 constexpr char kRuntimeMisses[] = "kernelcache_runtime_misses_total";
 constexpr char kMissReports[] = "kernelcache_miss_reports_total";
+constexpr char kParity[] = "kernelcache_parity_mismatches_total";
 constexpr core::GateOutcome kGateOutcomeValues[] = {
     core::GateOutcome::kWarm, core::GateOutcome::kCold, core::GateOutcome::kFailed};
 
@@ -255,6 +256,9 @@ OperatorMetrics::OperatorMetrics() {
                     "their miss watchers reported, by framework");
   registry_.Declare(kMissReports, T::kCounter,
                     "Miss reports received on /v1/misses, by HTTP status code answered");
+  registry_.Declare(kParity, T::kCounter,
+                    "Gated pods admitted that run another image or cache-affecting env than "
+                    "their KernelCache's warmup (they compile what the cache lacks)");
 }
 
 void OperatorMetrics::ObserveReconcile(const std::string& controller, const std::string& result,
@@ -307,6 +311,7 @@ void OperatorMetrics::ForgetKernelCache(const std::string& ns, const std::string
   registry_.Remove(kGateWait, id);
   registry_.Remove(kCompileSaved, id);
   registry_.Remove(kRuntimeMisses, id);
+  registry_.Remove(kParity, id);
 }
 
 void OperatorMetrics::CountRuntimeMisses(const std::string& ns, const std::string& name,
@@ -316,6 +321,10 @@ void OperatorMetrics::CountRuntimeMisses(const std::string& ns, const std::strin
   l.emplace_back("fingerprint", fingerprint);
   l.emplace_back("framework", std::string(framework));
   registry_.Add(kRuntimeMisses, l, misses);
+}
+
+void OperatorMetrics::CountParityMismatch(const std::string& ns, const std::string& name) {
+  registry_.Add(kParity, KernelCacheLabels(ns, name));
 }
 
 void OperatorMetrics::CountMissReport(int http_status) {

@@ -116,6 +116,9 @@ class OperatorMetrics {
                           const std::string& fingerprint, std::string_view framework, int misses);
   // kernelcache_miss_reports_total{code}: what /v1/misses answered.
   void CountMissReport(int http_status);
+  // kernelcache_parity_mismatches_total: a gated pod admitted that differs
+  // from what its KernelCache warmed (webhook/parity.h).
+  void CountParityMismatch(const std::string& ns, const std::string& name);
   // outcome: "Published" | "Failed" | "Mismatch".
   void ObserveWarmup(const std::string& outcome, double seconds);
   void ObserveTimeToReady(double seconds);

@@ -194,5 +194,17 @@ TEST(OperatorMetricsTest, RuntimeMissSeriesAndTheirRemoval) {
   EXPECT_FALSE(Contains(m.Render(), "kernelcache_runtime_misses_total{"));
 }
 
+TEST(OperatorMetricsTest, ParityMismatchesPerKernelCacheGoWithIt) {
+  OperatorMetrics m;
+  m.CountParityMismatch("ml", "llama");
+  m.CountParityMismatch("ml", "llama");
+  EXPECT_EQ(m.registry().Value("kernelcache_parity_mismatches_total",
+                               {{"namespace", "ml"}, {"kernelcache", "llama"}}),
+            2);
+  EXPECT_TRUE(Contains(m.Render(), "# TYPE kernelcache_parity_mismatches_total counter"));
+  m.ForgetKernelCache("ml", "llama");
+  EXPECT_FALSE(Contains(m.Render(), "kernelcache_parity_mismatches_total{"));
+}
+
 }  // namespace
 }  // namespace kc::op

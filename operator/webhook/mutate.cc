@@ -16,6 +16,7 @@
 #include "operator/webhook/json_patch.h"
 #include "operator/webhook/miss_watcher.h"
 #include "operator/webhook/mutate_steps.h"
+#include "operator/webhook/parity.h"
 
 namespace kc::webhook {
 namespace {
@@ -250,6 +251,20 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
   InjectConsumerLabel(metadata, kc.metadata.name, conflicts);
   InjectAnnotations(metadata, kc.metadata.name, std::string(core::ConsumeModeName(gate_args->mode)),
                     settings.injector_version, conflicts);
+  // Parity: a pod that runs another image or cache-affecting env than the
+  // warmup compiles what the cache lacks; say so instead of staying silent.
+  const auto gaps = ParityGaps(Object(pod, "spec"), core::RuntimeFactsFor(kc.spec));
+  if (gaps.empty()) {
+    metadata["annotations"].erase(kAnnotationParity);
+  } else {
+    const std::string text = ParityText(gaps);
+    metadata["annotations"][kAnnotationParity] = text;
+    r.warnings.push_back("kernelcache: the pod differs from what KernelCache " + kc.metadata.name +
+                         " warmed, so it compiles what the cache lacks: " + text);
+    r.events.push_back(
+        {kc_ns, kc.metadata.name, kReasonParity,
+         pod_name + " in namespace " + ns + " differs from what was warmed: " + text});
+  }
   for (const std::string& conflict : conflicts) {
     r.events.push_back({kc_ns, kc.metadata.name, kReasonConflict,
                         pod_name + " in namespace " + ns + ": " + conflict});

@@ -61,9 +61,14 @@ inline constexpr char kAnnotationInjected[] = "kernelcache.io/injected";
 inline constexpr char kAnnotationMode[] = "kernelcache.io/consume-mode";
 inline constexpr char kAnnotationVersion[] = "kernelcache.io/injector-version";
 inline constexpr char kAnnotationConflicts[] = "kernelcache.io/injection-conflicts";
+// What the pod differs in from what was warmed (parity.h); absent when nothing.
+inline constexpr char kAnnotationParity[] = "kernelcache.io/parity-mismatch";
 
 // Event reasons.
 inline constexpr char kReasonConflict[] = "InjectionConflict";
+// The pod runs another image or cache-affecting env than the warmup
+// (parity.h); the annotation kAnnotationParity says how.
+inline constexpr char kReasonParity[] = "ParityMismatch";
 inline constexpr char kReasonAmbiguous[] = "AmbiguousPodSelector";
 
 struct MutationResult {

@@ -27,6 +27,7 @@ core::KernelCache Kc(const std::string& name, std::map<std::string, std::string>
   kc.spec.pod_selector.match_labels = std::move(match);
   kc.spec.consume.mode = mode;
   kc.spec.storage.size = "20Gi";
+  kc.spec.image = "vllm/vllm-openai:v0.11.0";  // what Pod() runs
   return kc;
 }
 
@@ -235,6 +236,32 @@ TEST(MutateTest, WatchMissesAnnotationAddsTheWatcherLast) {
   auto off = Mutate(in, "ml", {Kc("llama", {{"app", "llama"}})}, kSettings);
   EXPECT_EQ(Find(off.pod["spec"]["initContainers"], "kernelcache-misses"), nullptr);
   EXPECT_TRUE(off.warnings.empty());
+}
+
+TEST(MutateTest, APodThatDiffersFromTheWarmupIsGatedWithAParityWarningEventAndAnnotation) {
+  Json in = Pod();
+  in["spec"]["containers"][0]["image"] = "vllm/vllm-openai:v0.12.0";
+  in["spec"]["containers"][0]["env"] = {{{"name", "VLLM_USE_V1"}, {"value", "0"}}};
+  auto r = Mutate(in, "ml", {Kc("llama", {{"app", "llama"}})}, kSettings);
+  EXPECT_EQ(r.kernelcache, "llama");  // still gated: the cache may serve part of it
+  const std::string want =
+      "image: no container runs the warmed image vllm/vllm-openai:v0.11.0 (server runs "
+      "vllm/vllm-openai:v0.12.0); env: VLLM_USE_V1 is \"0\" in container server, unset in the "
+      "warmup";
+  EXPECT_EQ(r.pod["metadata"]["annotations"]["kernelcache.io/parity-mismatch"], want);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("differs from what KernelCache llama warmed"), std::string::npos)
+      << r.warnings[0];
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].reason, "ParityMismatch");
+  EXPECT_EQ(r.events[0].kc_name, "llama");
+  EXPECT_NE(r.events[0].message.find(want), std::string::npos) << r.events[0].message;
+  ExpectPatchGivesPod(in, r);
+  // Reinvocation changes nothing; a pod that matches carries no annotation.
+  EXPECT_TRUE(Mutate(r.pod, "ml", {Kc("llama", {{"app", "llama"}})}, kSettings).patch.empty());
+  auto same = Mutate(Pod(), "ml", {Kc("llama", {{"app", "llama"}})}, kSettings);
+  EXPECT_FALSE(same.pod["metadata"]["annotations"].contains("kernelcache.io/parity-mismatch"));
+  EXPECT_TRUE(same.events.empty());
 }
 
 TEST(MutateTest, EveryAppContainerGetsEnvAndMounts) {
@@ -718,6 +745,9 @@ TEST(MutateTest, GoldenVllmDeploymentPod) {
   kc.spec.consume.verify = "LoadTest";
   kc.spec.consume.wait_timeout_seconds = 1200;
   kc.spec.consume.on_timeout = "StartCold";
+  // Warmed as the pod runs (no parity mismatch).
+  kc.spec.image = in["spec"]["containers"][0]["image"];
+  kc.spec.warmup.env = {{{"name", "VLLM_LOGGING_LEVEL"}, {"value", "INFO"}}};
   auto r = Mutate(in, "inference", {kc}, kSettings);
   ASSERT_EQ(r.kernelcache, "llama-70b") << r.skipped;
   ExpectPatchGivesPod(in, r);

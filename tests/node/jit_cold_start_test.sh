@@ -10,6 +10,8 @@
 #     compiles once and the fingerprint goes Ready; the webhook injects the
 #     gate; every replica's first call is warm: misses == 0, and no new file
 #     appears in the sealed cache;
+#     A pod with a cache-affecting variable the warmup did not set is
+#     admitted with a parity warning and annotation naming it;
 #  3. prints first-call seconds cold vs warm per pod, the gate's own time
 #     (its report's waitedMs and the init container's run time) and the
 #     warmup Job's time; asserts warm < cold;
@@ -128,6 +130,22 @@ sealed_before=$(find "$vol" -type f | sort)
 tries=$(jit_wait_gating "$ns" jit) || fail "webhook gating"
 [ "$tries" = 5 ] || fail "the webhook gated only after $tries dry runs (want the first 5): pods were admitted ungated after helm install --wait"
 echo "ok: the first 5 dry-run pods after install were gated"
+# Parity: a pod of the same image with a cache-affecting variable the warmup
+# did not set is admitted gated, with a warning and an annotation naming it.
+out=$(k -n "$ns" create --dry-run=server -o jsonpath='{.metadata.annotations.kernelcache\.io/parity-mismatch}' -f - 2>&1 <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {generateName: parity-probe-, labels: {app: jit}}
+spec:
+  containers:
+  - {name: server, image: $KC_JIT_IMAGE, imagePullPolicy: Never, env: [{name: TRITON_DEBUG, value: "1"}]}
+YAML
+) || fail "dry run of a parity probe: $out"
+grep -q 'Warning: kernelcache: the pod differs from what KernelCache jit warmed' <<<"$out" ||
+  fail "no parity warning for a pod with TRITON_DEBUG=1: $out"
+grep -q 'env: TRITON_DEBUG is "1" in container server, unset in the warmup' <<<"$out" ||
+  fail "no parity annotation naming TRITON_DEBUG: $out"
+echo "ok: parity: $(tail -1 <<<"$out")"
 echo "== warm: Deployment jit-warm ($replicas replicas), selected by the KernelCache"
 jit_deployment "$ns" jit-warm jit "$replicas"
 warm=$(jit_first_calls "$ns" run=jit-warm "$replicas") || fail "warm pods"
