@@ -54,9 +54,9 @@ std::string NormalizeImageRef(std::string_view ref) {
   // The registry: a first component with a '.' or ':' or "localhost".
   const auto slash = r.find('/');
   const std::string first = slash == std::string::npos ? "" : r.substr(0, slash);
-  const bool has_registry = !first.empty() && (first.find('.') != std::string::npos ||
-                                               first.find(':') != std::string::npos ||
-                                               first == "localhost");
+  const bool has_registry =
+      !first.empty() && (first.find('.') != std::string::npos ||
+                         first.find(':') != std::string::npos || first == "localhost");
   if (!has_registry) r = (slash == std::string::npos ? "docker.io/library/" : "docker.io/") + r;
   const auto last_slash = r.rfind('/');
   if (digest.empty() && r.find(':', last_slash) == std::string::npos) r += ":latest";
@@ -110,15 +110,16 @@ std::vector<ParityGap> ParityGaps(const Json& pod_spec, const core::RuntimeFacts
   }
   for (const auto& [name, value] : env) {
     if (!core::IsFingerprintEnv(name) || warmed.env.count(name) > 0 || !value.has_value()) continue;
-    gaps.push_back({ParityField::kEnv,
-                    name + " is \"" + *value + "\" in container " + cname + ", unset in the warmup"});
+    gaps.push_back({ParityField::kEnv, name + " is \"" + *value + "\" in container " + cname +
+                                           ", unset in the warmup"});
   }
   return gaps;
 }
 
 std::string ParityText(const std::vector<ParityGap>& gaps) {
   std::vector<std::string> parts;
-  for (const ParityGap& g : gaps) parts.push_back(std::string(ParityFieldName(g.field)) + ": " + g.detail);
+  for (const ParityGap& g : gaps)
+    parts.push_back(std::string(ParityFieldName(g.field)) + ": " + g.detail);
   return TruncateUtf8(StrJoin(parts, "; "), kMaxParityText);
 }
 

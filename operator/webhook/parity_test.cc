@@ -55,7 +55,8 @@ TEST(ParityGapsTest, Table) {
            {"a keyed variable with another value",
             Spec({{{"name", "server"},
                    {"image", "ghcr.io/org/server:1.0"},
-                   {"env", Json::array({{{"name", "TORCHINDUCTOR_MAX_AUTOTUNE"}, {"value", "0"}}})}}}),
+                   {"env",
+                    Json::array({{{"name", "TORCHINDUCTOR_MAX_AUTOTUNE"}, {"value", "0"}}})}}}),
             {{ParityField::kEnv,
               "TORCHINDUCTOR_MAX_AUTOTUNE is \"1\" in the warmup, \"0\" in container server"}}},
            {"a keyed variable unset",
@@ -82,9 +83,11 @@ TEST(ParityGapsTest, Table) {
                                         {{"name", "TRITON_CACHE_DIR"}, {"value", "/x"}}})}}}),
             {{ParityField::kEnv, "VLLM_USE_V1 is \"0\" in container server, unset in the warmup"}}},
            {"no containers: nothing to compare", Json::object(), {}},
-           {"hostile shapes", Spec(Json::array({7, {{"env", "x"}}})),
-            {{ParityField::kImage, "no container runs the warmed image ghcr.io/org/server:1.0 ( runs , "
-                                   " runs )"}}},
+           {"hostile shapes",
+            Spec(Json::array({7, {{"env", "x"}}})),
+            {{ParityField::kImage,
+              "no container runs the warmed image ghcr.io/org/server:1.0 ( runs , "
+              " runs )"}}},
        }) {
     EXPECT_EQ(ParityGaps(c.spec, warmed), c.want) << c.name;
   }

@@ -452,7 +452,8 @@ TEST_F(WebhookIntegrationTest, AFollowerServesTheCertificateTheLeaderWrote) {
 // Deployment that matches nothing is untouched.
 TEST_F(WebhookIntegrationTest, DeploymentPodsArriveGatedAndOthersUntouched) {
   CreateConfigs("Fail");
-  StartOperator();
+  int http_port = 0;
+  op_ = StartProcess(port_, "webhook", {}, &http_port);
   ASSERT_TRUE(WaitUntilMutating()) << "no pod was ever mutated";
   auto deployment = [](const std::string& name, const std::string& app) {
     Json server = {{"name", "server"}, {"image", "kc.local/vllm:1"}};
@@ -528,6 +529,33 @@ TEST_F(WebhookIntegrationTest, DeploymentPodsArriveGatedAndOthersUntouched) {
     if (model_pods == 1) std::cerr << "mutated Deployment pod spec:\n" << spec.dump(2) << "\n";
   }
   EXPECT_EQ(model_pods, 2u);
+  // Parity: the Deployment runs the warmed image (no annotation); a pod of
+  // another image is gated with the annotation, the KernelCache gets a
+  // ParityMismatch Event and the replica counts it.
+  for (const Json& pod : pods_of("vllm")) {
+    EXPECT_FALSE(pod["metadata"]["annotations"].contains("kernelcache.io/parity-mismatch"))
+        << pod["metadata"].dump(2);
+  }
+  auto drifted = client_->Create(res::kPods, ns_, Pod("drifted", {{"app", "vllm"}}));
+  ASSERT_TRUE(drifted.ok()) << drifted.status();
+  ASSERT_TRUE(Injected(*drifted)) << drifted->dump(2);
+  EXPECT_EQ((*drifted)["metadata"]["annotations"].value("kernelcache.io/parity-mismatch", ""),
+            "image: no container runs the warmed image kc.local/vllm:1 (app runs kc.local/none:1)");
+  EXPECT_TRUE(Eventually(
+      [&] {
+        kube::ListOptions o;
+        o.field_selector = "reason=ParityMismatch,involvedObject.name=vllm";
+        auto events = client_->List(res::kEvents, ns_, o);
+        return events.ok() && !events->items.empty() &&
+               events->items[0].value("message", "").find("kc.local/none:1") != std::string::npos;
+      },
+      30s))
+      << "no ParityMismatch Event on the KernelCache";
+  auto metrics = op::HttpGet("127.0.0.1", http_port, "/metrics");
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_NE(metrics->body.find("kernelcache_parity_mismatches_total{kernelcache=\"vllm\""),
+            std::string::npos)
+      << metrics->body;
   for (const Json& pod : pods_of("other")) {
     EXPECT_FALSE(pod["spec"].contains("initContainers")) << pod.dump(2);
     EXPECT_FALSE(pod["metadata"].contains("annotations") &&
