@@ -217,13 +217,24 @@ EOF
 
 # --------------------------------------------------------------- processes --
 pid_of() {  # prints the recorded pid of component $1 if it is alive
-  local f="$PIDS/$1.pid" pid
+  local f="$PIDS/$1.pid" pid _
   [[ -f "$f" ]] || return 1
   pid="$(cat "$f")"
   [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 1
   # Guard against pid reuse: the process must still run from our cache/dir.
-  grep -qaF -e "$DIR" -e "$KC_CACHE_DIR" "/proc/$pid/cmdline" 2>/dev/null || return 1
-  echo "$pid"
+  # Right after start_component the child can be inside its execs (setsid,
+  # then the component), where /proc/<pid>/cmdline reads empty for a
+  # moment; a live process is looked at again before it is called not ours
+  # (once this read a kubelet that had just started as exited).
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    if grep -qaF -e "$DIR" -e "$KC_CACHE_DIR" "/proc/$pid/cmdline" 2>/dev/null; then
+      echo "$pid"
+      return 0
+    fi
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
 }
 
 start_component() {  # name binary args...: in its own session/process group
