@@ -53,6 +53,38 @@ Json RuntimeMissesToJson(const RuntimeMissStatus& m) {
   return {{"count", m.count}, {"pods", m.pods}, {"top", std::move(top)}};
 }
 
+HarvestStatus HarvestStatusFromJson(const Json& fp_json, const std::string& fp, Errors* errors) {
+  const std::string p = api::JoinPath(fp, "harvest");
+  const Json& j = ReadObject(fp_json, "harvest", fp, errors);
+  HarvestStatus h;
+  ReadInt(j, "generation", p, errors, &h.generation);
+  ReadString(j, "job", p, errors, &h.job);
+  ReadString(j, "jobUid", p, errors, &h.job_uid);
+  ReadString(j, "lastResult", p, errors, &h.last_result);
+  ReadTime(j, "lastTime", p, errors, &h.last_time);
+  ReadString(j, "baseDigest", p, errors, &h.base_digest);
+  ReadInt(j, "addedFiles", p, errors, &h.added_files);
+  ReadInt(j, "addedBytes", p, errors, &h.added_bytes);
+  ReadStringList(j, "added", p, errors, &h.added);
+  ReadInt(j, "conflicts", p, errors, &h.conflicts);
+  ReadInt(j, "rejected", p, errors, &h.rejected);
+  ReadString(j, "message", p, errors, &h.message);
+  return h;
+}
+
+Json HarvestStatusToJson(const HarvestStatus& h) {
+  Json j = {{"generation", h.generation},   {"addedFiles", h.added_files},
+            {"addedBytes", h.added_bytes},  {"added", h.added},
+            {"conflicts", h.conflicts},     {"rejected", h.rejected}};
+  if (!h.job.empty()) j["job"] = h.job;
+  if (!h.job_uid.empty()) j["jobUid"] = h.job_uid;
+  if (!h.last_result.empty()) j["lastResult"] = h.last_result;
+  PutTime(j, "lastTime", h.last_time);
+  if (!h.base_digest.empty()) j["baseDigest"] = h.base_digest;
+  if (!h.message.empty()) j["message"] = h.message;
+  return j;
+}
+
 }  // namespace
 
 KernelCacheSpec SpecFromJson(const Json& s, std::vector<std::string>* errors) {
@@ -107,6 +139,15 @@ KernelCacheSpec SpecFromJson(const Json& s, std::vector<std::string>* errors) {
   ReadString(r, "maxBytes", rp, errors, &spec.retention.max_bytes);
   ReadString(r, "purgeSchedule", rp, errors, &spec.retention.purge_schedule);
 
+  const std::string hp = "spec.harvest";
+  const Json& h = ReadObject(s, "harvest", p, errors);
+  ReadString(h, "mode", hp, errors, &spec.harvest.mode);
+  ReadString(h, "interval", hp, errors, &spec.harvest.interval);
+  ReadInt(h, "maxFilesPerPod", hp, errors, &spec.harvest.max_files_per_pod);
+  ReadString(h, "maxBytesPerPod", hp, errors, &spec.harvest.max_bytes_per_pod);
+  ReadInt(h, "maxFilesPerFingerprint", hp, errors, &spec.harvest.max_files_per_fingerprint);
+  ReadString(h, "maxBytesPerFingerprint", hp, errors, &spec.harvest.max_bytes_per_fingerprint);
+
   const std::string scp = "spec.securityContext";
   const Json& sc = ReadObject(s, "securityContext", p, errors);
   for (auto [key, field] : {std::pair{"fsGroup", &spec.security_context.fs_group},
@@ -159,6 +200,12 @@ Json SpecToJson(const KernelCacheSpec& spec) {
   if (!spec.retention.max_bytes.empty()) r["maxBytes"] = spec.retention.max_bytes;
   if (!spec.retention.purge_schedule.empty()) r["purgeSchedule"] = spec.retention.purge_schedule;
   s["retention"] = std::move(r);
+  s["harvest"] = {{"mode", spec.harvest.mode},
+                  {"interval", spec.harvest.interval},
+                  {"maxFilesPerPod", spec.harvest.max_files_per_pod},
+                  {"maxBytesPerPod", spec.harvest.max_bytes_per_pod},
+                  {"maxFilesPerFingerprint", spec.harvest.max_files_per_fingerprint},
+                  {"maxBytesPerFingerprint", spec.harvest.max_bytes_per_fingerprint}};
   Json sc = Json::object();
   if (spec.security_context.fs_group) sc["fsGroup"] = *spec.security_context.fs_group;
   if (spec.security_context.run_as_user) sc["runAsUser"] = *spec.security_context.run_as_user;
@@ -208,6 +255,7 @@ KernelCacheStatus StatusFromJson(const Json& s, std::vector<std::string>* errors
     ReadString(j, "jobUid", fp, errors, &f.job_uid);
     ReadTime(j, "lastTransitionTime", fp, errors, &f.last_transition_time);
     if (j.contains("runtimeMisses")) f.runtime_misses = RuntimeMissesFromJson(j, fp, errors);
+    if (j.contains("harvest")) f.harvest = HarvestStatusFromJson(j, fp, errors);
     st.fingerprints.push_back(std::move(f));
   }
   return st;
@@ -251,6 +299,7 @@ Json StatusToJson(const KernelCacheStatus& st) {
     if (!f.job_uid.empty()) j["jobUid"] = f.job_uid;
     PutTime(j, "lastTransitionTime", f.last_transition_time);
     if (f.runtime_misses) j["runtimeMisses"] = RuntimeMissesToJson(*f.runtime_misses);
+    if (f.harvest) j["harvest"] = HarvestStatusToJson(*f.harvest);
     fps.push_back(std::move(j));
   }
   s["fingerprints"] = std::move(fps);

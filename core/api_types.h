@@ -30,6 +30,7 @@
 #include "base/status.h"
 #include "core/consume.h"
 #include "core/fingerprint.h"
+#include "core/harvest.h"
 
 namespace kc::core {
 
@@ -92,6 +93,19 @@ struct RetentionSpec {
   friend bool operator==(const RetentionSpec&, const RetentionSpec&) = default;
 };
 
+// spec.harvest as written (validated by CheckHarvest; read with
+// HarvestCapsOf and core/harvest.h's ParseHarvestMode).
+struct HarvestSpec {
+  std::string mode = std::string(HarvestModeName(kDefaultHarvestMode));  // "mode": Report | Merge
+  std::string interval = std::string(kDefaultHarvestInterval);  // "interval": between merges
+  int64_t max_files_per_pod = kDefaultHarvestMaxFilesPerPod;   // "maxFilesPerPod"
+  std::string max_bytes_per_pod = std::string(kDefaultHarvestMaxBytesPerPod);  // "maxBytesPerPod"
+  int64_t max_files_per_fingerprint = kDefaultHarvestMaxFilesPerFingerprint;
+  // "maxFilesPerFingerprint" (above), "maxBytesPerFingerprint"
+  std::string max_bytes_per_fingerprint = std::string(kDefaultHarvestMaxBytesPerFingerprint);
+  friend bool operator==(const HarvestSpec&, const HarvestSpec&) = default;
+};
+
 // Users and permissions (docs/permissions.md, core/security_context.h).
 struct SecuritySpec {
   // "fsGroup": the cache group, which owns every cache directory; warmup
@@ -117,6 +131,7 @@ struct KernelCacheSpec {
   StorageSpec storage;                               // "storage"
   ConsumeSpec consume;                               // "consume"
   RetentionSpec retention;                           // "retention"
+  HarvestSpec harvest;                               // "harvest"
   SecuritySpec security_context;                     // "securityContext"
   friend bool operator==(const KernelCacheSpec&, const KernelCacheSpec&) = default;
 };
@@ -170,6 +185,23 @@ struct RuntimeMissStatus {
   friend bool operator==(const RuntimeMissStatus&, const RuntimeMissStatus&) = default;
 };
 
+// What the last harvests of a fingerprint did (status.fingerprints[].harvest).
+struct HarvestStatus {
+  int32_t generation = 0;  // "generation": merges into this cache since its warmup
+  std::string job;         // "job": the last harvest Job
+  std::string job_uid;     // "jobUid": the harvest Job whose result is recorded here
+  std::string last_result;  // "lastResult": Merged | Unchanged | Failed
+  std::optional<api::Time> last_time;  // "lastTime": when that Job finished
+  std::string base_digest;   // "baseDigest": the generation it merged into
+  int64_t added_files = 0;   // "addedFiles": by the last merge
+  int64_t added_bytes = 0;   // "addedBytes"
+  std::vector<std::string> added;      // "added": its entries (at most 5)
+  int64_t conflicts = 0;               // "conflicts": paths kept out, other bytes
+  int64_t rejected = 0;                // "rejected": files kept out by the checks
+  std::string message;                 // "message": a failure's, or the first conflict
+  friend bool operator==(const HarvestStatus&, const HarvestStatus&) = default;
+};
+
 struct FingerprintStatus {
   std::string id;                  // "id": 16 hex digits
   std::string gpu_product;         // "gpuProduct"
@@ -200,6 +232,8 @@ struct FingerprintStatus {
   // "runtimeMisses": of the cache with manifest_digest; absent when none
   // was reported (cleared when the digest changes).
   std::optional<RuntimeMissStatus> runtime_misses;
+  // "harvest": absent until a harvest Job of this fingerprint finished.
+  std::optional<HarvestStatus> harvest;
   friend bool operator==(const FingerprintStatus&, const FingerprintStatus&) = default;
 };
 

@@ -6,6 +6,8 @@
 //   <root>/v1/.staging/<fingerprint>-<uid>/   a warmup writes here; publish = rename
 //   <root>/v1/.quarantine/<fingerprint>-<time>[-<why>]/   failed validation (REASON inside)
 //   <root>/v1/.locks/<fingerprint>.lock       single-writer lock (JSON owner record)
+//   <root>/v1/.inbox/<fingerprint>/<pod uid>/  what a gated pod compiled after its
+//                                              gate, for a harvest (core/harvest.h)
 //
 // Layout only computes paths; it never touches the filesystem. The
 // path-safety helpers decide whether a relative path taken from a manifest
@@ -28,6 +30,7 @@ inline constexpr std::string_view kLayoutVersionDir = "v1";
 inline constexpr std::string_view kStagingDirName = ".staging";
 inline constexpr std::string_view kQuarantineDirName = ".quarantine";
 inline constexpr std::string_view kLocksDirName = ".locks";
+inline constexpr std::string_view kInboxDirName = ".inbox";
 inline constexpr std::string_view kReadyFileName = "READY";
 inline constexpr std::string_view kManifestFileName = "manifest.json";
 inline constexpr std::string_view kReasonFileName = "REASON";
@@ -59,6 +62,12 @@ class Layout {
   std::filesystem::path LocksRoot() const { return VersionDir() / kLocksDirName; }
   std::filesystem::path Lock(std::string_view fp) const {
     return LocksRoot() / (std::string(fp) + ".lock");
+  }
+
+  std::filesystem::path InboxRoot() const { return VersionDir() / kInboxDirName; }
+  std::filesystem::path Inbox(std::string_view fp) const { return InboxRoot() / fp; }
+  std::filesystem::path InboxOf(std::string_view fp, std::string_view pod_uid) const {
+    return Inbox(fp) / pod_uid;
   }
 
   static std::string StagingName(std::string_view fp, std::string_view uid) {

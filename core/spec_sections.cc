@@ -382,4 +382,51 @@ SpecReport CheckRetention(const RetentionSpec& ret) {
   return r;
 }
 
+SpecReport CheckHarvest(const HarvestSpec& h) {
+  SpecReport r;
+  auto& errors = r.errors;
+  if (auto m = ParseHarvestMode(h.mode); !m.ok()) {
+    errors.emplace_back("spec.harvest.mode: " + m.status().message());
+  }
+  auto d = ParseDuration(h.interval);
+  if (!d.ok()) {
+    errors.emplace_back("spec.harvest.interval: " + d.status().message());
+  } else if (d->count() < kMinHarvestIntervalSeconds) {
+    errors.emplace_back("spec.harvest.interval: \"" + h.interval + "\" is shorter than " +
+                        std::to_string(kMinHarvestIntervalSeconds) +
+                        "s; every merge rewrites the cache. Use e.g. 1h");
+  }
+  CheckRange<int64_t>("spec.harvest.maxFilesPerPod", h.max_files_per_pod, 1,
+                      kMaxHarvestFilesPerPod, &errors);
+  CheckRange<int64_t>("spec.harvest.maxFilesPerFingerprint", h.max_files_per_fingerprint, 1,
+                      kMaxHarvestFilesPerFingerprint, &errors);
+  for (auto [name, q] : {std::pair{"spec.harvest.maxBytesPerPod", &h.max_bytes_per_pod},
+                         std::pair{"spec.harvest.maxBytesPerFingerprint",
+                                   &h.max_bytes_per_fingerprint}}) {
+    auto b = api::ParseQuantityBytes(*q);
+    if (!b.ok()) {
+      errors.emplace_back(std::string(name) + ": " + b.status().message());
+    } else if (*b < 1) {
+      errors.emplace_back(std::string(name) + ": must be at least 1 byte (e.g. 256Mi)");
+    }
+  }
+  return r;
+}
+
+HarvestCaps HarvestCapsOf(const HarvestSpec& h) {
+  HarvestCaps c;
+  auto clamp = [](int64_t v, int64_t hi, int64_t dflt) { return v < 1 || v > hi ? dflt : v; };
+  c.max_files_per_pod =
+      clamp(h.max_files_per_pod, kMaxHarvestFilesPerPod, kDefaultHarvestMaxFilesPerPod);
+  c.max_files_per_fingerprint = clamp(h.max_files_per_fingerprint, kMaxHarvestFilesPerFingerprint,
+                                      kDefaultHarvestMaxFilesPerFingerprint);
+  if (auto b = api::ParseQuantityBytes(h.max_bytes_per_pod); b.ok() && *b > 0) {
+    c.max_bytes_per_pod = *b;
+  }
+  if (auto b = api::ParseQuantityBytes(h.max_bytes_per_fingerprint); b.ok() && *b > 0) {
+    c.max_bytes_per_fingerprint = *b;
+  }
+  return c;
+}
+
 }  // namespace kc::core

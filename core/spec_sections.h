@@ -43,4 +43,12 @@ SpecReport CheckSecurityContext(const SecuritySpec& security_context);
 // spec.retention: durations, maxBytes, and a purgeSchedule of at least 1h.
 SpecReport CheckRetention(const RetentionSpec& retention);
 
+// spec.harvest: the mode, an interval of at least 10s, caps of 1 or more
+// within the hard ceilings of core/harvest.h.
+SpecReport CheckHarvest(const HarvestSpec& harvest);
+
+// spec.harvest's caps as numbers; the defaults where a field does not
+// parse (CheckHarvest reports it).
+HarvestCaps HarvestCapsOf(const HarvestSpec& harvest);
+
 }  // namespace kc::core

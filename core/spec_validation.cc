@@ -50,6 +50,7 @@ SpecReport ValidateSpec(const KernelCacheSpec& spec) {
   Merge(CheckConsume(spec.consume), &r);
   Merge(CheckSecurityContext(spec.security_context), &r);
   Merge(CheckRetention(spec.retention), &r);
+  Merge(CheckHarvest(spec.harvest), &r);
   return r;
 }
 

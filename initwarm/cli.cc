@@ -31,6 +31,8 @@ const Command kCommands[] = {
     {"inspect", kc::initwarm::RunInspect, "human summary of a cache volume"},
     {"misses", kc::initwarm::RunMisses,
      "what serving processes compiled into a gated pod's view after its gate"},
+    {"harvest", kc::initwarm::RunHarvest,
+     "harvest Job: merge what gated pods compiled into a new generation of a cache"},
 };
 
 void Usage(std::ostream& os) {

@@ -1,6 +1,7 @@
 #include "initwarm/seal_phases.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -180,9 +181,55 @@ Status PublishStaging(const SealPaths& p, const SealResult& r) {
   return ready;
 }
 
+StatusOr<bool> ReplaceByExchange(const SealPaths& p, SealResult* r) {
+  const std::string& fp = r->fingerprint;
+  // The new generation moves to the name the previous one will have: a
+  // crash from here on leaves v1/<fp> READY (old or new), and only the
+  // quarantine holds the other one.
+  KC_RETURN_IF_ERROR(MkdirAll(p.layout.QuarantineRoot()));
+  const fs::path aside = UniqueQuarantine(p.layout, fp, "replaced");
+  KC_RETURN_IF_ERROR(Rename(p.staging, aside));
+  const fs::path ready = aside / core::kReadyFileName;
+  auto undo = [&] {
+    ::unlink(ready.c_str());
+    (void)Rename(aside, p.staging);
+  };
+  MaybeCrash(CrashPhase::kPublish, 1);
+  // READY inside it before anyone can see it.
+  fs::path ready_tmp = ready;
+  ready_tmp += ".tmp." + std::to_string(::getpid());
+  Status s = WriteNewFile(ready_tmp, r->manifest_digest + "\n");
+  if (s.ok()) s = Rename(ready_tmp, ready);
+  if (s.ok()) s = FsyncPath(aside);
+  if (!s.ok()) {
+    ::unlink(ready_tmp.c_str());
+    undo();
+    return Status(s.code(), s.message() + "; the previous cache is still READY");
+  }
+  MaybeCrash(CrashPhase::kPublish, 2);
+  if (::renameat2(AT_FDCWD, aside.c_str(), AT_FDCWD, p.published.c_str(), RENAME_EXCHANGE) != 0) {
+    const int err = errno;
+    undo();
+    if (err == EINVAL || err == ENOSYS || err == EOPNOTSUPP) return false;  // fall back
+    return ErrnoStatus(err, "exchange " + aside.string() + " with " + p.published.string());
+  }
+  MaybeCrash(CrashPhase::kPublish, 3);
+  Status synced = FsyncPath(p.layout.VersionDir());
+  if (synced.ok()) synced = FsyncPath(p.layout.QuarantineRoot());
+  if (synced.ok()) synced = FsyncPath(p.staging.parent_path());
+  if (!synced.ok()) r->warning = "published, but not fsynced: " + synced.message();
+  r->outcome = "Replaced";
+  r->replaced_to = aside.string();
+  return true;
+}
+
 Status Publish(const SealOptions& o, const SealPaths& p, SealResult* r) {
   MaybeCrash(CrashPhase::kPublish, 0);
   r->outcome = "Published";
+  if (o.replace && Exists(p.layout.Ready(r->fingerprint))) {
+    KC_ASSIGN_OR_RETURN(bool exchanged, ReplaceByExchange(p, r));
+    if (exchanged) return OkStatus();
+  }
   KC_ASSIGN_OR_RETURN(fs::path previous, MoveAside(o, p, r));
   MaybeCrash(CrashPhase::kPublish, 1);
   Status s = PublishStaging(p, *r);

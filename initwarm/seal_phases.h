@@ -63,6 +63,16 @@ StatusOr<std::filesystem::path> MoveAside(const SealOptions& o, const SealPaths&
 // staging.
 Status PublishStaging(const SealPaths& p, const SealResult& r);
 
+// Phases 6 and 7 when a READY cache is replaced and the filesystem can
+// exchange two names atomically (renameat2 RENAME_EXCHANGE: ext4, XFS,
+// btrfs, tmpfs): staging is renamed to the previous generation's
+// quarantine name, READY is written into it, and the two directories are
+// exchanged, so v1/<fp> is READY at every instant, old or new (a Shared
+// view's links into it never dangle). False, with staging as it was, when
+// the filesystem cannot exchange (NFS): Publish then moves aside and
+// renames.
+StatusOr<bool> ReplaceByExchange(const SealPaths& p, SealResult* r);
+
 // Phases 6 and 7. A publish that fails after the move aside (a full volume:
 // READY cannot be written) puts the previous READY cache back: a failed
 // replacement must not cost the good cache it was replacing. (A crash here

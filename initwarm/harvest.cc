@@ -1,0 +1,311 @@
+#include "initwarm/harvest.h"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <map>
+#include <memory>
+#include <set>
+
+#include "core/fingerprint.h"
+#include "core/layout.h"
+#include "core/manifest.h"
+#include "core/security_context.h"
+#include "core/validate.h"
+#include "initwarm/copy_cache.h"
+#include "initwarm/cubin_elf.h"
+#include "initwarm/fsutil.h"
+#include "initwarm/hasher.h"
+#include "initwarm/lock.h"
+#include "initwarm/safe_file.h"
+#include "initwarm/seal.h"
+
+namespace kc::initwarm {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uint64_t kMaxReadyBytes = 4096;
+constexpr std::uint64_t kMaxManifestBytes = 64ull << 20;
+
+struct CtxDeleter {
+  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+
+std::string Hex(const unsigned char* md, unsigned len) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < len; ++i) {
+    out += kDigits[md[i] >> 4];
+    out += kDigits[md[i] & 15];
+  }
+  return out;
+}
+
+// Copies exactly `size` bytes of `in` to the new file `to` (0644, fsynced),
+// returning their sha256. DataLoss when the source is shorter or longer.
+StatusOr<std::string> CopyHashed(int in, std::uint64_t size, const std::string& what,
+                                 const fs::path& to) {
+  std::unique_ptr<EVP_MD_CTX, CtxDeleter> ctx(EVP_MD_CTX_new());
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
+    return InternalError("OpenSSL EVP sha256 init failed");
+  }
+  KC_RETURN_IF_ERROR(MkdirAll(to.parent_path()));
+  UniqueFd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                      core::kSealedFileMode));
+  if (out.get() < 0) return ErrnoStatus(errno, "create " + to.string());
+  std::string buf(1 << 20, '\0');
+  std::uint64_t left = size;
+  for (;;) {
+    const ssize_t n = ::read(in, buf.data(), buf.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus(errno, "read " + what);
+    }
+    if (n == 0) break;
+    if (static_cast<std::uint64_t>(n) > left) {
+      return DataLossError(what + " grew past its listed " + std::to_string(size) + " bytes");
+    }
+    left -= static_cast<std::uint64_t>(n);
+    EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(n));
+    for (ssize_t off = 0; off < n;) {
+      const ssize_t w = ::write(out.get(), buf.data() + off, static_cast<size_t>(n - off));
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        return ErrnoStatus(errno, "write " + to.string());
+      }
+      off += w;
+    }
+  }
+  if (left != 0) {
+    return DataLossError(what + " is shorter than its listed " + std::to_string(size) + " bytes");
+  }
+  if (::fsync(out.get()) != 0) return ErrnoStatus(errno, "fsync " + to.string());
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned len = 0;
+  EVP_DigestFinal_ex(ctx.get(), md, &len);
+  return Hex(md, len);
+}
+
+// The published generation: its manifest, checked against READY.
+struct Base {
+  core::Manifest manifest;
+  std::string digest;
+};
+
+StatusOr<Base> ReadBase(const SafeDir& published, const std::string& fp,
+                        const std::string& want_digest) {
+  auto ready = published.ReadFile(core::kReadyFileName, kMaxReadyBytes, true);
+  if (!ready.ok()) {
+    return FailedPreconditionError("fingerprint " + fp + " has no READY cache to merge into (" +
+                                   ready.status().message() + ")");
+  }
+  std::string digest = *ready;
+  while (!digest.empty() && std::isspace(static_cast<unsigned char>(digest.back()))) {
+    digest.pop_back();
+  }
+  KC_ASSIGN_OR_RETURN(std::string text,
+                      published.ReadFile(core::kManifestFileName, kMaxManifestBytes, true));
+  if (core::Sha256Hex(text) != digest) {
+    return FailedPreconditionError("fingerprint " + fp +
+                                   ": READY does not hold the sha256 of manifest.json; not "
+                                   "merging into a cache that does not verify");
+  }
+  if (!want_digest.empty() && digest != want_digest) {
+    return FailedPreconditionError("fingerprint " + fp + " changed since this harvest was planned: "
+                                   "READY holds " +
+                                   digest.substr(0, 12) + ", the operator expected " +
+                                   want_digest.substr(0, 12) + "; the next harvest merges into it");
+  }
+  auto m = core::ParseManifest(text);
+  if (!m.ok()) return m.status().WithContext("manifest.json of fingerprint " + fp);
+  return Base{std::move(*m), std::move(digest)};
+}
+
+// Step 2: each accepted file as found in the inbox.
+std::vector<core::InboxFile> ReadInbox(const core::Layout& layout, const HarvestOptions& o,
+                                       const std::optional<int>& arch) {
+  std::vector<core::InboxFile> out;
+  for (const core::HarvestPod& pod : o.accept) {
+    auto dir = SafeDir::OpenUnder(o.root, layout.InboxOf(o.fingerprint, pod.uid));
+    std::int64_t files = 0;
+    std::int64_t bytes = 0;
+    for (const core::HarvestFile& f : pod.files) {
+      core::InboxFile in{pod.uid, f, ""};
+      files += 1;
+      bytes += static_cast<std::int64_t>(f.size);
+      if (!dir.ok()) {
+        in.problem = "the pod's inbox cannot be read: " + dir.status().message();
+      } else if (files > o.caps.max_files_per_pod || bytes > o.caps.max_bytes_per_pod) {
+        in.problem = "past the pod's harvest caps (spec.harvest.maxFilesPerPod / maxBytesPerPod)";
+      } else if (Status p = core::CheckHarvestPath(f.path); !p.ok()) {
+        in.problem = p.message();
+      } else {
+        HashOptions ho;
+        ho.dir = &*dir;
+        ho.threads = 1;
+        auto sums = HashFiles({{f.path, f.size}}, ho);
+        if (!sums.ok()) {
+          in.problem = sums.status().message();
+        } else if ((*sums)[0] != f.sha256) {
+          in.problem = "its sha256 is not the one the pod reported";
+        } else if (core::IsTritonMetadataFile(f.path) || f.path.ends_with(".cubin")) {
+          auto text = dir->ReadFile(f.path, f.size, true);
+          if (!text.ok()) {
+            in.problem = text.status().message();
+          } else if (f.path.ends_with(".cubin")) {
+            if (Status s = CheckCudaElfImage(*text); !s.ok()) in.problem = s.message();
+          } else if (arch) {
+            if (auto bad = core::CheckTritonTargetArch(f.path, *text, *arch)) {
+              in.problem = bad->reason;
+            }
+          }
+        }
+      }
+      out.push_back(std::move(in));
+    }
+  }
+  return out;
+}
+
+// Step 4: the next generation in `staging`.
+Status BuildGeneration(const SafeDir& published, const Base& base, const core::Layout& layout,
+                       const HarvestOptions& o, const core::MergePlan& plan,
+                       const fs::path& staging) {
+  KC_RETURN_IF_ERROR(CopyCache(published, staging, base.manifest, o.threads));
+  for (auto name : {core::kManifestFileName, core::kReadyFileName}) {
+    if (::unlink((staging / name).c_str()) != 0 && errno != ENOENT) {
+      return ErrnoStatus(errno, "unlink " + (staging / name).string());
+    }
+  }
+  // The copy is checked against the manifest: a published file changed on
+  // the volume is not carried into the next generation.
+  KC_ASSIGN_OR_RETURN(SafeDir staged, SafeDir::OpenUnder(o.root, staging));
+  std::vector<HashJob> jobs;
+  for (const auto& f : base.manifest.files) jobs.push_back({f.path, f.size});
+  HashOptions ho;
+  ho.dir = &staged;
+  ho.threads = o.threads;
+  KC_ASSIGN_OR_RETURN(std::vector<std::string> sums, HashFiles(jobs, ho));
+  for (std::size_t i = 0; i < sums.size(); ++i) {
+    if (sums[i] != base.manifest.files[i].sha256) {
+      return DataLossError("published file " + base.manifest.files[i].path + " of fingerprint " +
+                           o.fingerprint +
+                           " does not match its manifest; verify the cache (initwarm verify) "
+                           "before merging into it");
+    }
+  }
+  for (const core::InboxFile& add : plan.add) {
+    KC_ASSIGN_OR_RETURN(SafeDir dir,
+                        SafeDir::OpenUnder(o.root, layout.InboxOf(o.fingerprint, add.pod_uid)));
+    KC_ASSIGN_OR_RETURN(UniqueFd in, dir.OpenFile(add.file.path, true));
+    const std::string what = "inbox file " + add.file.path + " of pod " + add.pod_uid;
+    KC_ASSIGN_OR_RETURN(std::string sum,
+                        CopyHashed(in.get(), add.file.size, what, staging / add.file.path));
+    if (sum != add.file.sha256) return DataLossError(what + " changed while it was merged");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<core::HarvestReport> Harvest(const HarvestOptions& o) {
+  if (!core::IsFingerprintId(o.fingerprint)) {
+    return InvalidArgumentError("--fingerprint: \"" + o.fingerprint +
+                                "\" is not a fingerprint id (16 lower-case hex digits)");
+  }
+  if (!core::IsSafeUid(o.owner)) {
+    return InvalidArgumentError("--job-uid: \"" + o.owner + "\" is not a usable uid");
+  }
+  const core::Layout layout(o.root);
+  const fs::path lock = layout.Lock(o.fingerprint);
+  const fs::path staging = layout.Staging(o.fingerprint, o.owner);
+  LockOptions lo;
+  lo.stale_after_s = o.lock_stale_after_s;
+  KC_RETURN_IF_ERROR(AcquireLock(lock, SelfLockRecord(o.owner, staging.string()), lo));
+  auto release = [&] { (void)ReleaseLock(lock, o.owner); };
+
+  auto published = SafeDir::OpenUnder(o.root, layout.Published(o.fingerprint));
+  if (!published.ok()) {
+    release();
+    return FailedPreconditionError("fingerprint " + o.fingerprint + " has no published cache (" +
+                                   published.status().message() + ")");
+  }
+  auto base = ReadBase(*published, o.fingerprint, o.base_digest);
+  if (!base.ok()) {
+    release();
+    return base.status();
+  }
+  std::optional<int> arch;
+  if (base->manifest.node) {
+    if (auto a = core::ArchFromComputeCapability(base->manifest.node->compute_capability); a.ok()) {
+      arch = *a;
+    }
+  }
+  const std::vector<core::InboxFile> inbox = ReadInbox(layout, o, arch);
+  std::map<std::string, std::string> base_files;
+  for (const auto& f : base->manifest.files) base_files[f.path] = f.sha256;
+  const core::MergePlan plan = core::PlanMerge(base_files, inbox, o.caps);
+
+  core::HarvestReport r;
+  r.fingerprint = o.fingerprint;
+  r.base_digest = base->digest;
+  r.conflict_count = static_cast<std::int64_t>(plan.conflicts.size());
+  r.conflicts = plan.conflicts;
+  r.rejected_count = static_cast<std::int64_t>(plan.rejected.size());
+  r.rejected = plan.rejected;
+  r.duplicate_count = static_cast<std::int64_t>(plan.duplicates.size());
+  r.pods = static_cast<std::int64_t>(o.accept.size());
+  std::set<std::string> entries;
+  for (const auto& a : plan.add) {
+    r.added_files += 1;
+    r.added_bytes += static_cast<std::int64_t>(a.file.size);
+    entries.insert(core::HarvestEntryOf(a.file.path));
+  }
+  r.added_entries.assign(entries.begin(), entries.end());
+
+  auto forget_inbox = [&] {
+    for (const auto& pod : o.accept) (void)RemoveTree(layout.InboxOf(o.fingerprint, pod.uid));
+  };
+  if (plan.add.empty()) {
+    r.outcome = std::string(core::kHarvestUnchanged);
+    release();
+    forget_inbox();
+    return r;
+  }
+  if (Exists(staging)) {
+    if (Status s = RemoveTree(staging); !s.ok()) {
+      release();
+      return s;
+    }
+  }
+  if (Status s = BuildGeneration(*published, *base, layout, o, plan, staging); !s.ok()) {
+    release();
+    (void)RemoveTree(staging);
+    return s;
+  }
+  SealOptions so;
+  so.root = o.root;
+  so.fingerprint = o.fingerprint;
+  so.owner = o.owner;
+  so.staging = staging;
+  if (base->manifest.node && base->manifest.runtime) {  // seal wants both or neither
+    so.node = base->manifest.node;
+    so.runtime = base->manifest.runtime;
+  }
+  so.replace = true;
+  so.threads = o.threads;
+  so.lock_stale_after_s = o.lock_stale_after_s;
+  auto sealed = Seal(so);  // adopts the lock (same owner) and releases it
+  if (!sealed.ok()) return sealed.status();
+  r.outcome = std::string(core::kHarvestMerged);
+  r.manifest_digest = sealed->manifest_digest;
+  r.bytes = static_cast<std::int64_t>(sealed->bytes);
+  r.files = static_cast<std::int64_t>(sealed->files);
+  forget_inbox();
+  return r;
+}
+
+}  // namespace kc::initwarm
