@@ -73,9 +73,9 @@ HarvestStatus HarvestStatusFromJson(const Json& fp_json, const std::string& fp, 
 }
 
 Json HarvestStatusToJson(const HarvestStatus& h) {
-  Json j = {{"generation", h.generation},   {"addedFiles", h.added_files},
-            {"addedBytes", h.added_bytes},  {"added", h.added},
-            {"conflicts", h.conflicts},     {"rejected", h.rejected}};
+  Json j = {{"generation", h.generation},  {"addedFiles", h.added_files},
+            {"addedBytes", h.added_bytes}, {"added", h.added},
+            {"conflicts", h.conflicts},    {"rejected", h.rejected}};
   if (!h.job.empty()) j["job"] = h.job;
   if (!h.job_uid.empty()) j["jobUid"] = h.job_uid;
   if (!h.last_result.empty()) j["lastResult"] = h.last_result;

@@ -98,7 +98,7 @@ struct RetentionSpec {
 struct HarvestSpec {
   std::string mode = std::string(HarvestModeName(kDefaultHarvestMode));  // "mode": Report | Merge
   std::string interval = std::string(kDefaultHarvestInterval);  // "interval": between merges
-  int64_t max_files_per_pod = kDefaultHarvestMaxFilesPerPod;   // "maxFilesPerPod"
+  int64_t max_files_per_pod = kDefaultHarvestMaxFilesPerPod;    // "maxFilesPerPod"
   std::string max_bytes_per_pod = std::string(kDefaultHarvestMaxBytesPerPod);  // "maxBytesPerPod"
   int64_t max_files_per_fingerprint = kDefaultHarvestMaxFilesPerFingerprint;
   // "maxFilesPerFingerprint" (above), "maxBytesPerFingerprint"
@@ -187,14 +187,14 @@ struct RuntimeMissStatus {
 
 // What the last harvests of a fingerprint did (status.fingerprints[].harvest).
 struct HarvestStatus {
-  int32_t generation = 0;  // "generation": merges into this cache since its warmup
-  std::string job;         // "job": the last harvest Job
-  std::string job_uid;     // "jobUid": the harvest Job whose result is recorded here
-  std::string last_result;  // "lastResult": Merged | Unchanged | Failed
+  int32_t generation = 0;              // "generation": merges into this cache since its warmup
+  std::string job;                     // "job": the last harvest Job
+  std::string job_uid;                 // "jobUid": the harvest Job whose result is recorded here
+  std::string last_result;             // "lastResult": Merged | Unchanged | Failed
   std::optional<api::Time> last_time;  // "lastTime": when that Job finished
-  std::string base_digest;   // "baseDigest": the generation it merged into
-  int64_t added_files = 0;   // "addedFiles": by the last merge
-  int64_t added_bytes = 0;   // "addedBytes"
+  std::string base_digest;             // "baseDigest": the generation it merged into
+  int64_t added_files = 0;             // "addedFiles": by the last merge
+  int64_t added_bytes = 0;             // "addedBytes"
   std::vector<std::string> added;      // "added": its entries (at most 5)
   int64_t conflicts = 0;               // "conflicts": paths kept out, other bytes
   int64_t rejected = 0;                // "rejected": files kept out by the checks

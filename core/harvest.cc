@@ -130,7 +130,7 @@ MergePlan PlanMerge(const std::map<std::string, std::string>& base,
   MergePlan plan;
   // Entries (pod, entry dir) with a file that cannot be taken.
   std::set<std::pair<std::string, std::string>> bad_entries;
-  std::set<std::string> conflicting_entries;  // entry dirs with a conflict, any pod
+  std::set<std::string> conflicting_entries;             // entry dirs with a conflict, any pod
   std::map<std::string, std::set<std::string>> offered;  // path -> sha256s offered
   std::set<std::string> conflicts;
   std::set<std::string> duplicates;

@@ -83,9 +83,10 @@ std::string HarvestReportToJson(const HarvestReport& r) {
 StatusOr<HarvestReport> ParseHarvestReport(std::string_view message) {
   Json j = Json::parse(message, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
-    return InvalidArgumentError("BadTerminationMessage: the harvest result is not a JSON object "
-                                "(starts \"" +
-                                TruncateUtf8(message, 64) + "\")");
+    return InvalidArgumentError(
+        "BadTerminationMessage: the harvest result is not a JSON object "
+        "(starts \"" +
+        TruncateUtf8(message, 64) + "\")");
   }
   HarvestReport r;
   r.fingerprint = OptStr(j, "fingerprint");

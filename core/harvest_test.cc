@@ -59,8 +59,9 @@ TEST(HarvestPath, Rules) {
 }
 
 TEST(HarvestAccept, RoundTripsAndRefusesHostileLists) {
-  std::vector<HarvestPod> pods = {{"uid-1", {{"triton/ab/k.cubin", 3, kA}}},
-                                  {"uid-2", {{"inductor/x/y", 4, kB}, {"triton/cd/k.json", 1, kC}}}};
+  std::vector<HarvestPod> pods = {
+      {"uid-1", {{"triton/ab/k.cubin", 3, kA}}},
+      {"uid-2", {{"inductor/x/y", 4, kB}, {"triton/cd/k.json", 1, kC}}}};
   auto back = ParseHarvestAccept(HarvestAcceptToJson(pods));
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(*back, pods);
@@ -105,8 +106,8 @@ TEST(PlanMerge, UnionDuplicatesAndConflicts) {
                            In("p1", "triton/new/k.json", kC), In("p2", "triton/old/k.cubin", kA),
                            In("p3", "inductor/e/f", kA), In("p3", "triton/old/k.cubin", kB)},
                           HarvestCaps{});
-  EXPECT_EQ(Paths(p), (std::vector<std::string>{"inductor/e/f", "triton/new/k.cubin",
-                                                "triton/new/k.json"}));
+  EXPECT_EQ(Paths(p),
+            (std::vector<std::string>{"inductor/e/f", "triton/new/k.cubin", "triton/new/k.json"}));
   EXPECT_EQ(p.add[1].pod_uid, "p1");
   EXPECT_EQ(p.duplicates, std::vector<std::string>{"triton/old/k.cubin"});
   EXPECT_EQ(p.conflicts, std::vector<std::string>{"triton/old/k.cubin"});
@@ -139,11 +140,11 @@ TEST(PlanMerge, ARejectedFileKeepsItsPodsEntryOut) {
 TEST(PlanMerge, FingerprintCapsTakeWholeEntriesInPathOrder) {
   HarvestCaps caps;
   caps.max_files_per_fingerprint = 3;
-  MergePlan p = PlanMerge({},
-                          {In("p", "triton/a/1", kA), In("p", "triton/a/2", kA),
-                           In("p", "triton/b/1", kA), In("p", "triton/b/2", kA),
-                           In("p", "triton/c/1", kA)},
-                          caps);
+  MergePlan p =
+      PlanMerge({},
+                {In("p", "triton/a/1", kA), In("p", "triton/a/2", kA), In("p", "triton/b/1", kA),
+                 In("p", "triton/b/2", kA), In("p", "triton/c/1", kA)},
+                caps);
   EXPECT_EQ(Paths(p), (std::vector<std::string>{"triton/a/1", "triton/a/2", "triton/c/1"}));
   EXPECT_EQ(p.rejected.size(), 2u);
   caps = HarvestCaps{};

@@ -4,6 +4,7 @@
 
 #include "base/utf8.h"
 #include "core/fingerprint.h"
+#include "core/manifest.h"
 
 namespace kc::core {
 namespace {
@@ -67,6 +68,14 @@ std::string MissReportToJson(const MissReport& r) {
                       {"bytes", m.bytes}});
   }
   Json j = {{"fingerprint", r.fingerprint}, {"misses", std::move(misses)}};
+  if (!r.harvest.empty()) {
+    Json files = Json::array();
+    for (const HarvestFile& f : r.harvest) {
+      if (files.size() == static_cast<std::size_t>(kMaxHarvestFilesPerPod)) break;
+      files.push_back({{"path", f.path}, {"size", f.size}, {"sha256", f.sha256}});
+    }
+    j["harvest"] = std::move(files);
+  }
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
@@ -86,6 +95,24 @@ StatusOr<MissReport> ParseMissReport(std::string_view text) {
   for (std::size_t i = 0; i < ms->size(); ++i) {
     KC_ASSIGN_OR_RETURN(RuntimeMiss m, ParseMiss((*ms)[i], "misses[" + std::to_string(i) + "]."));
     r.misses.push_back(std::move(m));
+  }
+  auto hs = j.find("harvest");
+  if (hs == j.end()) return r;
+  if (!hs->is_array()) return Bad("harvest", "must be an array");
+  if (hs->size() > static_cast<std::size_t>(kMaxHarvestFilesPerPod)) {
+    return Bad("harvest", "has more than " + std::to_string(kMaxHarvestFilesPerPod) + " files");
+  }
+  for (std::size_t i = 0; i < hs->size(); ++i) {
+    const std::string where = "harvest[" + std::to_string(i) + "].";
+    const Json& h = (*hs)[i];
+    if (!h.is_object()) return Bad(where.substr(0, where.size() - 1), "must be an object");
+    HarvestFile f;
+    KC_ASSIGN_OR_RETURN(f.path, Text(h, "path", where));
+    if (Status s = CheckHarvestPath(f.path); !s.ok()) return Bad(where + "path", s.message());
+    KC_ASSIGN_OR_RETURN(f.size, Count(h, "size", where));
+    KC_ASSIGN_OR_RETURN(f.sha256, Text(h, "sha256", where));
+    if (!IsSha256Hex(f.sha256)) return Bad(where + "sha256", "must be 64 lower-case hex digits");
+    r.harvest.push_back(std::move(f));
   }
   return r;
 }

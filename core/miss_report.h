@@ -3,7 +3,12 @@
 //
 //   {"fingerprint": "<16 hex>", "misses": [
 //     {"framework": "triton", "key": "<hash>", "detail": "kernel k ...",
-//      "files": 8, "bytes": 120034}, ...]}
+//      "files": 8, "bytes": 120034}, ...],
+//    "harvest": [{"path": "triton/<hash>/k.cubin", "size": n, "sha256": "..."}]}
+//
+// "harvest" (spec.harvest.mode Merge only, absent otherwise): the files the
+// watcher copied into the volume's inbox for the operator's harvest, at
+// most kMaxHarvestFilesPerPod, each path core::CheckHarvestPath.
 //
 // ParseMissReport checks every field's type, the fingerprint id, each
 // framework name (core/runtime_miss.h) and the bounds below; unknown fields
@@ -18,6 +23,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "core/harvest.h"
 #include "core/runtime_miss.h"
 
 namespace kc::core {
@@ -30,6 +36,7 @@ inline constexpr std::size_t kMaxMissTextBytes = 512;
 struct MissReport {
   std::string fingerprint;
   std::vector<RuntimeMiss> misses;
+  std::vector<HarvestFile> harvest;
   friend bool operator==(const MissReport&, const MissReport&) = default;
 };
 

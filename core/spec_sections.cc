@@ -396,13 +396,13 @@ SpecReport CheckHarvest(const HarvestSpec& h) {
                         std::to_string(kMinHarvestIntervalSeconds) +
                         "s; every merge rewrites the cache. Use e.g. 1h");
   }
-  CheckRange<int64_t>("spec.harvest.maxFilesPerPod", h.max_files_per_pod, 1,
-                      kMaxHarvestFilesPerPod, &errors);
+  CheckRange<int64_t>("spec.harvest.maxFilesPerPod", h.max_files_per_pod, 1, kMaxHarvestFilesPerPod,
+                      &errors);
   CheckRange<int64_t>("spec.harvest.maxFilesPerFingerprint", h.max_files_per_fingerprint, 1,
                       kMaxHarvestFilesPerFingerprint, &errors);
-  for (auto [name, q] : {std::pair{"spec.harvest.maxBytesPerPod", &h.max_bytes_per_pod},
-                         std::pair{"spec.harvest.maxBytesPerFingerprint",
-                                   &h.max_bytes_per_fingerprint}}) {
+  for (auto [name, q] :
+       {std::pair{"spec.harvest.maxBytesPerPod", &h.max_bytes_per_pod},
+        std::pair{"spec.harvest.maxBytesPerFingerprint", &h.max_bytes_per_fingerprint}}) {
     auto b = api::ParseQuantityBytes(*q);
     if (!b.ok()) {
       errors.emplace_back(std::string(name) + ": " + b.status().message());

@@ -5,6 +5,7 @@
 #include <thread>
 #include <utility>
 
+#include "api/quantity.h"
 #include "core/exit_codes.h"
 #include "core/fingerprint.h"
 #include "core/layout.h"
@@ -13,6 +14,7 @@
 #include "core/resolve_answer.h"
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
+#include "initwarm/miss_inbox.h"
 #include "initwarm/miss_sender.h"
 #include "initwarm/misses.h"
 
@@ -85,7 +87,10 @@ int RunMisses(const std::vector<std::string>& args) {
             "miss once (a sidecar's log). With --report-url it also sends the pod's miss report "
             "to the operator (POST <url>/v1/misses, authenticated by the pod's projected "
             "ServiceAccount token in --token-file) when it changes and every 5 minutes; a "
-            "failed report is retried with backoff and never stops the watch.\n\n"
+            "failed report is retried with backoff and never stops the watch. With --inbox "
+            "(spec.harvest.mode Merge) it also copies each file compiled after the gate, once "
+            "it has settled, into the volume's inbox v1/.inbox/<fingerprint>/<pod uid>/ and "
+            "lists it in the report, for the operator's harvest.\n\n"
             "exit codes: 0 done; 2 bad flags; 1 the view cannot be read (once: or the report "
             "could not be sent).");
   std::string view(core::kDefaultView);
@@ -104,6 +109,17 @@ int RunMisses(const std::vector<std::string>& args) {
   f.String("report-url", &report_url,
            "the operator's base URL (the gate's --resolve-url): send the miss report there");
   f.String("token-file", &token_file, "the projected ServiceAccount token, for --report-url");
+  std::string inbox;
+  std::string pod_uid;
+  int harvest_max_files = static_cast<int>(core::kDefaultHarvestMaxFilesPerPod);
+  std::string harvest_max_bytes(core::kDefaultHarvestMaxBytesPerPod);
+  f.String("inbox", &inbox,
+           "a writable mount of the cache volume's root: copy what the pod compiled into its "
+           "inbox for the harvest (needs --report-url and --pod-uid)");
+  f.String("pod-uid", &pod_uid, "this pod's uid (names its inbox directory)").Env("KC_POD_UID");
+  f.Int("harvest-max-files", &harvest_max_files, 1, core::kMaxHarvestFilesPerPod,
+        "files copied into the inbox at most");
+  f.String("harvest-max-bytes", &harvest_max_bytes, "bytes copied into the inbox at most");
   if (int rc = ParseOrExit("misses", &f, args); rc >= 0) return rc;
   if (json && interval.count() > 0) {
     PrintError("misses", InvalidArgumentError("--json and --interval: choose one"));
@@ -115,17 +131,43 @@ int RunMisses(const std::vector<std::string>& args) {
       return core::kExitUsage;
     }
   }
+  std::int64_t max_bytes = 0;
+  if (!inbox.empty()) {
+    auto b = api::ParseQuantityBytes(harvest_max_bytes);
+    Status bad = !b.ok()  ? b.status().WithContext("--harvest-max-bytes")
+                 : *b < 1 ? InvalidArgumentError("--harvest-max-bytes: must be at least 1 byte")
+                 : report_url.empty() ? InvalidArgumentError("--inbox needs --report-url")
+                 : !core::IsSafeUid(pod_uid)
+                     ? InvalidArgumentError("--inbox needs --pod-uid (or $KC_POD_UID): \"" +
+                                            pod_uid + "\" is not a pod uid")
+                     : OkStatus();
+    if (!bad.ok()) {
+      PrintError("misses", bad);
+      return core::kExitUsage;
+    }
+    max_bytes = *b;
+  }
   std::map<std::pair<core::MissFramework, std::string>, core::RuntimeMiss> seen;
   MissSendState sending;
+  InboxState harvested;
   for (;;) {
-    auto misses = ViewMisses(view);
+    auto scan = ScanView(view);
+    StatusOr<std::vector<core::RuntimeMiss>> misses = scan.status();
+    if (scan.ok()) misses = MissesOf(*scan);
     if (!misses.ok()) {
       PrintError("misses", misses.status());
       if (interval.count() == 0) return core::kExitError;
     } else {
       const std::string fp = fingerprint.empty() ? FingerprintOfTree(view) : fingerprint;
+      if (!inbox.empty() && core::IsFingerprintId(fp)) {
+        const auto dir = core::Layout(inbox).InboxOf(fp, pod_uid);
+        for (const std::string& line :
+             UpdateInbox(*scan, dir, harvest_max_files, max_bytes, &harvested)) {
+          std::cout << "initwarm misses: " << line << std::endl;
+        }
+      }
       if (json) {
-        std::cout << core::MissReportToJson({fp, *misses}) << "\n";
+        std::cout << core::MissReportToJson({fp, *misses, {}}) << "\n";
       } else {
         PrintNew(*misses, &seen);
         if (interval.count() == 0 && misses->empty()) {
@@ -133,7 +175,7 @@ int RunMisses(const std::vector<std::string>& args) {
         }
       }
       if (!report_url.empty()) {
-        Status sent = Report(report_url, token_file, {fp, *misses}, &sending);
+        Status sent = Report(report_url, token_file, {fp, *misses, harvested.copied}, &sending);
         if (!sent.ok() && interval.count() == 0) return core::kExitError;
       }
     }

@@ -89,7 +89,8 @@ StatusOr<std::vector<GcEntry>> ScanVolume(const core::Layout& layout,
     return NotFoundError(layout.VersionDir().string() +
                          " does not exist: is --root the cache volume's mount path?");
   }
-  for (const auto& dir : {layout.StagingRoot(), layout.QuarantineRoot(), layout.LocksRoot()}) {
+  for (const auto& dir :
+       {layout.StagingRoot(), layout.QuarantineRoot(), layout.LocksRoot(), layout.InboxRoot()}) {
     KC_RETURN_IF_ERROR(CheckLayoutDir(dir));
   }
   const LockRecord me = SelfLockRecord("initwarm-gc-" + std::to_string(::getpid()), "");
@@ -124,6 +125,14 @@ StatusOr<std::vector<GcEntry>> ScanVolume(const core::Layout& layout,
         name.size() >= 16 && core::IsFingerprintId(name.substr(0, 16)) ? name.substr(0, 16) : "";
     bool is_lock = name.size() == 21 && name.ends_with(".lock");
     out.push_back({Kind::kLock, p, fp, MtimeSeconds(p), is_lock && live_lock(p, "")});
+  }
+  for (const auto& fp_dir : List(layout.InboxRoot())) {
+    const std::string fp = fp_dir.filename().string();
+    if (!core::IsFingerprintId(fp) || !IsRealDirectory(fp_dir)) {
+      out.push_back({Kind::kInbox, fp_dir, "", MtimeSeconds(fp_dir), false});
+      continue;
+    }
+    for (const auto& p : List(fp_dir)) out.push_back({Kind::kInbox, p, fp, MtimeSeconds(p), false});
   }
   return out;
 }
@@ -177,6 +186,17 @@ std::vector<GcDecision> PlanGc(const std::vector<GcEntry>& entries, const GcPoli
         } else {
           d.remove = true;
           d.why = "quarantined";
+        }
+        break;
+      case Kind::kInbox:
+        if (listed != p.remove.end()) {
+          d.remove = true;
+          d.why = "inbox of a fingerprint named by --remove";
+        } else if (age <= p.staging_max_age_s) {
+          d.why = "younger than --staging-max-age";
+        } else {
+          d.remove = true;
+          d.why = "inbox " + std::to_string(age) + "s old, never merged";
         }
         break;
       case Kind::kLock:

@@ -16,6 +16,10 @@
 //                      by a live writer
 //   quarantine         removed when older than quarantine_max_age
 //   lock file          removed when older than staging_max_age and not live
+//   inbox <fp>/<uid>   what a pod's miss watcher copied for a harvest:
+//                      removed with its fingerprint (scoped), or when older
+//                      than staging_max_age (never merged: its pod is long
+//                      gone or its harvest kept the files out)
 // With `scoped` (the operator's GC Job: `--remove` given) only entries of
 // the fingerprints in `remove` are considered; without it (an admin's run)
 // published caches are never removed and only leftovers are. A kept
@@ -23,7 +27,7 @@
 // Everything on the volume is read and removed as hostile content
 // (initwarm/safe_file.h): READY is read without following a symlink, never
 // from a FIFO, at most 4 KiB; a tree is removed without following any link
-// in it; a v1/.staging, .quarantine or .locks that is not a real directory
+// in it; a v1/.staging, .quarantine, .locks or .inbox that is not a real directory
 // makes ScanVolume refuse (InvalidArgument naming it).
 // ApplyGc removes a published directory under the fingerprint lock (so no
 // seal publishes meanwhile; a live writer's lock makes it skip that one and
@@ -44,7 +48,7 @@
 namespace kc::initwarm {
 
 struct GcEntry {
-  enum class Kind { kPublished, kStaging, kQuarantine, kLock };
+  enum class Kind { kPublished, kStaging, kQuarantine, kLock, kInbox };
   Kind kind;
   std::filesystem::path path;
   std::string fingerprint;  // may be empty for unparsable names

@@ -1,7 +1,6 @@
 #include "initwarm/harvest.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,65 +29,6 @@ namespace fs = std::filesystem;
 constexpr std::uint64_t kMaxReadyBytes = 4096;
 constexpr std::uint64_t kMaxManifestBytes = 64ull << 20;
 
-struct CtxDeleter {
-  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-};
-
-std::string Hex(const unsigned char* md, unsigned len) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < len; ++i) {
-    out += kDigits[md[i] >> 4];
-    out += kDigits[md[i] & 15];
-  }
-  return out;
-}
-
-// Copies exactly `size` bytes of `in` to the new file `to` (0644, fsynced),
-// returning their sha256. DataLoss when the source is shorter or longer.
-StatusOr<std::string> CopyHashed(int in, std::uint64_t size, const std::string& what,
-                                 const fs::path& to) {
-  std::unique_ptr<EVP_MD_CTX, CtxDeleter> ctx(EVP_MD_CTX_new());
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
-    return InternalError("OpenSSL EVP sha256 init failed");
-  }
-  KC_RETURN_IF_ERROR(MkdirAll(to.parent_path()));
-  UniqueFd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                      core::kSealedFileMode));
-  if (out.get() < 0) return ErrnoStatus(errno, "create " + to.string());
-  std::string buf(1 << 20, '\0');
-  std::uint64_t left = size;
-  for (;;) {
-    const ssize_t n = ::read(in, buf.data(), buf.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoStatus(errno, "read " + what);
-    }
-    if (n == 0) break;
-    if (static_cast<std::uint64_t>(n) > left) {
-      return DataLossError(what + " grew past its listed " + std::to_string(size) + " bytes");
-    }
-    left -= static_cast<std::uint64_t>(n);
-    EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(n));
-    for (ssize_t off = 0; off < n;) {
-      const ssize_t w = ::write(out.get(), buf.data() + off, static_cast<size_t>(n - off));
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        return ErrnoStatus(errno, "write " + to.string());
-      }
-      off += w;
-    }
-  }
-  if (left != 0) {
-    return DataLossError(what + " is shorter than its listed " + std::to_string(size) + " bytes");
-  }
-  if (::fsync(out.get()) != 0) return ErrnoStatus(errno, "fsync " + to.string());
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned len = 0;
-  EVP_DigestFinal_ex(ctx.get(), md, &len);
-  return Hex(md, len);
-}
-
 // The published generation: its manifest, checked against READY.
 struct Base {
   core::Manifest manifest;
@@ -114,7 +54,8 @@ StatusOr<Base> ReadBase(const SafeDir& published, const std::string& fp,
                                    "merging into a cache that does not verify");
   }
   if (!want_digest.empty() && digest != want_digest) {
-    return FailedPreconditionError("fingerprint " + fp + " changed since this harvest was planned: "
+    return FailedPreconditionError("fingerprint " + fp +
+                                   " changed since this harvest was planned: "
                                    "READY holds " +
                                    digest.substr(0, 12) + ", the operator expected " +
                                    want_digest.substr(0, 12) + "; the next harvest merges into it");
@@ -202,8 +143,9 @@ Status BuildGeneration(const SafeDir& published, const Base& base, const core::L
                         SafeDir::OpenUnder(o.root, layout.InboxOf(o.fingerprint, add.pod_uid)));
     KC_ASSIGN_OR_RETURN(UniqueFd in, dir.OpenFile(add.file.path, true));
     const std::string what = "inbox file " + add.file.path + " of pod " + add.pod_uid;
-    KC_ASSIGN_OR_RETURN(std::string sum,
-                        CopyHashed(in.get(), add.file.size, what, staging / add.file.path));
+    KC_ASSIGN_OR_RETURN(
+        std::string sum,
+        CopyHashed(in.get(), add.file.size, what, staging / add.file.path, core::kSealedFileMode));
     if (sum != add.file.sha256) return DataLossError(what + " changed while it was merged");
   }
   return OkStatus();

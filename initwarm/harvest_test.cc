@@ -192,8 +192,7 @@ TEST_F(HarvestTest, ACacheChangedSinceThePlanIsNotMergedInto) {
   auto r = Harvest(o);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(r.status().message().find("changed since this harvest was planned"),
-            std::string::npos);
+  EXPECT_NE(r.status().message().find("changed since this harvest was planned"), std::string::npos);
   EXPECT_EQ(Ready(), base_digest_);
   EXPECT_TRUE(Exists(L().InboxOf(fp_, "pod-a")));  // kept for the next harvest
 }

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -166,6 +167,49 @@ StatusOr<std::vector<std::string>> HashFiles(const std::vector<HashJob>& jobs,
   }
   if (!first_error.ok()) return first_error;
   return out;
+}
+
+StatusOr<std::string> CopyHashed(int in, std::uint64_t size, const std::string& what,
+                                 const std::filesystem::path& to, unsigned mode) {
+  std::unique_ptr<EVP_MD_CTX, CtxDeleter> ctx(EVP_MD_CTX_new());
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
+    return InternalError("OpenSSL EVP sha256 init failed");
+  }
+  KC_RETURN_IF_ERROR(MkdirAll(to.parent_path()));
+  UniqueFd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  if (out.get() < 0) return ErrnoStatus(errno, "create " + to.string());
+  if (::fchmod(out.get(), mode) != 0) return ErrnoStatus(errno, "chmod " + to.string());
+  std::string buf(1 << 20, '\0');
+  std::uint64_t left = size;
+  for (;;) {
+    const ssize_t n = ::read(in, buf.data(), buf.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus(errno, "read " + what);
+    }
+    if (n == 0) break;
+    if (static_cast<std::uint64_t>(n) > left) {
+      return DataLossError(what + " grew past its listed " + std::to_string(size) + " bytes");
+    }
+    left -= static_cast<std::uint64_t>(n);
+    EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(n));
+    for (ssize_t off = 0; off < n;) {
+      const ssize_t w = ::write(out.get(), buf.data() + off, static_cast<size_t>(n - off));
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        return ErrnoStatus(errno, "write " + to.string());
+      }
+      off += w;
+    }
+  }
+  if (left != 0) {
+    return DataLossError(what + " is shorter than its listed " + std::to_string(size) + " bytes");
+  }
+  if (::fsync(out.get()) != 0) return ErrnoStatus(errno, "fsync " + to.string());
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned len = 0;
+  EVP_DigestFinal_ex(ctx.get(), md, &len);
+  return Hex(md, len);
 }
 
 }  // namespace kc::initwarm

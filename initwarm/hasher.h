@@ -55,4 +55,11 @@ StatusOr<std::string> HashFile(const std::filesystem::path& path, std::uint64_t*
 
 int DefaultHashThreads();
 
+// Copies exactly `size` bytes of the open file `in` into the new file `to`
+// (created O_EXCL, never through a symlink, `mode`, parents created,
+// fsynced) and returns their sha256. DataLoss naming `what` when the source
+// is shorter or longer than `size`.
+StatusOr<std::string> CopyHashed(int in, std::uint64_t size, const std::string& what,
+                                 const std::filesystem::path& to, unsigned mode);
+
 }  // namespace kc::initwarm

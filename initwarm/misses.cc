@@ -60,34 +60,44 @@ StatusOr<core::Manifest> TreeManifest(const fs::path& tree, ViewKind kind) {
 
 }  // namespace
 
-StatusOr<std::vector<core::RuntimeMiss>> ViewMisses(const fs::path& view) {
+StatusOr<ViewScan> ScanView(const fs::path& view) {
   std::error_code ec;
-  const fs::path tree = fs::read_symlink(view, ec);
+  ViewScan scan;
+  scan.tree = fs::read_symlink(view, ec);
   if (ec) {
     return FailedPreconditionError(view.string() +
                                    " is not a gate's view (a symlink): " + ec.message());
   }
-  KC_ASSIGN_OR_RETURN(ViewKind kind, ViewKindOf(tree));
+  KC_ASSIGN_OR_RETURN(scan.kind, ViewKindOf(scan.tree));
   core::Manifest m;
-  if (kind != ViewKind::kCold) {
-    KC_ASSIGN_OR_RETURN(m, TreeManifest(tree, kind));
+  if (scan.kind != ViewKind::kCold) {
+    KC_ASSIGN_OR_RETURN(m, TreeManifest(scan.tree, scan.kind));
   }
-  KC_ASSIGN_OR_RETURN(std::vector<TreeFile> files, ScanLayeredTree(tree));
-  const std::vector<NewEntry> entries =
-      kind == ViewKind::kLayered ? NewEntriesAfterGate(files, m) : NewEntriesInCopy(files, m);
+  KC_ASSIGN_OR_RETURN(std::vector<TreeFile> files, ScanLayeredTree(scan.tree));
+  scan.entries =
+      scan.kind == ViewKind::kLayered ? NewEntriesAfterGate(files, m) : NewEntriesInCopy(files, m);
+  return scan;
+}
+
+std::vector<core::RuntimeMiss> MissesOf(const ViewScan& scan) {
   std::vector<core::WrittenFile> written;
-  written.reserve(entries.size());
-  for (const NewEntry& e : entries) {
+  written.reserve(scan.entries.size());
+  for (const NewEntry& e : scan.entries) {
     core::WrittenFile w{e.path, e.size, ""};
     if (core::WantsContent(e.path)) {
       // A file the pod itself wrote: read bounded, never through a link; one
       // that went away or grew past the bound is counted without details.
-      auto text = ReadFileNoFollow(tree / e.path, core::kMaxMissContentBytes);
+      auto text = ReadFileNoFollow(scan.tree / e.path, core::kMaxMissContentBytes);
       if (text.ok()) w.content = std::move(*text);
     }
     written.push_back(std::move(w));
   }
   return core::ClassifyMisses(written);
+}
+
+StatusOr<std::vector<core::RuntimeMiss>> ViewMisses(const fs::path& view) {
+  KC_ASSIGN_OR_RETURN(ViewScan scan, ScanView(view));
+  return MissesOf(scan);
 }
 
 }  // namespace kc::initwarm

@@ -35,7 +35,21 @@ StatusOr<ViewKind> ViewKindOf(const std::filesystem::path& tree);
 // with another size or (copied-in-place files) another sha256. Pure.
 std::vector<NewEntry> NewEntriesInCopy(const std::vector<TreeFile>& files, const core::Manifest& m);
 
-// The misses of the view `view` (a symlink to a gate's tree).
+// What a view's tree holds that was written after the gate.
+struct ViewScan {
+  std::filesystem::path tree;  // the directory the view links to
+  ViewKind kind = ViewKind::kCold;
+  std::vector<NewEntry> entries;
+};
+
+// Scans the view `view` (a symlink to a gate's tree).
+StatusOr<ViewScan> ScanView(const std::filesystem::path& view);
+
+// The misses of a scan: its entries classified, reading (bounded, never
+// through a link) the files core::WantsContent names.
+std::vector<core::RuntimeMiss> MissesOf(const ViewScan& scan);
+
+// ScanView, then MissesOf.
 StatusOr<std::vector<core::RuntimeMiss>> ViewMisses(const std::filesystem::path& view);
 
 }  // namespace kc::initwarm

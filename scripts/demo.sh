@@ -26,7 +26,12 @@
 #     labels, uncordon): its new fingerprint really compiles and seals, a pod
 #     added after the upgrade starts warm from it, and a GC Job in a real pod
 #     removes the old cache from the volume;
-#  8. prints a summary table and stops everything it started.
+#  8. a shape the warmup missed: with spec.harvest.mode Merge, a gated pod
+#     compiles a kernel of a new shape, its miss watcher copies it into the
+#     volume's inbox, the operator's harvest Job merges it into a new
+#     generation of the real node's cache, and the next pod gets it with 0
+#     kernels compiled;
+#  9. prints a summary table and stops everything it started.
 #
 # It needs root (the real node: containerd, kubelet, a bridge); as another
 # user it re-runs itself with sudo. With a cluster configured it does not
@@ -58,7 +63,7 @@ fi
 
 t0=$(date +%s)
 say() { printf '\n\033[1m== [%3ds] %s\033[0m\n' "$(($(date +%s) - t0))" "$*"; }
-say "1/8 installing and building what is missing (first run: 35-45 minutes, with progress; then seconds)"
+say "1/9 installing and building what is missing (first run: 35-45 minutes, with progress; then seconds)"
 ./scripts/install-deps.sh
 ./tests/cluster/build.sh
 # The two programs and the images (kc_images runs scripts/build-images.sh
@@ -106,7 +111,7 @@ wait_for() {
   return 1
 }
 
-say "2/8 the embedded control plane (loopback) with a real node and kwok GPU nodes"
+say "2/9 the embedded control plane (loopback) with a real node and kwok GPU nodes"
 cluster up --with-node --with-kwok --kwok-stage tests/operator/kwok/pod-complete.yaml --owner-pid $$
 export KUBECONFIG="$state/cluster/kubeconfig"
 kwok_node() {  # name product cc_major driver
@@ -141,7 +146,7 @@ wait_for "3 kwok nodes Ready" 60 bash -c \
 echo "kc-node is the real node (containerd + kubelet, CPU-only, labelled as an H200); the others are kwok's:"
 k get nodes -L nvidia.com/gpu.product,nvidia.com/gpu.compute.major,nvidia.com/cuda.driver-version.full
 
-say "3/8 helm install charts/kernelcache (operator x2, leader election, admission webhook)"
+say "3/9 helm install charts/kernelcache (operator x2, leader election, admission webhook)"
 echo "(the images were built here and imported into the real node's containerd; ~30-60 s)"
 jit_helm_install --set logFormat=text | grep -E '^(NAME|STATUS|REVISION):'
 k -n kernelcache-system get deployment,pods,service -o wide
@@ -150,13 +155,13 @@ vol="$state/volume"
 jit_hostpath_pv jit-cache kc-jit "$vol"
 echo "cache volume: a ReadWriteMany hostPath PersistentVolume at $vol (storageClassName kc-jit)"
 
-say "4/8 a model pod WITHOUT KernelCache: its first call compiles every kernel"
+say "4/9 a model pod WITHOUT KernelCache: its first call compiles every kernel"
 jit_deployment "$ns" jit-cold jit-cold 1 "        env: [{name: TRITON_CACHE_DIR, value: /tmp/triton}]"
 cold=$(jit_first_calls "$ns" run=jit-cold 1)
 echo "$cold"
 k -n "$ns" delete deployment jit-cold --wait=false >/dev/null
 
-say "5/8 kubectl apply -f examples/jit-demo/kernelcache.yaml: one warmup Job per fingerprint"
+say "5/9 kubectl apply -f examples/jit-demo/kernelcache.yaml: one warmup Job per fingerprint"
 t_kc=$(date +%s)
 k -n "$ns" apply -f examples/jit-demo/kernelcache.yaml
 kc_ready() { [ "$(k -n "$ns" get kcache jit -o jsonpath='{.status.ready}')" = "$1" ]; }
@@ -183,7 +188,7 @@ echo "what it sealed on the volume (initwarm inspect):"
 "$initwarm" inspect --root "$vol"
 sealed_before=$(find "$vol/v1" -type f | sort)
 
-say "6/8 kubectl apply -f examples/jit-demo/deployment.yaml: pods arrive gated, start warm"
+say "6/9 kubectl apply -f examples/jit-demo/deployment.yaml: pods arrive gated, start warm"
 jit_wait_gating "$ns" jit >/dev/null
 k -n "$ns" apply -f examples/jit-demo/deployment.yaml
 wait_for "the gated pods to start" 120 bash -c \
@@ -199,7 +204,7 @@ sealed_after=$(find "$vol/v1" -type f | sort)
 [ "$sealed_before" = "$sealed_after" ] || { echo "demo: the sealed cache changed under warm pods" >&2; exit 1; }
 echo "zero recompiles: the warm pods missed no kernel and added no file to the sealed cache ($(wc -l <<<"$sealed_after") files)"
 
-say "7/8 driver upgrade: the kwok H100 nodes 570.86.15 -> 580.159.04, then the real node"
+say "7/9 driver upgrade: the kwok H100 nodes 570.86.15 -> 580.159.04, then the real node"
 fp_of() {  # <product> <driver> -> that fingerprint's id, or nothing
   k -n "$ns" get kcache jit -o json | python3 -c '
 import json, sys
@@ -308,9 +313,50 @@ echo "events:"
 k -n "$ns" get events --field-selector involvedObject.kind=KernelCache --sort-by=.lastTimestamp \
   -o custom-columns=REASON:.reason,MESSAGE:.message --no-headers | cut -c1-150 | tail -14
 
-say "8/8 summary"
+say "8/9 a shape the warmup missed: the first pod compiles it, the fleet learns it"
+k -n "$ns" patch kcache jit --type merge -p '{"spec":{"harvest":{"mode":"Merge","interval":"10s"}}}' >/dev/null
+echo "spec.harvest: {mode: Merge, interval: 10s}: what gated pods compile after their gate is merged into the cache"
+k -n "$ns" apply -f - >/dev/null <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: jit-shapes}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: jit, run: jit-shapes}}
+  template:
+    metadata:
+      labels: {app: jit, run: jit-shapes}
+      annotations: {kernelcache.io/watch-misses: "5s"}
+    spec:
+      nodeSelector: {kubernetes.io/hostname: kc-node}
+      terminationGracePeriodSeconds: 1
+      containers:
+      - {name: server, image: kernelcache.local/jit-workload:dev, imagePullPolicy: Never, args: [serve]}
+YAML
+jit_first_calls "$ns" run=jit-shapes 1 >/dev/null
+shape_first=$(k -n "$ns" get pods -l run=jit-shapes -o jsonpath='{.items[0].metadata.name}')
+shape_cold=$(jit_compile_block "$ns" "$shape_first" 2048)
+t_shape=$(date +%s)
+echo "   $shape_first: a request of a shape the warmup never ran (add_kernel, BLOCK 2048) compiled in ${shape_cold} s"
+harvest_of() { k -n "$ns" get kcache jit -o jsonpath="{.status.fingerprints[?(@.id==\"$real_new\")].harvest.$1}"; }
+wait_for "the harvest Job to merge it into $real_new" 180 bash -c \
+  "'$kubectl' -n $ns get kcache jit -o jsonpath='{.status.fingerprints[?(@.id==\"$real_new\")].harvest.lastResult}' | grep -q Merged"
+shape_merged=$(($(date +%s) - t_shape))
+shape_added=$(harvest_of addedFiles)
+echo "   merged ${shape_merged} s later: generation $(harvest_of generation), +$shape_added files ($(harvest_of added))"
+k -n "$ns" get events --field-selector reason=HarvestMerged -o jsonpath='{.items[-1:].message}' | cut -c1-200; echo
+k -n "$ns" scale deployment jit-shapes --replicas=2 >/dev/null
+jit_first_calls "$ns" run=jit-shapes 2 >/dev/null
+shape_next=$(k -n "$ns" get pods -l run=jit-shapes -o jsonpath='{.items[*].metadata.name}' | tr ' ' '\n' | grep -v "^$shape_first\$" | head -1)
+shape_warm=$(jit_compile_block "$ns" "$shape_next" 2048)
+shape_misses=$(jit_runtime_misses "$ns" "$shape_next")
+echo "   $shape_next (gated on the merged generation): the same shape in ${shape_warm} s, $shape_misses kernels compiled"
+[ "$shape_misses" = 0 ] || { echo "demo: the next pod compiled the harvested shape again" >&2; exit 1; }
+
+say "9/9 summary"
 python3 - "$state/figures.json" "$kwok_ready" "$kwok_gone" "$(($(date +%s) - t_run))" "$real_ready" "$real_gone" \
-  "$real_job_s" "$real_warmup" "${after#* }" "$kwok_gc_node" <<'EOF'
+  "$real_job_s" "$real_warmup" "${after#* }" "$kwok_gc_node" "$shape_cold" "$shape_merged" \
+  "$shape_added" "$shape_warm" <<'EOF'
 import json, sys
 f = json.load(open(sys.argv[1]))
 cold = list(f["cold"].values())[0]
@@ -335,6 +381,9 @@ rows.append(("driver upgrade (real node): pod added after it",
              f"{pa['first_call_s']:.2f} s, {pa['misses']} compiled, {pa['hits']} from the new cache"))
 rows.append(("driver upgrade (real node): old fingerprint collected",
              f"{sys.argv[6]} s after GFD's relabel (staleAfter 20s + GC Job pod on kc-node; its directory gone)"))
+rows.append(("a shape the warmup missed: first pod", f"compiled it in {sys.argv[11]} s (add_kernel BLOCK 2048)"))
+rows.append(("harvest: merged into the real node's cache", f"{sys.argv[12]} s after that compile (+{sys.argv[13]} files, a new generation)"))
+rows.append(("a shape the warmup missed: next pod", f"{sys.argv[14]} s, 0 compiled (from the merged generation)"))
 rows.append(("demo run (after the builds)", f"{sys.argv[4]} s"))
 w0 = max(len(a) for a, _ in rows)
 print(f"{'what':<{w0}}  result")

@@ -162,7 +162,7 @@ HttpResponse HandleMissReport(const HttpRequest& req, const MissIntake& intake) 
   if (!report.ok()) return ErrorResponse(report.status());
   auto src = SourceFromGatedPod(*id, intake.gated_pod(id->ns, id->pod), *report);
   if (!src.ok()) return ErrorResponse(src.status());
-  const MissRecord rec = intake.ledger->Record(*src, report->misses, intake.now());
+  const MissRecord rec = intake.ledger->Record(*src, report->misses, intake.now(), report->harvest);
   if (intake.on_record) intake.on_record(*src, rec);
   core::MissReportAnswer result{static_cast<std::uint64_t>(rec.accepted), 0,
                                 static_cast<std::uint64_t>(rec.dropped)};

@@ -12,7 +12,7 @@ void AddOnce(std::vector<std::string>& v, const std::string& s) {
 }  // namespace
 
 MissRecord MissLedger::Record(const MissSource& src, const std::vector<core::RuntimeMiss>& misses,
-                              Time now) {
+                              Time now, const std::vector<core::HarvestFile>& harvest) {
   std::lock_guard lock(mu_);
   MissRecord out;
   Cache& c = caches_[{src.ns, src.kernelcache, src.fingerprint, src.manifest_digest}];
@@ -23,6 +23,11 @@ MissRecord MissLedger::Record(const MissSource& src, const std::vector<core::Run
       return out;
     }
     pod = c.pods.emplace(src.pod_uid, std::set<EntryKey>{}).first;
+  }
+  if (harvest.empty()) {
+    c.harvest.erase(src.pod_uid);
+  } else {
+    c.harvest[src.pod_uid] = harvest;
   }
   for (const core::RuntimeMiss& m : misses) {
     const EntryKey key{m.framework, m.key};
@@ -72,6 +77,18 @@ std::optional<core::RuntimeMissStatus> MissLedger::Summary(const std::string& ns
                      order[i]->second.detail, static_cast<int32_t>(order[i]->second.pods.size())});
   }
   return s;
+}
+
+std::vector<core::HarvestPod> MissLedger::Harvestable(const std::string& ns,
+                                                      const std::string& kernelcache,
+                                                      const std::string& fingerprint,
+                                                      const std::string& digest) const {
+  std::lock_guard lock(mu_);
+  std::vector<core::HarvestPod> out;
+  auto it = caches_.find({ns, kernelcache, fingerprint, digest});
+  if (it == caches_.end()) return out;
+  for (const auto& [uid, files] : it->second.harvest) out.push_back({uid, files});
+  return out;
 }
 
 void MissLedger::ForgetKernelCache(const std::string& ns, const std::string& kernelcache) {

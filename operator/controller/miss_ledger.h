@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/api_types.h"
+#include "core/harvest.h"
 #include "core/runtime_miss.h"
 #include "operator/decide/types.h"
 
@@ -67,7 +68,16 @@ class MissLedger {
   MissLedger() : MissLedger(Limits{}) {}
   explicit MissLedger(Limits limits) : limits_(limits) {}
 
-  MissRecord Record(const MissSource& src, const std::vector<core::RuntimeMiss>& misses, Time now);
+  // `harvest`: the files the pod's watcher copied into the inbox (its
+  // report's "harvest"); the pod's last list replaces the one before.
+  MissRecord Record(const MissSource& src, const std::vector<core::RuntimeMiss>& misses, Time now,
+                    const std::vector<core::HarvestFile>& harvest = {});
+
+  // The inbox files pods of one cache listed, by pod uid (sorted), for a
+  // harvest Job; empty when none.
+  std::vector<core::HarvestPod> Harvestable(const std::string& ns, const std::string& kernelcache,
+                                            const std::string& fingerprint,
+                                            const std::string& manifest_digest) const;
 
   // The status of one cache; nullopt when no pod reported a miss for it.
   std::optional<core::RuntimeMissStatus> Summary(const std::string& ns,
@@ -90,7 +100,8 @@ class MissLedger {
   };
   struct Cache {
     std::map<EntryKey, Entry> entries;
-    std::map<std::string, std::set<EntryKey>> pods;  // uid -> what it reported
+    std::map<std::string, std::set<EntryKey>> pods;                 // uid -> what it reported
+    std::map<std::string, std::vector<core::HarvestFile>> harvest;  // uid -> its inbox files
     std::optional<Time> last_event;
     MissEventDue pending;
   };

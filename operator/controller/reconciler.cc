@@ -84,7 +84,8 @@ Observed Reconciler::Observe(const Json& kc_json) const {
     for (const auto& f : o.kc.status.fingerprints) {
       if (f.manifest_digest.empty()) continue;
       if (auto m = caches_.misses->Summary(ns, name, f.id, f.manifest_digest)) {
-        o.runtime_misses[f.id] = {f.manifest_digest, std::move(*m)};
+        o.runtime_misses[f.id] = {f.manifest_digest, std::move(*m),
+                                  caches_.misses->Harvestable(ns, name, f.id, f.manifest_digest)};
       }
     }
   }

@@ -1,7 +1,7 @@
 // Decide as a pipeline: each step (operator/decide/decide_*.h) is a function from
 // what it reads to a verdict; this file threads the verdicts from step to
 // step (spec -> storage -> node groups -> per fingerprint -> retirement ->
-// GC -> job cleanup -> summary) and assembles the Plan. The conditions each
+// GC -> job cleanup -> harvest -> summary) and assembles the Plan. The conditions each
 // step decides are recorded here, over those last written.
 #include "operator/decide/decide.h"
 
@@ -11,6 +11,7 @@
 #include "base/utf8.h"
 #include "operator/decide/decide_fingerprint.h"
 #include "operator/decide/decide_gc.h"
+#include "operator/decide/decide_harvest.h"
 #include "operator/decide/decide_misses.h"
 #include "operator/decide/decide_nodes.h"
 #include "operator/decide/decide_spec.h"
@@ -252,16 +253,20 @@ Plan Decide(const Observed& obs, Time now) {
     effects.actions.push_back(std::move(a));
   }
 
+  HarvestVerdict harvest = DecideHarvest(std::move(gc.entries), kc, obs.jobs, obs.pods,
+                                         obs.runtime_misses, obs.settings, storage.usable, now);
+  effects.Append(std::move(harvest.effects));
+
   std::map<std::string, const core::FingerprintStatus*> stored;
   for (const auto& f : kc.status.fingerprints) stored[f.id] = &f;
-  for (auto& [id, f] : gc.entries) {
+  for (auto& [id, f] : harvest.entries) {
     auto b = stored.find(id);
     auto o = obs.runtime_misses.find(id);
     f.runtime_misses = RuntimeMissesAfter(b == stored.end() ? nullptr : b->second, f,
                                           o == obs.runtime_misses.end() ? nullptr : &o->second);
   }
   status.fingerprints.clear();
-  for (auto& [id, f] : gc.entries) status.fingerprints.push_back(std::move(f));  // sorted by id
+  for (auto& [id, f] : harvest.entries) status.fingerprints.push_back(std::move(f));  // by id
   Summary summary = Summarize(kc, status.fingerprints, &findings, conds.Prev(cond::kDegraded),
                               conds.Prev(cond::kWarmupUnschedulable));
   if (summary.ready_condition) conds.Set(cond::kReady, *summary.ready_condition);

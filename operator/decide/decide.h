@@ -37,8 +37,8 @@
 // operator/decide/types.h
 // (NodeViewFromJson, JobViewFromJson, PodViewFromJson, PvcViewFromJson).
 // Pure: no I/O, no logging, no clock (`now` is an argument).
-// The steps live in operator/decide/decide_{spec,storage,nodes,fingerprint,gc,summary}.h and
-// eligibility.h; decide.cc composes them.
+// The steps live in operator/decide/decide_{spec,storage,nodes,fingerprint,gc,harvest,summary}.h
+// and eligibility.h; decide.cc composes them.
 #pragma once
 
 #include "operator/decide/types.h"

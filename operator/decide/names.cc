@@ -33,6 +33,12 @@ std::string GcJobName(std::string_view kc_name, std::vector<std::string> collect
   return Fit(kc_name, "-gc-" + core::Sha256Hex(joined).substr(0, 10));
 }
 
+std::string HarvestJobName(std::string_view kc_name, std::string_view fp_id,
+                           std::string_view base_digest, std::string_view accept_json) {
+  const std::string key = std::string(base_digest) + "\n" + std::string(accept_json);
+  return Fit(kc_name, "-harvest-" + std::string(fp_id) + "-" + core::Sha256Hex(key).substr(0, 8));
+}
+
 std::string PvcName(std::string_view kc_name) { return std::string(kc_name) + "-cache"; }
 
 }  // namespace kc::op

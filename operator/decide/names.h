@@ -27,6 +27,12 @@ std::string WarmupJobName(std::string_view kc_name, std::string_view fp_id,
 // "<kc>-gc-<10 hex digits of sha256 over the sorted collected ids>".
 std::string GcJobName(std::string_view kc_name, std::vector<std::string> collected_ids);
 
+// "<kc>-harvest-<fp id>-<8 hex digits of sha256 over the base digest and
+// the accept list>": one Job per merge of one set of files into one
+// generation.
+std::string HarvestJobName(std::string_view kc_name, std::string_view fp_id,
+                           std::string_view base_digest, std::string_view accept_json);
+
 // The claim the operator creates: "<kc>-cache" (core::ClaimName picks
 // existingClaim instead when set).
 std::string PvcName(std::string_view kc_name);

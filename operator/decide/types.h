@@ -89,7 +89,8 @@ struct PodView {
   std::string job_name;
   std::string node_name;
   std::string phase;  // Pending | Running | Succeeded | Failed
-  // The seal container ("seal"): its terminated state's message and exit code.
+  // The result container (warmup Jobs: "seal"; harvest Jobs: "harvest"): its
+  // terminated state's message and exit code.
   std::optional<std::string> seal_message;
   std::optional<int> seal_exit_code;
   // The run time of the "warmup" init container (its program's compile, its
@@ -139,6 +140,8 @@ struct GateReportView {
 struct ObservedMisses {
   std::string manifest_digest;
   core::RuntimeMissStatus misses;
+  // Inbox files pods gated on that digest listed for a harvest, by pod.
+  std::vector<core::HarvestPod> harvest;
   friend bool operator==(const ObservedMisses&, const ObservedMisses&) = default;
 };
 
@@ -212,6 +215,8 @@ inline constexpr char kLabelComponent[] = "kernelcache.io/component";  // warmup
 inline constexpr char kAnnotationFingerprint[] = "kernelcache.io/fingerprint";
 inline constexpr char kAnnotationGcIds[] = "kernelcache.io/gc-fingerprints";  // comma list
 inline constexpr char kSealContainer[] = "seal";
+// The harvest Job's container; its termination message is read like seal's.
+inline constexpr char kHarvestContainer[] = "harvest";
 inline constexpr char kWarmupContainer[] = "warmup";  // the warmup pod's spec.image init container
 
 const char* ActionKindName(Action::Kind kind);

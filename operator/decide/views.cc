@@ -91,7 +91,7 @@ PodView PodViewFromJson(const Json& json) {
     for (const api::ContainerStatus& cs : *list) {
       if (!cs.terminated) continue;
       const api::ContainerStateTerminated& term = *cs.terminated;
-      if (cs.name == kSealContainer) {
+      if (cs.name == kSealContainer || cs.name == kHarvestContainer) {
         v.seal_exit_code = term.exit_code;
         v.seal_message = term.message;
       }
@@ -102,7 +102,7 @@ PodView PodViewFromJson(const Json& json) {
       }
       if (term.exit_code != 0 && v.failure_summary.empty()) {
         std::string text = term.message;
-        if (cs.name == kSealContainer) {
+        if (cs.name == kSealContainer || cs.name == kHarvestContainer) {
           // seal's failure report: its reason and message, not the JSON.
           auto report = core::ParseSealReport(term.message);
           if (report.ok() && report->outcome == "Failed") {

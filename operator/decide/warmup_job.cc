@@ -234,6 +234,35 @@ Json BuildGcJob(const core::KernelCache& kc, const std::map<std::string, std::st
                   std::move(pod), 600, 3);
 }
 
+Json BuildHarvestJob(const core::KernelCache& kc, const std::string& fp_id,
+                     const std::string& base_digest, const std::string& accept_json,
+                     const core::HarvestCaps& caps, const Settings& settings) {
+  std::vector<std::string> args = {"harvest",
+                                   std::string("--root=") + kCacheMountPath,
+                                   "--fingerprint=" + fp_id,
+                                   "--base-digest=" + base_digest,
+                                   "--max-files-per-pod=" + std::to_string(caps.max_files_per_pod),
+                                   "--max-bytes-per-pod=" + std::to_string(caps.max_bytes_per_pod),
+                                   "--max-files=" + std::to_string(caps.max_files_per_fingerprint),
+                                   "--max-bytes=" + std::to_string(caps.max_bytes_per_fingerprint),
+                                   "--termination-log=/dev/termination-log"};
+  Json c = InitwarmContainer("harvest", settings, std::move(args));
+  c["env"].push_back({{"name", "KC_HARVEST_ACCEPT"}, {"value", accept_json}});
+  c["volumeMounts"] = Json::array({{{"name", "cache"}, {"mountPath", kCacheMountPath}}});
+  Json pod = {{"restartPolicy", "Never"},
+              {"containers", Json::array({std::move(c)})},
+              {"volumes", Json::array({Volumes(kc)[0]})}};
+  if (!kc.spec.tolerations.empty()) pod["tolerations"] = kc.spec.tolerations;
+  if (!kc.spec.node_selector.empty()) pod["nodeSelector"] = kc.spec.node_selector;
+  ServiceAccount(settings, pod);
+  Secure(kc, pod);
+  Json labels = Labels(kc, "harvest");
+  labels[kLabelFingerprint] = fp_id;
+  Json annotations = {{kAnnotationFingerprint, fp_id}};
+  return JobShell(kc, HarvestJobName(kc.metadata.name, fp_id, base_digest, accept_json),
+                  std::move(labels), std::move(annotations), std::move(pod), 1800, 0);
+}
+
 Json BuildPvc(const core::KernelCache& kc) {
   Json spec = {{"accessModes", Json::array({"ReadWriteMany"})},
                {"resources", {{"requests", {{"storage", kc.spec.storage.size}}}}}};

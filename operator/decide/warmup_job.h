@@ -73,6 +73,18 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
 Json BuildGcJob(const core::KernelCache& kc, const std::map<std::string, std::string>& remove,
                 const Settings& settings);
 
+// The harvest Job of fingerprint `fp_id` (spec.harvest.mode Merge): one
+// container "harvest", `initwarm harvest --root=/var/cache/kernelcache
+// --fingerprint=<id> --base-digest=<digest> <the caps>`, the accept list in
+// env KC_HARVEST_ACCEPT, KC_JOB_UID from the downward API (lock owner and
+// staging name); no GPU, no node affinity (any node that mounts the claim);
+// the warmup's users and groups; backoffLimit 0 (a failed merge is recorded
+// and tried again after spec.harvest.interval). Labels: component harvest
+// and the fingerprint.
+Json BuildHarvestJob(const core::KernelCache& kc, const std::string& fp_id,
+                     const std::string& base_digest, const std::string& accept_json,
+                     const core::HarvestCaps& caps, const Settings& settings);
+
 // The ReadWriteMany claim "<kc>-cache" of spec.storage.size (and class).
 Json BuildPvc(const core::KernelCache& kc);
 

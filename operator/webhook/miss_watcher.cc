@@ -25,13 +25,21 @@ StatusOr<std::optional<std::chrono::seconds>> MissWatchInterval(const Json& pod)
 }
 
 Json BuildMissWatcher(const Json& gate, std::chrono::seconds interval,
-                      const std::string& report_url) {
+                      const std::string& report_url, const std::optional<WatcherHarvest>& harvest) {
   Json args = Json::array({"misses", "--view", std::string(core::kDefaultView), "--interval",
                            std::to_string(interval.count()) + "s"});
   if (!report_url.empty()) {
     for (const std::string& a : {std::string("--report-url"), report_url,
                                  std::string("--token-file"), std::string(core::kMissTokenFile)}) {
       args.push_back(a);
+    }
+    if (harvest) {
+      for (const std::string& a :
+           {std::string("--inbox"), std::string(kInboxMountPath),
+            std::string("--harvest-max-files"), std::to_string(harvest->max_files),
+            std::string("--harvest-max-bytes"), harvest->max_bytes}) {
+        args.push_back(a);
+      }
     }
   }
   Json w = {
@@ -51,8 +59,18 @@ Json BuildMissWatcher(const Json& gate, std::chrono::seconds interval,
     w["volumeMounts"].push_back({{"name", core::kMissTokenVolume},
                                  {"mountPath", std::string(core::kMissTokenDir)},
                                  {"readOnly", true}});
+    if (harvest) {
+      w["volumeMounts"].push_back({{"name", kInboxVolume}, {"mountPath", kInboxMountPath}});
+      w["env"] = Json::array(
+          {{{"name", "KC_POD_UID"},
+            {"valueFrom", {{"fieldRef", {{"apiVersion", "v1"}, {"fieldPath", "metadata.uid"}}}}}}});
+    }
   }
   return w;
+}
+
+Json InboxVolume(const std::string& claim) {
+  return {{"name", kInboxVolume}, {"persistentVolumeClaim", {{"claimName", claim}}}};
 }
 
 Json MissTokenVolume() {

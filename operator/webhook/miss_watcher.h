@@ -11,10 +11,16 @@
 // `--report-url <that URL> --token-file <core::kMissTokenFile>` and the
 // pod a projected ServiceAccount token volume (audience
 // core::kMissTokenAudience, an hour, renewed by the kubelet) that only the
-// watcher mounts. Pure.
+// watcher mounts. With spec.harvest.mode Merge the watcher also copies what
+// the pod compiled into the volume's inbox (initwarm/miss_inbox.h): it gets
+// `--inbox <kInboxMountPath> --harvest-max-files N --harvest-max-bytes B`,
+// KC_POD_UID from the downward API, and a writable mount of the cache
+// claim (volume kInboxVolume) that no other container of the pod has: the
+// app containers and the gate keep their read-only view. Pure.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -28,6 +34,14 @@ inline constexpr char kAnnotationWatchMisses[] = "kernelcache.io/watch-misses";
 inline constexpr std::chrono::seconds kDefaultMissWatchInterval{30};
 inline constexpr std::chrono::seconds kMinMissWatchInterval{5};
 inline constexpr std::chrono::seconds kMaxMissWatchInterval{3600};
+inline constexpr char kInboxVolume[] = "kernelcache-inbox";
+inline constexpr char kInboxMountPath[] = "/var/cache/kernelcache-inbox";
+
+// What a watcher that harvests copies at most (spec.harvest's per-pod caps).
+struct WatcherHarvest {
+  int64_t max_files = 0;
+  std::string max_bytes;
+};
 
 // The interval `pod`'s annotation asks for; nullopt when it asks for none.
 // InvalidArgument naming the annotation, the value and the accepted forms.
@@ -38,7 +52,12 @@ StatusOr<std::optional<std::chrono::seconds>> MissWatchInterval(const nlohmann::
 // report flags and the token mount when `report_url` is not empty; small
 // requests; restartPolicy Always.
 nlohmann::json BuildMissWatcher(const nlohmann::json& gate, std::chrono::seconds interval,
-                                const std::string& report_url);
+                                const std::string& report_url,
+                                const std::optional<WatcherHarvest>& harvest = std::nullopt);
+
+// The writable volume of the cache claim `claim` only a harvesting watcher
+// mounts (name kInboxVolume).
+nlohmann::json InboxVolume(const std::string& claim);
 
 // The pod volume the watcher's token comes from (name core::kMissTokenVolume).
 nlohmann::json MissTokenVolume();

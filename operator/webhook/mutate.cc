@@ -12,6 +12,7 @@
 #include "core/gate_report.h"
 #include "core/layout.h"
 #include "core/security_context.h"
+#include "core/spec_sections.h"
 #include "core/validate.h"
 #include "operator/webhook/json_patch.h"
 #include "operator/webhook/miss_watcher.h"
@@ -242,8 +243,18 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
     r.warnings.push_back("kernelcache: " + watch.status().message() +
                          "; the miss watcher was not added");
   } else if (watch->has_value()) {
-    if (!gate_args->resolve_url.empty()) InjectVolumes(spec, {MissTokenVolume()}, conflicts);
-    InjectMissWatcher(spec, BuildMissWatcher(gate, **watch, gate_args->resolve_url), conflicts);
+    std::optional<WatcherHarvest> harvest;
+    if (!gate_args->resolve_url.empty()) {
+      InjectVolumes(spec, {MissTokenVolume()}, conflicts);
+      // Merge: the watcher copies what the pod compiles into the inbox.
+      if (kc.spec.harvest.mode == core::HarvestModeName(core::HarvestMode::kMerge)) {
+        const core::HarvestCaps caps = core::HarvestCapsOf(kc.spec.harvest);
+        harvest = WatcherHarvest{caps.max_files_per_pod, std::to_string(caps.max_bytes_per_pod)};
+        InjectVolumes(spec, {InboxVolume(core::ClaimName(kc))}, conflicts);
+      }
+    }
+    InjectMissWatcher(spec, BuildMissWatcher(gate, **watch, gate_args->resolve_url, harvest),
+                      conflicts);
   }
   // The consumer label: the operator's gate reports select pods by it.
   if (!out.contains("metadata") || out["metadata"].is_null()) out["metadata"] = Json::object();

@@ -238,6 +238,41 @@ TEST(MutateTest, WatchMissesAnnotationAddsTheWatcherLast) {
   EXPECT_TRUE(off.warnings.empty());
 }
 
+// spec.harvest.mode Merge: the watcher also gets the inbox flags, its pod
+// uid and a writable mount of the cache claim that only it has; the gate
+// and the app containers keep the read-only cache.
+TEST(MutateTest, HarvestMergeGivesOnlyTheWatcherAWritableInbox) {
+  Json in = Pod();
+  in["metadata"]["annotations"] = {{"kernelcache.io/watch-misses", "10s"}};
+  core::KernelCache kc = Kc("llama", {{"app", "llama"}}, "Shared");
+  kc.spec.harvest.mode = "Merge";
+  kc.spec.harvest.max_files_per_pod = 64;
+  kc.spec.harvest.max_bytes_per_pod = "1Mi";
+  auto r = Mutate(in, "ml", {kc}, kSettings);
+  const Json* w = Find(r.pod["spec"]["initContainers"], "kernelcache-misses");
+  ASSERT_NE(w, nullptr);
+  const Json& args = (*w)["args"];
+  const std::vector<std::string> tail(args.end() - 6, args.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{"--inbox", "/var/cache/kernelcache-inbox",
+                                            "--harvest-max-files", "64", "--harvest-max-bytes",
+                                            "1048576"}));
+  EXPECT_EQ((*w)["env"][0]["valueFrom"]["fieldRef"]["fieldPath"], "metadata.uid");
+  const Json* vol = Find(r.pod["spec"]["volumes"], "kernelcache-inbox");
+  ASSERT_NE(vol, nullptr);
+  EXPECT_EQ((*vol)["persistentVolumeClaim"]["claimName"], core::ClaimName(kc));
+  EXPECT_FALSE((*vol)["persistentVolumeClaim"].contains("readOnly"));
+  EXPECT_NE(FindMount(*w, "/var/cache/kernelcache-inbox"), nullptr);
+  EXPECT_EQ(FindMount(r.pod["spec"]["initContainers"][0], "/var/cache/kernelcache-inbox"), nullptr);
+  for (const Json& c : r.pod["spec"]["containers"]) {
+    EXPECT_EQ(FindMount(c, "/var/cache/kernelcache-inbox"), nullptr) << c["name"];
+  }
+  EXPECT_TRUE(r.conflicts.empty());
+  ExpectPatchGivesPod(in, r);
+  // Report (the default): no inbox.
+  auto report = Mutate(in, "ml", {Kc("llama", {{"app", "llama"}}, "Shared")}, kSettings);
+  EXPECT_EQ(Find(report.pod["spec"]["volumes"], "kernelcache-inbox"), nullptr);
+}
+
 TEST(MutateTest, APodThatDiffersFromTheWarmupIsGatedWithAParityWarningEventAndAnnotation) {
   Json in = Pod();
   in["spec"]["containers"][0]["image"] = "vllm/vllm-openai:v0.12.0";

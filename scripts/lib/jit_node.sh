@@ -134,3 +134,26 @@ YAML
   shift 3
   printf '  %s\n' "$@"
 }
+
+# jit_compile_block <namespace> <pod> <BLOCK>: compiles the workload's
+# add_kernel for that BLOCK in the pod's server container, as a request of a
+# new shape would (Triton takes it from the view's cache when it is there);
+# prints the seconds it took.
+jit_compile_block() {
+  "$kubectl" -n "$1" exec "$2" -c server -- /usr/bin/python3 -c "
+import time, kernels, triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+sig = {'x': '*fp32', 'y': '*fp32', 'out': '*fp32', 'n': 'i32', 'BLOCK': 'constexpr'}
+t = time.monotonic()
+triton.compile(ASTSource(kernels.add_kernel, sig, {'BLOCK': $3}), target=GPUTarget('cuda', 90, 32))
+print(f'{time.monotonic() - t:.2f}')
+"
+}
+
+# jit_runtime_misses <namespace> <pod>: the number of runtime misses the
+# pod's miss watcher container finds in its view now.
+jit_runtime_misses() {
+  "$kubectl" -n "$1" exec "$2" -c kernelcache-misses -- initwarm misses --json |
+    python3 -c 'import json, sys; print(len(json.load(sys.stdin)["misses"]))'
+}

@@ -22,7 +22,13 @@
 #     RuntimeMisses Warning Event is raised and the leader's
 #     kernelcache_runtime_misses_total counts it; then the same in Shared
 #     mode (a layered view over the read-only claim): the compile succeeds,
-#     the status counts both pods, the sealed cache is still unchanged.
+#     the status counts both pods, the sealed cache is still unchanged;
+#  5. harvest (spec.harvest.mode Merge), in Copy and then in Shared mode: a
+#     Deployment's first pod compiles a shape the cache lacks, its watcher
+#     copies it into the inbox, the operator's harvest Job merges it into a
+#     new generation (status harvest.generation, Event HarvestMerged), the
+#     published cache verifies at Checksums, and a second replica, gated on
+#     the new generation, compiles that shape with 0 runtime misses.
 # Usage: jit_cold_start_test.sh <repo root>   (KC_IMAGES_DIR: the archives)
 set -euo pipefail
 root=$1
@@ -228,4 +234,48 @@ echo "ok: status runtimeMisses: $status_misses"
 sealed_after=$(find "$vol" -type f | sort)
 [ "$sealed_before" = "$sealed_after" ] || fail "the Shared pod's runtime miss changed the sealed cache"
 echo "ok: the sealed cache is unchanged by both runtime misses"
+
+echo "== harvest: the fleet learns a shape once (spec.harvest.mode Merge)"
+k -n "$ns" patch kernelcache jit --type merge -p '{"spec":{"harvest":{"mode":"Merge","interval":"10s"}}}' >/dev/null
+fp=$(k -n "$ns" get kernelcache jit -o jsonpath='{.status.fingerprints[0].id}')
+compile_block() { jit_compile_block "$ns" "$1" "$2" >/dev/null; }
+# harvest_round <consume mode> <BLOCK> <generation after the merge>
+harvest_round() {
+  local mode=$1 block=$2 gen=$3 name first second digest misses
+  name="jit-h-$(tr 'A-Z' 'a-z' <<<"$mode")"
+  k -n "$ns" patch kernelcache jit --type merge -p "{\"spec\":{\"consume\":{\"mode\":\"$mode\"}}}" >/dev/null
+  digest=$(k -n "$ns" get kernelcache jit -o jsonpath='{.status.fingerprints[0].manifestDigest}')
+  jit_deployment "$ns" "$name" jit 1 "" '{kernelcache.io/watch-misses: "5s"}'
+  jit_first_calls "$ns" "run=$name" 1 >/dev/null || fail "the $mode pod of $name"
+  first=$(k -n "$ns" get pods -l "run=$name" -o jsonpath='{.items[0].metadata.name}')
+  compile_block "$first" "$block" || fail "the runtime compile of BLOCK $block in the $mode pod $first"
+  copied() { k -n "$ns" logs "$first" -c kernelcache-misses | grep -m1 "harvest: copied triton/"; }
+  line=$(until_output 60 copied) || fail "$first's watcher copied nothing into the inbox: $(k -n "$ns" logs "$first" -c kernelcache-misses 2>&1 | tail -5)"
+  echo "ok: $mode pod $first's watcher: $line"
+  merged() {
+    k -n "$ns" get kernelcache jit -o jsonpath='{.status.fingerprints[0].harvest.generation} {.status.fingerprints[0].harvest.lastResult} {.status.fingerprints[0].harvest.addedFiles} {.status.fingerprints[0].manifestDigest}' |
+      awk -v g="$gen" '$1 == g && $2 == "Merged" && $3 > 0'
+  }
+  line=$(until_output 180 merged) || fail "no merge to generation $gen: $(k -n "$ns" get kernelcache jit -o jsonpath='{.status.fingerprints[0].harvest}')"
+  [ "$(awk '{print $4}' <<<"$line")" != "$digest" ] || fail "the merge did not change the manifest digest"
+  echo "ok: harvest: generation, result, files added, digest: $line"
+  event() { k -n "$ns" get events --field-selector reason=HarvestMerged -o jsonpath='{.items[*].message}' | grep "generation $gen"; }
+  line=$(until_output 30 event) || fail "no HarvestMerged Event for generation $gen"
+  echo "ok: Event HarvestMerged: ${line:0:160}"
+  k -n "$ns" exec "$first" -c kernelcache-misses -- initwarm verify --root /var/cache/kernelcache \
+    --fingerprint "$fp" --level Checksums --no-quarantine >/dev/null ||
+    fail "the merged generation does not verify at Checksums"
+  echo "ok: the merged generation verifies at Checksums"
+  k -n "$ns" scale deployment "$name" --replicas 2 >/dev/null
+  jit_first_calls "$ns" "run=$name" 2 >/dev/null || fail "the second $mode pod of $name"
+  second=$(k -n "$ns" get pods -l "run=$name" -o jsonpath='{.items[*].metadata.name}' | tr ' ' '\n' | grep -v "^$first\$" | head -1)
+  compile_block "$second" "$block" || fail "the compile of BLOCK $block in $second"
+  misses=$(jit_runtime_misses "$ns" "$second") || fail "initwarm misses in $second"
+  [ "$misses" = 0 ] ||
+    fail "$second, gated on the merged generation, compiled BLOCK $block again ($misses runtime misses)"
+  echo "ok: $mode: $second compiled BLOCK $block with 0 runtime misses (the fleet learned it from $first)"
+}
+harvest_round Copy 8192 1
+harvest_round Shared 16384 2
+k -n "$ns" get kernelcache jit -o jsonpath='{.status.fingerprints[0].harvest}'; echo
 echo "jit_cold_start_test: ok ($(($(date +%s) - t_all)) s)"

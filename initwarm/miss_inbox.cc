@@ -1,0 +1,97 @@
+#include "initwarm/miss_inbox.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/security_context.h"
+#include "initwarm/fsutil.h"
+#include "initwarm/hasher.h"
+#include "initwarm/safe_file.h"
+
+namespace kc::initwarm {
+
+namespace fs = std::filesystem;
+
+std::vector<NewEntry> DueForInbox(const std::vector<NewEntry>& entries, const InboxState& s,
+                                  std::int64_t max_files, std::int64_t max_bytes) {
+  std::vector<NewEntry> due;
+  std::int64_t files = static_cast<std::int64_t>(s.copied.size());
+  std::int64_t bytes = s.copied_bytes;
+  for (const NewEntry& e : entries) {
+    if (e.kind != NewEntryKind::kNew || s.copied_paths.contains(e.path)) continue;
+    if (!core::CheckHarvestPath(e.path).ok()) continue;
+    auto last = s.last_sizes.find(e.path);
+    if (last == s.last_sizes.end() || last->second != e.size) continue;  // not settled yet
+    if (files + 1 > max_files || bytes + static_cast<std::int64_t>(e.size) > max_bytes) continue;
+    files += 1;
+    bytes += static_cast<std::int64_t>(e.size);
+    due.push_back(e);
+  }
+  return due;
+}
+
+StatusOr<core::HarvestFile> CopyToInbox(const fs::path& tree, const NewEntry& e,
+                                        const fs::path& dir) {
+  const fs::path from = tree / e.path;
+  UniqueFd in(::open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (in.get() < 0) return ErrnoStatus(errno, "open " + from.string());
+  struct stat st {};
+  if (::fstat(in.get(), &st) != 0) return ErrnoStatus(errno, "stat " + from.string());
+  if (!S_ISREG(st.st_mode)) return InvalidArgumentError(from.string() + " is not a regular file");
+  if (static_cast<std::uint64_t>(st.st_size) != e.size) {
+    return UnavailableError(from.string() + " changed size since the scan; next pass");
+  }
+  const fs::path to = dir / e.path;
+  fs::path tmp = to;
+  tmp += ".tmp-" + RandomHex();
+  auto sum = CopyHashed(in.get(), e.size, from.string(), tmp, core::kSealedFileMode);
+  if (!sum.ok()) {
+    ::unlink(tmp.c_str());
+    return sum.status();
+  }
+  if (Status s = Rename(tmp, to); !s.ok()) {
+    ::unlink(tmp.c_str());
+    return s;
+  }
+  return core::HarvestFile{e.path, e.size, *sum};
+}
+
+std::vector<std::string> UpdateInbox(const ViewScan& scan, const fs::path& dir,
+                                     std::int64_t max_files, std::int64_t max_bytes,
+                                     InboxState* s) {
+  std::vector<std::string> lines;
+  for (const NewEntry& e : DueForInbox(scan.entries, *s, max_files, max_bytes)) {
+    auto f = CopyToInbox(scan.tree, e, dir);
+    if (!f.ok()) {
+      if (f.status().code() != StatusCode::kUnavailable) {
+        lines.push_back("not harvested: " + e.path + ": " + f.status().message());
+      }
+      continue;
+    }
+    s->copied_paths.insert(f->path);
+    s->copied_bytes += static_cast<std::int64_t>(f->size);
+    lines.push_back("harvest: copied " + f->path + " (" + std::to_string(f->size) +
+                    " bytes) into the inbox");
+    s->copied.push_back(std::move(*f));
+  }
+  // What did not fit the caps, once each.
+  std::int64_t files = static_cast<std::int64_t>(s->copied.size());
+  for (const NewEntry& e : scan.entries) {
+    if (e.kind != NewEntryKind::kNew || s->copied_paths.contains(e.path) ||
+        s->skipped.contains(e.path) || !core::CheckHarvestPath(e.path).ok()) {
+      continue;
+    }
+    if (files + 1 > max_files || s->copied_bytes + static_cast<std::int64_t>(e.size) > max_bytes) {
+      s->skipped.insert(e.path);
+      lines.push_back("not harvested: " + e.path +
+                      ": past this pod's harvest caps (spec.harvest.maxFilesPerPod / "
+                      "maxBytesPerPod)");
+    }
+  }
+  s->last_sizes.clear();
+  for (const NewEntry& e : scan.entries) s->last_sizes[e.path] = e.size;
+  return lines;
+}
+
+}  // namespace kc::initwarm
