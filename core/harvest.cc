@@ -5,6 +5,7 @@
 #include <set>
 
 #include "base/utf8.h"
+#include "core/fingerprint.h"
 #include "core/layout.h"
 #include "core/manifest.h"
 
@@ -14,7 +15,8 @@ namespace {
 using Json = nlohmann::json;
 
 Status Bad(const std::string& field, std::string_view want) {
-  return InvalidArgumentError("harvest accept list: " + field + " " + std::string(want));
+  return InvalidArgumentError("harvest accept list: " + (field.empty() ? "" : field + " ") +
+                              std::string(want));
 }
 
 StatusOr<HarvestFile> ParseFile(const Json& j, const std::string& where) {
@@ -78,14 +80,58 @@ std::string HarvestEntryOf(std::string_view rel) {
   return slash == std::string_view::npos ? std::string() : std::string(rel.substr(0, slash));
 }
 
+std::string HarvestListToJson(std::vector<HarvestFile> files) {
+  std::sort(files.begin(), files.end(),
+            [](const HarvestFile& a, const HarvestFile& b) { return a.path < b.path; });
+  Json out = Json::array();
+  for (const HarvestFile& f : files) {
+    out.push_back({{"path", f.path}, {"sha256", f.sha256}, {"size", f.size}});
+  }
+  return out.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+StatusOr<std::vector<HarvestFile>> ParseHarvestList(std::string_view text) {
+  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_array()) {
+    return InvalidArgumentError("harvest list: not a JSON array (starts \"" +
+                                TruncateUtf8(text, 64) + "\")");
+  }
+  if (j.size() > static_cast<std::size_t>(kMaxHarvestFilesPerPod)) {
+    return InvalidArgumentError("harvest list: more than " +
+                                std::to_string(kMaxHarvestFilesPerPod) + " files");
+  }
+  std::vector<HarvestFile> files;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    auto f = ParseFile(j[i], "[" + std::to_string(i) + "]");
+    if (!f.ok()) {
+      return InvalidArgumentError("harvest list: " +
+                                  f.status().message().substr(f.status().message().find(':') + 2));
+    }
+    if (!seen.insert(f->path).second) {
+      return InvalidArgumentError("harvest list: [" + std::to_string(i) + "].path \"" + f->path +
+                                  "\" is listed twice");
+    }
+    files.push_back(std::move(*f));
+  }
+  return files;
+}
+
+HarvestListRef RefOf(const std::vector<HarvestFile>& files) {
+  HarvestListRef r;
+  r.files = files.size();
+  for (const auto& f : files) r.bytes += f.size;
+  r.sha256 = Sha256Hex(HarvestListToJson(files));
+  return r;
+}
+
 std::string HarvestAcceptToJson(const std::vector<HarvestPod>& pods) {
   Json out = Json::array();
   for (const HarvestPod& p : pods) {
-    Json files = Json::array();
-    for (const HarvestFile& f : p.files) {
-      files.push_back({{"path", f.path}, {"size", f.size}, {"sha256", f.sha256}});
-    }
-    out.push_back({{"uid", p.uid}, {"files", std::move(files)}});
+    out.push_back({{"uid", p.uid},
+                   {"files", p.list.files},
+                   {"bytes", p.list.bytes},
+                   {"sha256", p.list.sha256}});
   }
   return out.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
@@ -96,8 +142,11 @@ StatusOr<std::vector<HarvestPod>> ParseHarvestAccept(std::string_view text) {
     return InvalidArgumentError("harvest accept list: not a JSON array (starts \"" +
                                 TruncateUtf8(text, 64) + "\")");
   }
+  if (j.size() > kMaxHarvestPods) {
+    return Bad("", "has more than " + std::to_string(kMaxHarvestPods) + " pods");
+  }
   std::vector<HarvestPod> pods;
-  std::size_t total = 0;
+  std::set<std::string> uids;
   for (std::size_t i = 0; i < j.size(); ++i) {
     const std::string where = "[" + std::to_string(i) + "]";
     const Json& p = j[i];
@@ -108,18 +157,20 @@ StatusOr<std::vector<HarvestPod>> ParseHarvestAccept(std::string_view text) {
       return Bad(where + ".uid", "must be a pod uid (1-128 of [A-Za-z0-9._-])");
     }
     pod.uid = uid->get<std::string>();
-    auto files = p.find("files");
-    if (files == p.end() || !files->is_array()) return Bad(where + ".files", "must be an array");
-    total += files->size();
-    if (total > static_cast<std::size_t>(kMaxHarvestFilesPerFingerprint)) {
-      return Bad(where + ".files", "brings the list past " +
-                                       std::to_string(kMaxHarvestFilesPerFingerprint) + " files");
+    if (!uids.insert(pod.uid).second) return Bad(where + ".uid", "is listed twice");
+    for (auto [key, out] :
+         {std::pair{"files", &pod.list.files}, std::pair{"bytes", &pod.list.bytes}}) {
+      auto it = p.find(key);
+      if (it == p.end() || !it->is_number_unsigned()) {
+        return Bad(where + "." + key, "must be an integer >= 0");
+      }
+      *out = it->get<std::uint64_t>();
     }
-    for (std::size_t k = 0; k < files->size(); ++k) {
-      KC_ASSIGN_OR_RETURN(HarvestFile f,
-                          ParseFile((*files)[k], where + ".files[" + std::to_string(k) + "]"));
-      pod.files.push_back(std::move(f));
+    auto sum = p.find("sha256");
+    if (sum == p.end() || !sum->is_string() || !IsSha256Hex(sum->get<std::string>())) {
+      return Bad(where + ".sha256", "must be 64 lower-case hex digits");
     }
+    pod.list.sha256 = sum->get<std::string>();
     pods.push_back(std::move(pod));
   }
   return pods;

@@ -5,15 +5,20 @@
 //                         copied or merged
 //   Merge                 each gated pod's miss watcher also copies the files
 //                         it compiled into the volume's inbox
-//                         (v1/.inbox/<fp>/<pod uid>/, core/layout.h) and lists
-//                         them, with their sha256, in its miss report; at
+//                         (v1/.inbox/<fp>/<pod uid>/, core/layout.h), writes
+//                         their list (path, size, sha256) there last, as
+//                         kHarvestListFile, and names that list in its miss
+//                         report by its file count, bytes and sha256; at
 //                         most once per `interval` the operator runs a
 //                         harvest Job that merges the listed files of the
 //                         pods it accepted into a new generation of the
-//                         fingerprint's cache (initwarm harvest)
+//                         fingerprint's cache (initwarm harvest), reading
+//                         each pod's list only if its sha256 is the one the
+//                         pod reported
 //
-// This file holds the contract's values: the mode, the caps, the files a
-// report lists, the accept list the operator hands the harvest Job, and
+// This file holds the contract's values: the mode, the caps, a pod's list
+// and its summary in the report, the accept list the operator hands the
+// harvest Job (small whatever the pods compiled: one summary per pod), and
 // PlanMerge, the pure decision of what a merge adds. Pure.
 #pragma once
 
@@ -39,21 +44,29 @@ StatusOr<HarvestMode> ParseHarvestMode(std::string_view name);
 // Defaults and bounds of spec.harvest.
 inline constexpr std::string_view kDefaultHarvestInterval = "1h";
 inline constexpr std::int64_t kMinHarvestIntervalSeconds = 10;
-inline constexpr std::int64_t kDefaultHarvestMaxFilesPerPod = 256;
-inline constexpr std::string_view kDefaultHarvestMaxBytesPerPod = "256Mi";
-inline constexpr std::int64_t kDefaultHarvestMaxFilesPerFingerprint = 1024;
-inline constexpr std::string_view kDefaultHarvestMaxBytesPerFingerprint = "1Gi";
-// Hard ceilings, whatever the spec says (they bound a report and the
-// harvest Job's argument).
-inline constexpr std::int64_t kMaxHarvestFilesPerPod = 1024;
-inline constexpr std::int64_t kMaxHarvestFilesPerFingerprint = 2048;
+// (One max-autotune process meeting one new sequence length wrote 256
+// files on an H100: the defaults leave room for several shapes.)
+inline constexpr std::int64_t kDefaultHarvestMaxFilesPerPod = 2048;
+inline constexpr std::string_view kDefaultHarvestMaxBytesPerPod = "512Mi";
+inline constexpr std::int64_t kDefaultHarvestMaxFilesPerFingerprint = 8192;
+inline constexpr std::string_view kDefaultHarvestMaxBytesPerFingerprint = "2Gi";
+// Hard ceilings, whatever the spec says (they bound a list file and a merge).
+inline constexpr std::int64_t kMaxHarvestFilesPerPod = 16384;
+inline constexpr std::int64_t kMaxHarvestFilesPerFingerprint = 65536;
+// Pods in one accept list at most (it travels in an environment variable,
+// which Linux bounds at 128 KiB).
+inline constexpr std::size_t kMaxHarvestPods = 256;
+// The list a watcher writes into its pod's inbox directory (one path
+// component, so no harvested path can be it).
+inline constexpr std::string_view kHarvestListFile = ".list.json";
+inline constexpr std::uint64_t kMaxHarvestListBytes = 8ull << 20;
 
 // The caps in force (spec.harvest parsed).
 struct HarvestCaps {
   std::int64_t max_files_per_pod = kDefaultHarvestMaxFilesPerPod;
-  std::int64_t max_bytes_per_pod = 256LL << 20;
+  std::int64_t max_bytes_per_pod = 512LL << 20;
   std::int64_t max_files_per_fingerprint = kDefaultHarvestMaxFilesPerFingerprint;
-  std::int64_t max_bytes_per_fingerprint = 1LL << 30;
+  std::int64_t max_bytes_per_fingerprint = 2LL << 30;
   friend bool operator==(const HarvestCaps&, const HarvestCaps&) = default;
 };
 
@@ -73,18 +86,35 @@ struct HarvestFile {
 // names the path and the rule.
 Status CheckHarvestPath(std::string_view rel);
 
-// One pod's files in the harvest Job's accept list.
+// A pod's list: [{"path","size","sha256"}] sorted by path, compact
+// (the bytes its sha256 is taken over). Parse is strict: every path
+// CheckHarvestPath, sizes integers >= 0, sha256 64 lower-case hex, no path
+// twice, at most kMaxHarvestFilesPerPod files. InvalidArgument naming the
+// field.
+std::string HarvestListToJson(std::vector<HarvestFile> files);
+StatusOr<std::vector<HarvestFile>> ParseHarvestList(std::string_view json);
+
+// What a report says of a pod's list, and the accept list repeats: its
+// file count, bytes and the sha256 of HarvestListToJson.
+struct HarvestListRef {
+  std::uint64_t files = 0;
+  std::uint64_t bytes = 0;
+  std::string sha256;
+  friend bool operator==(const HarvestListRef&, const HarvestListRef&) = default;
+};
+HarvestListRef RefOf(const std::vector<HarvestFile>& files);
+
+// One pod in the harvest Job's accept list.
 struct HarvestPod {
   std::string uid;  // the pod's uid: its inbox directory
-  std::vector<HarvestFile> files;
+  HarvestListRef list;
   friend bool operator==(const HarvestPod&, const HarvestPod&) = default;
 };
 
-// The accept list: [{"uid": "...", "files": [{"path","size","sha256"}]}].
+// The accept list: [{"uid", "files", "bytes", "sha256"}]. Strict: every uid
+// core::IsSafeUid, sha256 64 lower-case hex, at most kMaxHarvestPods pods,
+// no uid twice. InvalidArgument naming the field.
 std::string HarvestAcceptToJson(const std::vector<HarvestPod>& pods);
-// Strict: every uid core::IsSafeUid, every path CheckHarvestPath, sha256 64
-// lower-case hex, at most kMaxHarvestFilesPerFingerprint files in all.
-// InvalidArgument naming the field.
 StatusOr<std::vector<HarvestPod>> ParseHarvestAccept(std::string_view json);
 
 // A file as the harvest Job found it in the inbox: `problem` is "" when it

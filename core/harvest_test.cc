@@ -58,14 +58,44 @@ TEST(HarvestPath, Rules) {
   }
 }
 
+TEST(HarvestList, CanonicalSoItsDigestIsStable) {
+  const std::vector<HarvestFile> files = {{"triton/b/k", 3, kA}, {"triton/a/k", 4, kB}};
+  const std::vector<HarvestFile> reversed = {files[1], files[0]};
+  EXPECT_EQ(HarvestListToJson(files), HarvestListToJson(reversed));
+  const HarvestListRef ref = RefOf(files);
+  EXPECT_EQ(ref.files, 2u);
+  EXPECT_EQ(ref.bytes, 7u);
+  EXPECT_EQ(ref.sha256, RefOf(reversed).sha256);
+  auto back = ParseHarvestList(HarvestListToJson(files));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->size(), 2u);
+  EXPECT_EQ((*back)[0].path, "triton/a/k");
+  struct Bad {
+    std::string json;
+    std::string says;
+  };
+  const Bad bad[] = {
+      {"{}", "not a JSON array"},
+      {R"([{"path":"../x","size":1,"sha256":")" + kA + R"("}])", "[0].path"},
+      {R"([{"path":"nv/x/y","size":1,"sha256":")" + kA + R"("}])", "ComputeCache"},
+      {R"([{"path":"t/x","size":-1,"sha256":")" + kA + R"("}])", "[0].size"},
+      {R"([{"path":"t/x","size":1,"sha256":"AB"}])", "[0].sha256"},
+      {R"([{"path":"t/x","size":1,"sha256":")" + kA + R"("},{"path":"t/x","size":1,"sha256":")" +
+           kA + R"("}])",
+       "listed twice"},
+  };
+  for (const auto& c : bad) {
+    auto r = ParseHarvestList(c.json);
+    ASSERT_FALSE(r.ok()) << c.json;
+    EXPECT_NE(r.status().message().find(c.says), std::string::npos) << r.status().message();
+  }
+}
+
 TEST(HarvestAccept, RoundTripsAndRefusesHostileLists) {
-  std::vector<HarvestPod> pods = {
-      {"uid-1", {{"triton/ab/k.cubin", 3, kA}}},
-      {"uid-2", {{"inductor/x/y", 4, kB}, {"triton/cd/k.json", 1, kC}}}};
+  std::vector<HarvestPod> pods = {{"uid-1", {3, 30, kA}}, {"uid-2", {1, 4, kB}}};
   auto back = ParseHarvestAccept(HarvestAcceptToJson(pods));
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(*back, pods);
-
   struct Bad {
     std::string json;
     std::string says;
@@ -73,28 +103,30 @@ TEST(HarvestAccept, RoundTripsAndRefusesHostileLists) {
   const Bad bad[] = {
       {"{}", "not a JSON array"},
       {"[1]", "[0] must be an object"},
-      {R"([{"uid":"../x","files":[]}])", "[0].uid"},
-      {R"([{"uid":"u","files":[{"path":"../x","size":1,"sha256":")" + kA + R"("}]}])",
-       "[0].files[0].path"},
-      {R"([{"uid":"u","files":[{"path":"nv/x/y","size":1,"sha256":")" + kA + R"("}]}])",
-       "ComputeCache"},
-      {R"([{"uid":"u","files":[{"path":"t/x","size":-1,"sha256":")" + kA + R"("}]}])",
-       "[0].files[0].size"},
-      {R"([{"uid":"u","files":[{"path":"t/x","size":1,"sha256":"AB"}]}])", "[0].files[0].sha256"},
+      {R"([{"uid":"../x","files":1,"bytes":1,"sha256":")" + kA + R"("}])", "[0].uid"},
+      {R"([{"uid":"u","files":-1,"bytes":1,"sha256":")" + kA + R"("}])", "[0].files"},
+      {R"([{"uid":"u","files":1,"bytes":1,"sha256":"AB"}])", "[0].sha256"},
+      {R"([{"uid":"u","files":1,"bytes":1,"sha256":")" + kA +
+           R"("},{"uid":"u","files":1,"bytes":1,"sha256":")" + kA + R"("}])",
+       "[1].uid is listed twice"},
   };
   for (const auto& b : bad) {
     auto r = ParseHarvestAccept(b.json);
     ASSERT_FALSE(r.ok()) << b.json;
     EXPECT_NE(r.status().message().find(b.says), std::string::npos) << r.status().message();
   }
-  // The ceiling on the whole list.
-  HarvestPod big{"u", {}};
-  for (int i = 0; i <= kMaxHarvestFilesPerFingerprint; ++i) {
-    big.files.push_back({"triton/d" + std::to_string(i) + "/k", 1, kA});
-  }
-  auto over = ParseHarvestAccept(HarvestAcceptToJson({big}));
+  std::vector<HarvestPod> many;
+  for (std::size_t i = 0; i <= kMaxHarvestPods; ++i)
+    many.push_back({"u" + std::to_string(i), {1, 1, kA}});
+  auto over = ParseHarvestAccept(HarvestAcceptToJson(many));
   ASSERT_FALSE(over.ok());
-  EXPECT_NE(over.status().message().find("past 2048 files"), std::string::npos);
+  EXPECT_NE(over.status().message().find("more than 256 pods"), std::string::npos);
+  // Whatever the pods compiled, the accept list of a full Job stays far
+  // under the 128 KiB an environment variable may hold.
+  EXPECT_LT(HarvestAcceptToJson(std::vector<HarvestPod>(kMaxHarvestPods, {std::string(36, 'u'),
+                                                                          {99999, 1LL << 40, kA}}))
+                .size(),
+            64u * 1024);
 }
 
 TEST(PlanMerge, UnionDuplicatesAndConflicts) {
@@ -167,7 +199,7 @@ TEST(HarvestSpec, ValidationNamesTheField) {
   cases.push_back({HarvestSpec{.max_files_per_pod = 0}, "spec.harvest.maxFilesPerPod"});
   cases.push_back({HarvestSpec{.max_bytes_per_pod = "lots"}, "spec.harvest.maxBytesPerPod"});
   cases.push_back(
-      {HarvestSpec{.max_files_per_fingerprint = 5000}, "spec.harvest.maxFilesPerFingerprint"});
+      {HarvestSpec{.max_files_per_fingerprint = 70000}, "spec.harvest.maxFilesPerFingerprint"});
   cases.push_back({HarvestSpec{.max_bytes_per_fingerprint = "0"},
                    "spec.harvest.maxBytesPerFingerprint: must be at least 1 byte"});
   for (const auto& c : cases) {

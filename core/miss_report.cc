@@ -68,13 +68,9 @@ std::string MissReportToJson(const MissReport& r) {
                       {"bytes", m.bytes}});
   }
   Json j = {{"fingerprint", r.fingerprint}, {"misses", std::move(misses)}};
-  if (!r.harvest.empty()) {
-    Json files = Json::array();
-    for (const HarvestFile& f : r.harvest) {
-      if (files.size() == static_cast<std::size_t>(kMaxHarvestFilesPerPod)) break;
-      files.push_back({{"path", f.path}, {"size", f.size}, {"sha256", f.sha256}});
-    }
-    j["harvest"] = std::move(files);
+  if (r.harvest) {
+    j["harvest"] = {
+        {"files", r.harvest->files}, {"bytes", r.harvest->bytes}, {"sha256", r.harvest->sha256}};
   }
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
@@ -98,22 +94,13 @@ StatusOr<MissReport> ParseMissReport(std::string_view text) {
   }
   auto hs = j.find("harvest");
   if (hs == j.end()) return r;
-  if (!hs->is_array()) return Bad("harvest", "must be an array");
-  if (hs->size() > static_cast<std::size_t>(kMaxHarvestFilesPerPod)) {
-    return Bad("harvest", "has more than " + std::to_string(kMaxHarvestFilesPerPod) + " files");
-  }
-  for (std::size_t i = 0; i < hs->size(); ++i) {
-    const std::string where = "harvest[" + std::to_string(i) + "].";
-    const Json& h = (*hs)[i];
-    if (!h.is_object()) return Bad(where.substr(0, where.size() - 1), "must be an object");
-    HarvestFile f;
-    KC_ASSIGN_OR_RETURN(f.path, Text(h, "path", where));
-    if (Status s = CheckHarvestPath(f.path); !s.ok()) return Bad(where + "path", s.message());
-    KC_ASSIGN_OR_RETURN(f.size, Count(h, "size", where));
-    KC_ASSIGN_OR_RETURN(f.sha256, Text(h, "sha256", where));
-    if (!IsSha256Hex(f.sha256)) return Bad(where + "sha256", "must be 64 lower-case hex digits");
-    r.harvest.push_back(std::move(f));
-  }
+  if (!hs->is_object()) return Bad("harvest", "must be an object");
+  HarvestListRef h;
+  KC_ASSIGN_OR_RETURN(h.files, Count(*hs, "files", "harvest."));
+  KC_ASSIGN_OR_RETURN(h.bytes, Count(*hs, "bytes", "harvest."));
+  KC_ASSIGN_OR_RETURN(h.sha256, Text(*hs, "sha256", "harvest."));
+  if (!IsSha256Hex(h.sha256)) return Bad("harvest.sha256", "must be 64 lower-case hex digits");
+  r.harvest = std::move(h);
   return r;
 }
 

@@ -4,11 +4,11 @@
 //   {"fingerprint": "<16 hex>", "misses": [
 //     {"framework": "triton", "key": "<hash>", "detail": "kernel k ...",
 //      "files": 8, "bytes": 120034}, ...],
-//    "harvest": [{"path": "triton/<hash>/k.cubin", "size": n, "sha256": "..."}]}
+//    "harvest": {"files": n, "bytes": n, "sha256": "<64 hex>"}}
 //
-// "harvest" (spec.harvest.mode Merge only, absent otherwise): the files the
-// watcher copied into the volume's inbox for the operator's harvest, at
-// most kMaxHarvestFilesPerPod, each path core::CheckHarvestPath.
+// "harvest" (spec.harvest.mode Merge only, absent otherwise): the list of
+// files the watcher copied into the volume's inbox for the operator's
+// harvest (core/harvest.h), by its count, bytes and sha256.
 //
 // ParseMissReport checks every field's type, the fingerprint id, each
 // framework name (core/runtime_miss.h) and the bounds below; unknown fields
@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,7 +37,7 @@ inline constexpr std::size_t kMaxMissTextBytes = 512;
 struct MissReport {
   std::string fingerprint;
   std::vector<RuntimeMiss> misses;
-  std::vector<HarvestFile> harvest;
+  std::optional<HarvestListRef> harvest;
   friend bool operator==(const MissReport&, const MissReport&) = default;
 };
 

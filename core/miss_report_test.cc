@@ -69,21 +69,20 @@ TEST(MissReportTest, BadFieldsAreNamed) {
   EXPECT_NE(r.status().message().find("misses[0].key is longer than 512"), std::string::npos);
 }
 
-TEST(MissReportTest, HarvestFilesRoundTripAndAreChecked) {
-  MissReport r{"0123456789abcdef", {}, {{"triton/ab/k.cubin", 12, std::string(64, 'a')}}};
+TEST(MissReportTest, TheHarvestListRefRoundTripsAndIsChecked) {
+  MissReport r{"0123456789abcdef", {}, HarvestListRef{3, 120, std::string(64, 'a')}};
   auto back = ParseMissReport(MissReportToJson(r));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, r);
   // Without harvest files the field is absent (an older operator ignores it).
-  EXPECT_EQ(MissReportToJson({"0123456789abcdef", {}, {}}).find("harvest"), std::string::npos);
+  EXPECT_EQ(MissReportToJson({"0123456789abcdef", {}, std::nullopt}).find("harvest"),
+            std::string::npos);
   const std::string head = R"({"fingerprint":"0123456789abcdef","misses":[],"harvest":)";
   for (const auto& [body, want] : std::vector<std::pair<std::string, std::string>>{
-           {"{}", "harvest must be an array"},
-           {R"([{"path":"nv/x/index","size":1,"sha256":")" + std::string(64, 'a') + R"("}])",
-            "harvest[0].path"},
-           {R"([{"path":"../../etc/passwd","size":1,"sha256":")" + std::string(64, 'a') + R"("}])",
-            "harvest[0].path"},
-           {R"([{"path":"triton/a/b","size":1,"sha256":"xyz"}])", "harvest[0].sha256"},
+           {"[]", "harvest must be an object"},
+           {R"({"files":-1,"bytes":1,"sha256":")" + std::string(64, 'a') + R"("})",
+            "harvest.files"},
+           {R"({"files":1,"bytes":1,"sha256":"xyz"})", "harvest.sha256"},
        }) {
     auto bad = ParseMissReport(head + body + "}");
     ASSERT_FALSE(bad.ok()) << body;

@@ -47,6 +47,12 @@ void PrintNew(const std::vector<core::RuntimeMiss>& misses,
 
 constexpr int kMissTriesAtOnce = 4;
 
+// What the report says of the pod's inbox list; none before a first copy.
+std::optional<core::HarvestListRef> HarvestRef(const InboxState& s) {
+  if (s.copied.empty()) return std::nullopt;
+  return core::RefOf(s.copied);
+}
+
 // Sends the report when SendDue says so, printing what came of it (a
 // failure is a log line; the next try waits for its backoff).
 Status Report(const std::string& url, const std::string& token_file, const core::MissReport& report,
@@ -89,8 +95,11 @@ int RunMisses(const std::vector<std::string>& args) {
             "ServiceAccount token in --token-file) when it changes and every 5 minutes; a "
             "failed report is retried with backoff and never stops the watch. With --inbox "
             "(spec.harvest.mode Merge) it also copies each file compiled after the gate, once "
-            "it has settled, into the volume's inbox v1/.inbox/<fingerprint>/<pod uid>/ and "
-            "lists it in the report, for the operator's harvest.\n\n"
+            "it has kept its size for one interval (without --interval: at once, the pod's "
+            "processes being done), into the volume's inbox "
+            "v1/.inbox/<fingerprint>/<pod uid>/, writes their list there (.list.json) and names "
+            "it in the report (and in --json's \"harvest\": files, bytes, sha256), for "
+            "`initwarm harvest`.\n\n"
             "exit codes: 0 done; 2 bad flags; 1 the view cannot be read (once: or the report "
             "could not be sent).");
   std::string view(core::kDefaultView);
@@ -115,7 +124,7 @@ int RunMisses(const std::vector<std::string>& args) {
   std::string harvest_max_bytes(core::kDefaultHarvestMaxBytesPerPod);
   f.String("inbox", &inbox,
            "a writable mount of the cache volume's root: copy what the pod compiled into its "
-           "inbox for the harvest (needs --report-url and --pod-uid)");
+           "inbox for the harvest (needs --pod-uid)");
   f.String("pod-uid", &pod_uid, "this pod's uid (names its inbox directory)").Env("KC_POD_UID");
   f.Int("harvest-max-files", &harvest_max_files, 1, core::kMaxHarvestFilesPerPod,
         "files copied into the inbox at most");
@@ -136,7 +145,6 @@ int RunMisses(const std::vector<std::string>& args) {
     auto b = api::ParseQuantityBytes(harvest_max_bytes);
     Status bad = !b.ok()  ? b.status().WithContext("--harvest-max-bytes")
                  : *b < 1 ? InvalidArgumentError("--harvest-max-bytes: must be at least 1 byte")
-                 : report_url.empty() ? InvalidArgumentError("--inbox needs --report-url")
                  : !core::IsSafeUid(pod_uid)
                      ? InvalidArgumentError("--inbox needs --pod-uid (or $KC_POD_UID): \"" +
                                             pod_uid + "\" is not a pod uid")
@@ -161,13 +169,17 @@ int RunMisses(const std::vector<std::string>& args) {
       const std::string fp = fingerprint.empty() ? FingerprintOfTree(view) : fingerprint;
       if (!inbox.empty() && core::IsFingerprintId(fp)) {
         const auto dir = core::Layout(inbox).InboxOf(fp, pod_uid);
+        // Once (the pod's processes are done): every file has settled.
+        if (interval.count() == 0) {
+          for (const NewEntry& e : scan->entries) harvested.last_sizes[e.path] = e.size;
+        }
         for (const std::string& line :
              UpdateInbox(*scan, dir, harvest_max_files, max_bytes, &harvested)) {
-          std::cout << "initwarm misses: " << line << std::endl;
+          (json ? std::cerr : std::cout) << "initwarm misses: " << line << std::endl;
         }
       }
       if (json) {
-        std::cout << core::MissReportToJson({fp, *misses, {}}) << "\n";
+        std::cout << core::MissReportToJson({fp, *misses, HarvestRef(harvested)}) << "\n";
       } else {
         PrintNew(*misses, &seen);
         if (interval.count() == 0 && misses->empty()) {
@@ -175,7 +187,8 @@ int RunMisses(const std::vector<std::string>& args) {
         }
       }
       if (!report_url.empty()) {
-        Status sent = Report(report_url, token_file, {fp, *misses, harvested.copied}, &sending);
+        Status sent =
+            Report(report_url, token_file, {fp, *misses, HarvestRef(harvested)}, &sending);
         if (!sent.ok() && interval.count() == 0) return core::kExitError;
       }
     }

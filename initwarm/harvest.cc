@@ -65,24 +65,46 @@ StatusOr<Base> ReadBase(const SafeDir& published, const std::string& fp,
   return Base{std::move(*m), std::move(digest)};
 }
 
-// Step 2: each accepted file as found in the inbox.
+// A pod's list, read from its inbox and checked against the accept list.
+StatusOr<std::vector<core::HarvestFile>> ReadList(const SafeDir& dir, const core::HarvestPod& pod) {
+  KC_ASSIGN_OR_RETURN(std::string text,
+                      dir.ReadFile(core::kHarvestListFile, core::kMaxHarvestListBytes, true));
+  if (core::Sha256Hex(text) != pod.list.sha256) {
+    return InvalidArgumentError("its list is not the one the pod reported (sha256 " +
+                                core::Sha256Hex(text).substr(0, 12) + ", reported " +
+                                pod.list.sha256.substr(0, 12) + ")");
+  }
+  return core::ParseHarvestList(text);
+}
+
+// Step 2: each file the accepted pods listed, as found in the inbox.
 std::vector<core::InboxFile> ReadInbox(const core::Layout& layout, const HarvestOptions& o,
-                                       const std::optional<int>& arch) {
+                                       const std::optional<int>& arch,
+                                       const std::set<std::string, std::less<>>& base) {
   std::vector<core::InboxFile> out;
   for (const core::HarvestPod& pod : o.accept) {
     auto dir = SafeDir::OpenUnder(o.root, layout.InboxOf(o.fingerprint, pod.uid));
+    auto list =
+        dir.ok() ? ReadList(*dir, pod) : StatusOr<std::vector<core::HarvestFile>>(dir.status());
+    if (!list.ok()) {
+      // Nothing of this pod is read: one reason, on a path of its own.
+      out.push_back({pod.uid,
+                     {"(list)/" + std::string(core::kHarvestListFile), 0, std::string(64, '0')},
+                     "the pod's inbox list cannot be used: " + list.status().message()});
+      continue;
+    }
+    // Everything this pod offers, with the base: a Triton group must name
+    // only files the merged generation will hold.
+    std::set<std::string, std::less<>> offered = base;
+    for (const auto& f : *list) offered.insert(f.path);
     std::int64_t files = 0;
     std::int64_t bytes = 0;
-    for (const core::HarvestFile& f : pod.files) {
+    for (const core::HarvestFile& f : *list) {
       core::InboxFile in{pod.uid, f, ""};
       files += 1;
       bytes += static_cast<std::int64_t>(f.size);
-      if (!dir.ok()) {
-        in.problem = "the pod's inbox cannot be read: " + dir.status().message();
-      } else if (files > o.caps.max_files_per_pod || bytes > o.caps.max_bytes_per_pod) {
+      if (files > o.caps.max_files_per_pod || bytes > o.caps.max_bytes_per_pod) {
         in.problem = "past the pod's harvest caps (spec.harvest.maxFilesPerPod / maxBytesPerPod)";
-      } else if (Status p = core::CheckHarvestPath(f.path); !p.ok()) {
-        in.problem = p.message();
       } else {
         HashOptions ho;
         ho.dir = &*dir;
@@ -91,13 +113,18 @@ std::vector<core::InboxFile> ReadInbox(const core::Layout& layout, const Harvest
         if (!sums.ok()) {
           in.problem = sums.status().message();
         } else if ((*sums)[0] != f.sha256) {
-          in.problem = "its sha256 is not the one the pod reported";
-        } else if (core::IsTritonMetadataFile(f.path) || f.path.ends_with(".cubin")) {
+          in.problem = "its sha256 is not the one the pod listed";
+        } else if (core::IsTritonMetadataFile(f.path) || core::IsTritonGroupFile(f.path) ||
+                   f.path.ends_with(".cubin")) {
           auto text = dir->ReadFile(f.path, f.size, true);
           if (!text.ok()) {
             in.problem = text.status().message();
           } else if (f.path.ends_with(".cubin")) {
             if (Status s = CheckCudaElfImage(*text); !s.ok()) in.problem = s.message();
+          } else if (core::IsTritonGroupFile(f.path)) {
+            if (auto bad = core::CheckTritonGroup(f.path, *text, core::kDefaultView, offered)) {
+              in.problem = bad->reason;
+            }
           } else if (arch) {
             if (auto bad = core::CheckTritonTargetArch(f.path, *text, *arch)) {
               in.problem = bad->reason;
@@ -186,9 +213,13 @@ StatusOr<core::HarvestReport> Harvest(const HarvestOptions& o) {
       arch = *a;
     }
   }
-  const std::vector<core::InboxFile> inbox = ReadInbox(layout, o, arch);
   std::map<std::string, std::string> base_files;
-  for (const auto& f : base->manifest.files) base_files[f.path] = f.sha256;
+  std::set<std::string, std::less<>> base_paths;
+  for (const auto& f : base->manifest.files) {
+    base_files[f.path] = f.sha256;
+    base_paths.insert(f.path);
+  }
+  const std::vector<core::InboxFile> inbox = ReadInbox(layout, o, arch, base_paths);
   const core::MergePlan plan = core::PlanMerge(base_files, inbox, o.caps);
 
   core::HarvestReport r;

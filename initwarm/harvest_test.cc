@@ -48,15 +48,21 @@ class HarvestTest : public ::testing::Test {
     return d;
   }
 
-  // Writes `files` (path -> bytes) into the inbox of `uid` and returns the
-  // pod's accept-list entry.
+  // Writes `files` (path -> bytes) into the inbox of `uid`, with their
+  // list as a watcher writes it, and returns the pod's accept-list entry.
   core::HarvestPod Inbox(const std::string& uid, const std::map<std::string, std::string>& files) {
-    core::HarvestPod pod{uid, {}};
+    std::vector<core::HarvestFile> listed;
     for (const auto& [path, bytes] : files) {
       WriteFile(L().InboxOf(fp_, uid) / path, bytes);
-      pod.files.push_back({path, bytes.size(), core::Sha256Hex(bytes)});
+      listed.push_back({path, bytes.size(), core::Sha256Hex(bytes)});
     }
-    return pod;
+    return List(uid, listed);
+  }
+
+  // Writes the list of `uid` as given (whatever its files are).
+  core::HarvestPod List(const std::string& uid, const std::vector<core::HarvestFile>& listed) {
+    WriteFile(L().InboxOf(fp_, uid) / ".list.json", core::HarvestListToJson(listed));
+    return {uid, core::RefOf(listed)};
   }
 
   // Kernel k of testing::WriteTritonCache, as a pod would have compiled it.
@@ -146,29 +152,34 @@ TEST_F(HarvestTest, NothingNewIsUnchangedAndPublishesNothing) {
 
 TEST_F(HarvestTest, HostileInboxEntriesAreKeptOutWithTheirReasons) {
   auto k = Kernel(3);
-  // pod-a: kernel 2 with a cubin whose bytes are not the reported ones.
+  // pod-a: kernel 2 with a cubin whose bytes are not the listed ones.
   core::HarvestPod a = Inbox("pod-a", k);
-  for (auto& f : a.files) {
-    if (f.path.ends_with(".cubin") && f.path.starts_with("triton/H1002")) {
-      WriteFile(L().InboxOf(fp_, "pod-a") / f.path, std::string(f.size, 'z'));
+  for (const auto& [path, bytes] : k) {
+    if (path.ends_with(".cubin") && path.starts_with("triton/H1002")) {
+      WriteFile(L().InboxOf(fp_, "pod-a") / path, std::string(bytes.size(), 'z'));
     }
   }
   // pod-b: a symlink out of the inbox, a FIFO, and a kernel for sm_80.
-  core::HarvestPod b{"pod-b", {}};
+  std::vector<core::HarvestFile> b_files;
   fs::create_directories(L().InboxOf(fp_, "pod-b") / "triton/evil");
   fs::create_symlink("/etc/passwd", L().InboxOf(fp_, "pod-b") / "triton/evil/k.json");
-  b.files.push_back({"triton/evil/k.json", 10, std::string(64, 'a')});
+  b_files.push_back({"triton/evil/k.json", 10, std::string(64, 'a')});
   ASSERT_EQ(::mkfifo((L().InboxOf(fp_, "pod-b") / "triton/evil/fifo").c_str(), 0644), 0);
-  b.files.push_back({"triton/evil/fifo", 10, std::string(64, 'a')});
+  b_files.push_back({"triton/evil/fifo", 10, std::string(64, 'a')});
   testing::ScratchDir other;
   for (const auto& rel : testing::WriteTritonCache(other.path(), 4, /*arch=*/80)) {
     if (!rel.starts_with("triton/H1003")) continue;
     const std::string bytes = ReadFile(other.path() / rel);
     WriteFile(L().InboxOf(fp_, "pod-b") / rel, bytes);
-    b.files.push_back({rel, bytes.size(), core::Sha256Hex(bytes)});
+    b_files.push_back({rel, bytes.size(), core::Sha256Hex(bytes)});
   }
+  core::HarvestPod b = List("pod-b", b_files);
   // pod-c: a path the cache holds, with other bytes.
-  core::HarvestPod c = Inbox("pod-c", {{Kernel(1).begin()->first, "other bytes"}});
+  std::string ptx;
+  for (const auto& [path, bytes] : Kernel(1)) {
+    if (path.ends_with(".ptx")) ptx = path;
+  }
+  core::HarvestPod c = Inbox("pod-c", {{ptx, "other bytes"}});
   auto r = Harvest(Opts({a, b, c}));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->outcome, "Unchanged") << r->added_entries.size();
@@ -178,12 +189,34 @@ TEST_F(HarvestTest, HostileInboxEntriesAreKeptOutWithTheirReasons) {
   EXPECT_EQ(r->added_files, 0);
   std::string all;
   for (const auto& why : r->rejected) all += why + "\n";
-  EXPECT_NE(all.find("sha256 is not the one the pod reported"), std::string::npos) << all;
+  EXPECT_NE(all.find("sha256 is not the one the pod listed"), std::string::npos) << all;
   EXPECT_NE(all.find("is a symlink"), std::string::npos) << all;
   EXPECT_NE(all.find("is a FIFO"), std::string::npos) << all;
   EXPECT_NE(all.find("target.arch 80"), std::string::npos) << all;
   EXPECT_EQ(Ready(), base_digest_);
   EXPECT_TRUE(Verify().ok);
+}
+
+// A list whose sha256 is not the reported one is not read at all; a Triton
+// group that names a file its entry lacks keeps the entry out (the gate's
+// Checksums level would refuse the whole cache for it).
+TEST_F(HarvestTest, AnAlteredListOrAnIncompleteTritonEntryIsKeptOut) {
+  core::HarvestPod a = Inbox("pod-a", Kernel(3));
+  WriteFile(L().InboxOf(fp_, "pod-a") / ".list.json", "[]");
+  auto k = Kernel(3);
+  std::erase_if(k, [](const auto& kv) {
+    return kv.first.starts_with("triton/H1002") && kv.first.ends_with(".cubin");
+  });
+  core::HarvestPod b = Inbox("pod-b", k);
+  auto r = Harvest(Opts({a, b}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->outcome, "Unchanged");
+  std::string all;
+  for (const auto& why : r->rejected) all += why + "\n";
+  EXPECT_NE(all.find("not the one the pod reported"), std::string::npos) << all;
+  EXPECT_NE(all.find("kernel_2.cubin"), std::string::npos) << all;
+  EXPECT_NE(all.find("does not exist in this cache"), std::string::npos) << all;
+  EXPECT_EQ(Ready(), base_digest_);
 }
 
 TEST_F(HarvestTest, ACacheChangedSinceThePlanIsNotMergedInto) {

@@ -15,7 +15,13 @@
 //     is counted in `skipped`, never copied later in part).
 // Each copy is written as a temporary file and renamed into place, so the
 // harvest Job never reads a half-copied file; its bytes are hashed as they
-// are copied, and the copy is fsynced.
+// are copied, and the copy is fsynced. Files go by whole entries (their
+// directory: a Triton kernel's hash directory), once every file of the
+// entry has settled and if the whole entry fits the caps. After the copies
+// of a pass, the pod's list (core::HarvestListToJson of every file copied
+// so far) is written to <dir>/core::kHarvestListFile, by rename: the
+// harvest Job reads the files that list names, and only if its sha256 is
+// the one the pod's report gave.
 #pragma once
 
 #include <cstdint>
@@ -39,8 +45,9 @@ struct InboxState {
   std::set<std::string> skipped;  // over the caps
 };
 
-// The entries of a scan to copy now, in path order, within `max_files` and
-// `max_bytes` for the pod (counting what `s` already copied). Pure.
+// The files of a scan to copy now, by whole entries in path order, within
+// `max_files` and `max_bytes` for the pod (counting what `s` already
+// copied). Pure.
 std::vector<NewEntry> DueForInbox(const std::vector<NewEntry>& entries, const InboxState& s,
                                   std::int64_t max_files, std::int64_t max_bytes);
 
@@ -50,9 +57,13 @@ std::vector<NewEntry> DueForInbox(const std::vector<NewEntry>& entries, const In
 StatusOr<core::HarvestFile> CopyToInbox(const std::filesystem::path& tree, const NewEntry& e,
                                         const std::filesystem::path& dir);
 
-// One watch pass: copies what DueForInbox names, records it in `s`, and
-// remembers the sizes seen for the next pass. Returns one log line per
-// file copied or refused.
+// One watch pass: copies what DueForInbox names, records it in `s`, writes
+// the list when it grew, and remembers the sizes seen for the next pass.
+// Returns one log line per file copied or refused.
+// Writes the pod's list into `dir` (temporary file, then rename).
+Status WriteHarvestList(const std::filesystem::path& dir,
+                        const std::vector<core::HarvestFile>& files);
+
 std::vector<std::string> UpdateInbox(const ViewScan& scan, const std::filesystem::path& dir,
                                      std::int64_t max_files, std::int64_t max_bytes, InboxState* s);
 

@@ -47,6 +47,22 @@ TEST(DueForInbox, OnlySettledNewHarvestableFilesWithinTheCaps) {
   EXPECT_TRUE(DueForInbox(entries, s, 100, 4).empty());
 }
 
+TEST(DueForInbox, WholeEntriesOnly) {
+  InboxState s;
+  s.last_sizes = {{"triton/a/k.cubin", 10}, {"triton/a/__grp__k.json", 5}, {"triton/b/k", 1}};
+  const std::vector<NewEntry> entries = {New("triton/a/__grp__k.json", 5),
+                                         New("triton/a/k.cubin", 10), New("triton/a/k.json", 3),
+                                         New("triton/b/k", 1)};
+  // triton/a has a file not settled yet: none of it goes, not even its group file.
+  EXPECT_EQ(Paths(DueForInbox(entries, s, 100, 1000)), std::vector<std::string>{"triton/b/k"});
+  s.last_sizes["triton/a/k.json"] = 3;
+  EXPECT_EQ(Paths(DueForInbox(entries, s, 100, 1000)),
+            (std::vector<std::string>{"triton/a/__grp__k.json", "triton/a/k.cubin",
+                                      "triton/a/k.json", "triton/b/k"}));
+  // An entry that does not fit whole is left out whole.
+  EXPECT_EQ(Paths(DueForInbox(entries, s, 2, 1000)), std::vector<std::string>{"triton/b/k"});
+}
+
 TEST(UpdateInbox, CopiesSettledFilesOnceAtomicallyWithTheirDigest) {
   testing::ScratchDir d;
   const fs::path tree = d.path() / "copy-0123456789abcdef-1";
@@ -71,6 +87,11 @@ TEST(UpdateInbox, CopiesSettledFilesOnceAtomicallyWithTheirDigest) {
   std::string all;
   for (const auto& l : lines) all += l + "\n";
   EXPECT_NE(all.find("not harvested: triton/h/link"), std::string::npos) << all;
+  // The list names the copies; its ref is what the report carries.
+  auto list = core::ParseHarvestList(ReadFile(inbox / ".list.json"));
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_EQ(*list, s.copied);
+  EXPECT_EQ(core::RefOf(*list).sha256, core::Sha256Hex(ReadFile(inbox / ".list.json")));
   // No temporary file is left next to the copies.
   for (const auto& e : fs::recursive_directory_iterator(inbox)) {
     EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();

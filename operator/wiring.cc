@@ -86,6 +86,9 @@ MissIntake MissIntakeFor(Controller& controller, OperatorMetrics& metrics, kube:
                                  core::MissFrameworkName(framework), n);
       fresh += n;
     }
+    if (rec.harvest_changed) {  // a harvest may be due: Decide reads the ledger
+      controller.EnqueueKernelCache(src.ns, src.kernelcache, "harvest");
+    }
     if (fresh == 0 && !rec.event) return;
     log.Info("runtime misses reported", {{"namespace", src.ns},
                                          {"kernelcache", src.kernelcache},

@@ -12,7 +12,7 @@ void AddOnce(std::vector<std::string>& v, const std::string& s) {
 }  // namespace
 
 MissRecord MissLedger::Record(const MissSource& src, const std::vector<core::RuntimeMiss>& misses,
-                              Time now, const std::vector<core::HarvestFile>& harvest) {
+                              Time now, const std::optional<core::HarvestListRef>& harvest) {
   std::lock_guard lock(mu_);
   MissRecord out;
   Cache& c = caches_[{src.ns, src.kernelcache, src.fingerprint, src.manifest_digest}];
@@ -24,10 +24,13 @@ MissRecord MissLedger::Record(const MissSource& src, const std::vector<core::Run
     }
     pod = c.pods.emplace(src.pod_uid, std::set<EntryKey>{}).first;
   }
-  if (harvest.empty()) {
-    c.harvest.erase(src.pod_uid);
-  } else {
-    c.harvest[src.pod_uid] = harvest;
+  auto had = c.harvest.find(src.pod_uid);
+  if (!harvest || harvest->files == 0) {
+    out.harvest_changed = had != c.harvest.end();
+    if (had != c.harvest.end()) c.harvest.erase(had);
+  } else if (had == c.harvest.end() || had->second != *harvest) {
+    out.harvest_changed = true;
+    c.harvest[src.pod_uid] = *harvest;
   }
   for (const core::RuntimeMiss& m : misses) {
     const EntryKey key{m.framework, m.key};
@@ -87,7 +90,7 @@ std::vector<core::HarvestPod> MissLedger::Harvestable(const std::string& ns,
   std::vector<core::HarvestPod> out;
   auto it = caches_.find({ns, kernelcache, fingerprint, digest});
   if (it == caches_.end()) return out;
-  for (const auto& [uid, files] : it->second.harvest) out.push_back({uid, files});
+  for (const auto& [uid, list] : it->second.harvest) out.push_back({uid, list});
   return out;
 }
 

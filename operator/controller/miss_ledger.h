@@ -55,6 +55,7 @@ struct MissRecord {
   std::map<core::MissFramework, int> new_for_pod;
   std::size_t new_for_cache = 0;  // of which no pod had reported before
   std::size_t dropped = 0;        // over the caps, not kept
+  bool harvest_changed = false;   // the pod's inbox list differs from its last report
   std::optional<MissEventDue> event;
 };
 
@@ -68,12 +69,12 @@ class MissLedger {
   MissLedger() : MissLedger(Limits{}) {}
   explicit MissLedger(Limits limits) : limits_(limits) {}
 
-  // `harvest`: the files the pod's watcher copied into the inbox (its
-  // report's "harvest"); the pod's last list replaces the one before.
+  // `harvest`: the list of files the pod's watcher copied into the inbox
+  // (its report's "harvest"); the pod's last one replaces the one before.
   MissRecord Record(const MissSource& src, const std::vector<core::RuntimeMiss>& misses, Time now,
-                    const std::vector<core::HarvestFile>& harvest = {});
+                    const std::optional<core::HarvestListRef>& harvest = std::nullopt);
 
-  // The inbox files pods of one cache listed, by pod uid (sorted), for a
+  // The inbox lists pods of one cache reported, by pod uid (sorted), for a
   // harvest Job; empty when none.
   std::vector<core::HarvestPod> Harvestable(const std::string& ns, const std::string& kernelcache,
                                             const std::string& fingerprint,
@@ -100,8 +101,8 @@ class MissLedger {
   };
   struct Cache {
     std::map<EntryKey, Entry> entries;
-    std::map<std::string, std::set<EntryKey>> pods;                 // uid -> what it reported
-    std::map<std::string, std::vector<core::HarvestFile>> harvest;  // uid -> its inbox files
+    std::map<std::string, std::set<EntryKey>> pods;       // uid -> what it reported
+    std::map<std::string, core::HarvestListRef> harvest;  // uid -> its inbox list
     std::optional<Time> last_event;
     MissEventDue pending;
   };

@@ -103,3 +103,33 @@ TEST(MissLedger, AnEmptyReportIsNoMiss) {
 
 }  // namespace
 }  // namespace kc::op
+
+namespace kc::op {
+namespace {
+
+// A pod's inbox files: the last report's list, per pod, per cache; a
+// report that changes the list says so (the operator then reconciles: a
+// harvest may be due), one that repeats it does not.
+TEST(MissLedgerHarvest, KeepsEachPodsLastListAndSaysWhenItChanged) {
+  MissLedger l;
+  const core::HarvestListRef f1{1, 10, std::string(64, 'a')};
+  const core::HarvestListRef f2{2, 15, std::string(64, 'b')};
+  const Time t = Time{} + std::chrono::hours(1);
+  EXPECT_FALSE(l.Record(Src("a"), {Triton("k1", "add")}, t).harvest_changed);
+  EXPECT_TRUE(l.Record(Src("a"), {Triton("k1", "add")}, t, f1).harvest_changed);
+  EXPECT_FALSE(l.Record(Src("a"), {Triton("k1", "add")}, t, f1).harvest_changed);
+  EXPECT_TRUE(l.Record(Src("a"), {Triton("k1", "add")}, t, f2).harvest_changed);
+  l.Record(Src("b"), {Triton("k1", "add")}, t, f1);
+  l.Record(Src("c", "d2"), {Triton("k1", "add")}, t, f2);  // another generation
+  auto pods = l.Harvestable("ml", "llama", "0123456789abcdef", "d1");
+  ASSERT_EQ(pods.size(), 2u);
+  EXPECT_EQ(pods[0].uid, "a-uid");
+  EXPECT_EQ(pods[0].list, f2);
+  EXPECT_EQ(pods[1].uid, "b-uid");
+  EXPECT_TRUE(l.Harvestable("ml", "llama", "0123456789abcdef", "d9").empty());
+  EXPECT_TRUE(l.Record(Src("a"), {Triton("k1", "add")}, t).harvest_changed);  // list emptied
+  EXPECT_EQ(l.Harvestable("ml", "llama", "0123456789abcdef", "d1").size(), 1u);
+}
+
+}  // namespace
+}  // namespace kc::op

@@ -102,21 +102,19 @@ std::vector<core::HarvestPod> AcceptList(const std::vector<core::HarvestPod>& po
   std::sort(sorted.begin(), sorted.end(),
             [](const auto& a, const auto& b) { return a.uid < b.uid; });
   std::vector<core::HarvestPod> out;
-  std::int64_t total = 0;
+  std::uint64_t files = 0;
+  std::uint64_t bytes = 0;
   for (const auto& p : sorted) {
-    core::HarvestPod kept{p.uid, {}};
-    std::int64_t bytes = 0;
-    for (const auto& f : p.files) {
-      if (static_cast<std::int64_t>(kept.files.size()) >= caps.max_files_per_pod ||
-          total >= caps.max_files_per_fingerprint ||
-          bytes + static_cast<std::int64_t>(f.size) > caps.max_bytes_per_pod) {
-        break;
-      }
-      bytes += static_cast<std::int64_t>(f.size);
-      ++total;
-      kept.files.push_back(f);
+    if (out.size() == core::kMaxHarvestPods) break;
+    if (p.list.files == 0 || p.list.files > static_cast<std::uint64_t>(caps.max_files_per_pod) ||
+        p.list.bytes > static_cast<std::uint64_t>(caps.max_bytes_per_pod) ||
+        files + p.list.files > static_cast<std::uint64_t>(caps.max_files_per_fingerprint) ||
+        bytes + p.list.bytes > static_cast<std::uint64_t>(caps.max_bytes_per_fingerprint)) {
+      continue;
     }
-    if (!kept.files.empty()) out.push_back(std::move(kept));
+    files += p.list.files;
+    bytes += p.list.bytes;
+    out.push_back(p);
   }
   return out;
 }
@@ -181,8 +179,8 @@ HarvestVerdict DecideHarvest(Entries entries, const core::KernelCache& kc,
     a.kind = Action::Kind::kCreateJob;
     a.name = name;
     a.object = BuildHarvestJob(kc, id, f.manifest_digest, accept_json, caps, settings);
-    std::size_t files = 0;
-    for (const auto& p : accept) files += p.files.size();
+    std::uint64_t files = 0;
+    for (const auto& p : accept) files += p.list.files;
     v.effects.Event("Normal", "HarvestStarted",
                     "harvest Job " + name + " merges up to " + std::to_string(files) +
                         " file(s) that " + std::to_string(accept.size()) +

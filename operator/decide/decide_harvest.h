@@ -14,9 +14,7 @@
 //     usable, and inbox files listed by pods gated on its current digest
 //     gets a harvest Job once spec.harvest.interval has passed since the
 //     last one finished (a timer otherwise), unless a Job of the same name
-//     (same generation, same files) was recorded already. The accept list
-//     keeps each pod's files within the per-pod caps and all within the
-//     per-fingerprint file cap.
+//     (same generation, same lists) was recorded already (AcceptList).
 // Report mode starts nothing, but still records a Job left from Merge.
 #pragma once
 
@@ -39,8 +37,9 @@ HarvestVerdict DecideHarvest(Entries entries, const core::KernelCache& kc,
                              const std::map<std::string, ObservedMisses>& observed,
                              const Settings& settings, bool storage_usable, Time now);
 
-// The accept list for one harvest: pods in uid order, each within the
-// per-pod caps, all within the per-fingerprint file cap. Pure.
+// The accept list for one harvest: whole pods in uid order, each list
+// within the per-pod caps, all within the per-fingerprint caps and
+// core::kMaxHarvestPods. Pure.
 std::vector<core::HarvestPod> AcceptList(const std::vector<core::HarvestPod>& pods,
                                          const core::HarvestCaps& caps);
 

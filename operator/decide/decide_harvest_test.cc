@@ -43,10 +43,8 @@ Entries Ready(const std::string& digest = kD1) {
 std::map<std::string, ObservedMisses> Observed(const std::string& digest = kD1) {
   ObservedMisses o;
   o.manifest_digest = digest;
-  o.harvest = {{"pod-b", {{"triton/h/k.cubin", 100, std::string(64, 'c')}}},
-               {"pod-a",
-                {{"triton/h/k.cubin", 100, std::string(64, 'c')},
-                 {"triton/h/k.json", 10, std::string(64, 'd')}}}};
+  o.harvest = {{"pod-b", {1, 100, std::string(64, 'c')}},
+               {"pod-a", {2, 110, std::string(64, 'd')}}};
   return {{kA, o}};
 }
 
@@ -218,25 +216,31 @@ TEST(DecideHarvestTest, FailuresConflictsAndStaleMergesKeepTheCache) {
   EXPECT_EQ(v.entries.at(kA).harvest->message, "conflict: triton/x/k.cubin");
 }
 
-TEST(AcceptListTest, CapsPerPodAndPerFingerprint) {
+TEST(AcceptListTest, WholePodsWithinTheCaps) {
   const std::string s(64, 'a');
-  std::vector<core::HarvestPod> pods = {
-      {"b", {{"t/1/a", 10, s}, {"t/1/b", 10, s}, {"t/1/c", 10, s}}},
-      {"a", {{"t/2/a", 10, s}, {"t/2/b", 10, s}}},
-  };
+  const std::vector<core::HarvestPod> pods = {
+      {"c", {3, 30, s}}, {"b", {1, 10, s}}, {"a", {2, 20, s}}, {"z", {0, 0, s}}};
   core::HarvestCaps caps;
+  auto uids = [](const std::vector<core::HarvestPod>& ps) {
+    std::string out;
+    for (const auto& p : ps) out += p.uid;
+    return out;
+  };
+  EXPECT_EQ(uids(AcceptList(pods, caps)), "abc");  // uid order, empty lists dropped
   caps.max_files_per_pod = 2;
-  auto out = AcceptList(pods, caps);
-  ASSERT_EQ(out.size(), 2u);
-  EXPECT_EQ(out[0].uid, "a");
-  EXPECT_EQ(out[1].files.size(), 2u);
-  caps.max_files_per_fingerprint = 3;
-  out = AcceptList(pods, caps);
-  EXPECT_EQ(out[1].files.size(), 1u);
+  EXPECT_EQ(uids(AcceptList(pods, caps)), "ab");
   caps = core::HarvestCaps{};
-  caps.max_bytes_per_pod = 15;
-  out = AcceptList(pods, caps);
-  EXPECT_EQ(out[0].files.size(), 1u);
+  caps.max_files_per_fingerprint = 4;
+  EXPECT_EQ(uids(AcceptList(pods, caps)), "ab");  // c would pass the fingerprint's cap
+  caps = core::HarvestCaps{};
+  caps.max_bytes_per_pod = 25;
+  caps.max_bytes_per_fingerprint = 25;
+  EXPECT_EQ(uids(AcceptList(pods, caps)), "a");
+  std::vector<core::HarvestPod> many;
+  for (std::size_t i = 0; i < core::kMaxHarvestPods + 10; ++i) {
+    many.push_back({"p" + std::to_string(1000 + i), {1, 1, s}});
+  }
+  EXPECT_EQ(AcceptList(many, core::HarvestCaps{}).size(), core::kMaxHarvestPods);
 }
 
 }  // namespace

@@ -60,17 +60,13 @@ Json BuildMissWatcher(const Json& gate, std::chrono::seconds interval,
                                  {"mountPath", std::string(core::kMissTokenDir)},
                                  {"readOnly", true}});
     if (harvest) {
-      w["volumeMounts"].push_back({{"name", kInboxVolume}, {"mountPath", kInboxMountPath}});
+      w["volumeMounts"].push_back({{"name", harvest->volume}, {"mountPath", kInboxMountPath}});
       w["env"] = Json::array(
           {{{"name", "KC_POD_UID"},
             {"valueFrom", {{"fieldRef", {{"apiVersion", "v1"}, {"fieldPath", "metadata.uid"}}}}}}});
     }
   }
   return w;
-}
-
-Json InboxVolume(const std::string& claim) {
-  return {{"name", kInboxVolume}, {"persistentVolumeClaim", {{"claimName", claim}}}};
 }
 
 Json MissTokenVolume() {

@@ -15,8 +15,10 @@
 // the pod compiled into the volume's inbox (initwarm/miss_inbox.h): it gets
 // `--inbox <kInboxMountPath> --harvest-max-files N --harvest-max-bytes B`,
 // KC_POD_UID from the downward API, and a writable mount of the cache
-// claim (volume kInboxVolume) that no other container of the pod has: the
-// app containers and the gate keep their read-only view. Pure.
+// volume at kInboxMountPath that no other container of the pod has: the
+// app containers and the gate keep their read-only mounts. (One volume
+// mounted twice, not a second volume of the same claim: the kubelet never
+// finishes mounting a claim that two volumes of one pod name.) Pure.
 #pragma once
 
 #include <chrono>
@@ -34,11 +36,11 @@ inline constexpr char kAnnotationWatchMisses[] = "kernelcache.io/watch-misses";
 inline constexpr std::chrono::seconds kDefaultMissWatchInterval{30};
 inline constexpr std::chrono::seconds kMinMissWatchInterval{5};
 inline constexpr std::chrono::seconds kMaxMissWatchInterval{3600};
-inline constexpr char kInboxVolume[] = "kernelcache-inbox";
 inline constexpr char kInboxMountPath[] = "/var/cache/kernelcache-inbox";
 
 // What a watcher that harvests copies at most (spec.harvest's per-pod caps).
 struct WatcherHarvest {
+  std::string volume;  // the pod's cache volume, mounted writable for the watcher
   int64_t max_files = 0;
   std::string max_bytes;
 };
@@ -54,10 +56,6 @@ StatusOr<std::optional<std::chrono::seconds>> MissWatchInterval(const nlohmann::
 nlohmann::json BuildMissWatcher(const nlohmann::json& gate, std::chrono::seconds interval,
                                 const std::string& report_url,
                                 const std::optional<WatcherHarvest>& harvest = std::nullopt);
-
-// The writable volume of the cache claim `claim` only a harvesting watcher
-// mounts (name kInboxVolume).
-nlohmann::json InboxVolume(const std::string& claim);
 
 // The pod volume the watcher's token comes from (name core::kMissTokenVolume).
 nlohmann::json MissTokenVolume();

@@ -106,9 +106,11 @@ Json CacheMount(core::ConsumeMode mode) {
 
 Json RunMount() { return {{"name", kRunVolume}, {"mountPath", std::string(core::kRunDir)}}; }
 
-Json CacheVolume(const core::KernelCache& kc, core::ConsumeMode mode) {
+// `writable_for_harvest`: the miss watcher mounts it writable for the
+// inbox (spec.harvest Merge); every other mount of it stays read-only.
+Json CacheVolume(const core::KernelCache& kc, core::ConsumeMode mode, bool writable_for_harvest) {
   Json pvc = {{"claimName", core::ClaimName(kc)}};
-  if (ReadOnlyCache(mode)) pvc["readOnly"] = true;
+  if (ReadOnlyCache(mode) && !writable_for_harvest) pvc["readOnly"] = true;
   return {{"name", kCacheVolume}, {"persistentVolumeClaim", std::move(pvc)}};
 }
 
@@ -224,7 +226,12 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
   Json out = pod;
   Json& spec = out["spec"];
   std::vector<std::string>& conflicts = r.conflicts;
-  InjectVolumes(spec, {CacheVolume(kc, gate_args->mode), RunVolume()}, conflicts);
+  // The miss watcher, when the pod asks for one; under spec.harvest Merge
+  // (with a resolve URL to report to) it harvests into the inbox.
+  const auto watch = MissWatchInterval(pod);
+  const bool harvest = watch.ok() && watch->has_value() && !gate_args->resolve_url.empty() &&
+                       kc.spec.harvest.mode == core::HarvestModeName(core::HarvestMode::kMerge);
+  InjectVolumes(spec, {CacheVolume(kc, gate_args->mode, harvest), RunVolume()}, conflicts);
   // App containers: mounts and the cache-view environment.
   Json& containers = spec["containers"];
   for (size_t ci = 0; ci < containers.size(); ++ci) {
@@ -239,21 +246,18 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
       spec, core::ModelPodSecurity(kc.spec, Object(pod, "spec")).supplemental_groups);
   const Json gate = BuildGateContainer(pod, kc, *gate_args, settings);
   InjectGate(spec, gate, conflicts);
-  if (auto watch = MissWatchInterval(pod); !watch.ok()) {
+  if (!watch.ok()) {
     r.warnings.push_back("kernelcache: " + watch.status().message() +
                          "; the miss watcher was not added");
   } else if (watch->has_value()) {
-    std::optional<WatcherHarvest> harvest;
-    if (!gate_args->resolve_url.empty()) {
-      InjectVolumes(spec, {MissTokenVolume()}, conflicts);
-      // Merge: the watcher copies what the pod compiles into the inbox.
-      if (kc.spec.harvest.mode == core::HarvestModeName(core::HarvestMode::kMerge)) {
-        const core::HarvestCaps caps = core::HarvestCapsOf(kc.spec.harvest);
-        harvest = WatcherHarvest{caps.max_files_per_pod, std::to_string(caps.max_bytes_per_pod)};
-        InjectVolumes(spec, {InboxVolume(core::ClaimName(kc))}, conflicts);
-      }
+    std::optional<WatcherHarvest> inbox;
+    if (!gate_args->resolve_url.empty()) InjectVolumes(spec, {MissTokenVolume()}, conflicts);
+    if (harvest) {
+      const core::HarvestCaps caps = core::HarvestCapsOf(kc.spec.harvest);
+      inbox = WatcherHarvest{kCacheVolume, caps.max_files_per_pod,
+                             std::to_string(caps.max_bytes_per_pod)};
     }
-    InjectMissWatcher(spec, BuildMissWatcher(gate, **watch, gate_args->resolve_url, harvest),
+    InjectMissWatcher(spec, BuildMissWatcher(gate, **watch, gate_args->resolve_url, inbox),
                       conflicts);
   }
   // The consumer label: the operator's gate reports select pods by it.

@@ -257,20 +257,37 @@ TEST(MutateTest, HarvestMergeGivesOnlyTheWatcherAWritableInbox) {
                                             "--harvest-max-files", "64", "--harvest-max-bytes",
                                             "1048576"}));
   EXPECT_EQ((*w)["env"][0]["valueFrom"]["fieldRef"]["fieldPath"], "metadata.uid");
-  const Json* vol = Find(r.pod["spec"]["volumes"], "kernelcache-inbox");
+  // One cache volume (two volumes of one claim never finish mounting),
+  // writable at the claim; every mount of it read-only but the watcher's
+  // inbox mount.
+  const Json* vol = Find(r.pod["spec"]["volumes"], "kernelcache-cache");
   ASSERT_NE(vol, nullptr);
   EXPECT_EQ((*vol)["persistentVolumeClaim"]["claimName"], core::ClaimName(kc));
   EXPECT_FALSE((*vol)["persistentVolumeClaim"].contains("readOnly"));
-  EXPECT_NE(FindMount(*w, "/var/cache/kernelcache-inbox"), nullptr);
-  EXPECT_EQ(FindMount(r.pod["spec"]["initContainers"][0], "/var/cache/kernelcache-inbox"), nullptr);
+  const Json* inbox = FindMount(*w, "/var/cache/kernelcache-inbox");
+  ASSERT_NE(inbox, nullptr);
+  EXPECT_EQ((*inbox)["name"], "kernelcache-cache");
+  EXPECT_FALSE(inbox->contains("readOnly"));
+  EXPECT_EQ((*FindMount(*w, "/var/cache/kernelcache"))["readOnly"], true);
+  const Json& gate = r.pod["spec"]["initContainers"][0];
+  EXPECT_EQ(FindMount(gate, "/var/cache/kernelcache-inbox"), nullptr);
+  EXPECT_EQ((*FindMount(gate, "/var/cache/kernelcache"))["readOnly"], true);
   for (const Json& c : r.pod["spec"]["containers"]) {
     EXPECT_EQ(FindMount(c, "/var/cache/kernelcache-inbox"), nullptr) << c["name"];
+    EXPECT_EQ((*FindMount(c, "/var/cache/kernelcache"))["readOnly"], true) << c["name"];
   }
   EXPECT_TRUE(r.conflicts.empty());
   ExpectPatchGivesPod(in, r);
-  // Report (the default): no inbox.
+  auto again = Mutate(r.pod, "ml", {kc}, kSettings);
+  EXPECT_TRUE(again.patch.empty()) << again.patch.dump();
+  // Report (the default): no inbox, the claim read-only.
   auto report = Mutate(in, "ml", {Kc("llama", {{"app", "llama"}}, "Shared")}, kSettings);
-  EXPECT_EQ(Find(report.pod["spec"]["volumes"], "kernelcache-inbox"), nullptr);
+  const Json* ro = Find(report.pod["spec"]["volumes"], "kernelcache-cache");
+  ASSERT_NE(ro, nullptr);
+  EXPECT_EQ((*ro)["persistentVolumeClaim"]["readOnly"], true);
+  EXPECT_EQ(FindMount(*Find(report.pod["spec"]["initContainers"], "kernelcache-misses"),
+                      "/var/cache/kernelcache-inbox"),
+            nullptr);
 }
 
 TEST(MutateTest, APodThatDiffersFromTheWarmupIsGatedWithAParityWarningEventAndAnnotation) {

@@ -259,7 +259,7 @@ harvest_round() {
   line=$(until_output 180 merged) || fail "no merge to generation $gen: $(k -n "$ns" get kernelcache jit -o jsonpath='{.status.fingerprints[0].harvest}')"
   [ "$(awk '{print $4}' <<<"$line")" != "$digest" ] || fail "the merge did not change the manifest digest"
   echo "ok: harvest: generation, result, files added, digest: $line"
-  event() { k -n "$ns" get events --field-selector reason=HarvestMerged -o jsonpath='{.items[*].message}' | grep "generation $gen"; }
+  event() { k -n "$ns" get events --field-selector reason=HarvestMerged -o jsonpath='{range .items[*]}{.message}{"\n"}{end}' | grep -m1 "generation $gen,"; }
   line=$(until_output 30 event) || fail "no HarvestMerged Event for generation $gen"
   echo "ok: Event HarvestMerged: ${line:0:160}"
   k -n "$ns" exec "$first" -c kernelcache-misses -- initwarm verify --root /var/cache/kernelcache \
