@@ -3,7 +3,6 @@
 #include "initwarm/harvest.h"
 
 #include <gtest/gtest.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -262,25 +261,12 @@ TEST_F(HarvestTest, CrashAtEveryPublishStepLeavesAGenerationReady) {
   }
 }
 
-// A small tmpfs at `path`, unmounted at the end.
-struct SmallVolume {
-  fs::path path;
-  bool mounted = false;
-  SmallVolume(fs::path p, const char* options) : path(std::move(p)) {
-    fs::create_directories(path);
-    mounted = ::mount("tmpfs", path.c_str(), "tmpfs", 0, options) == 0;
-  }
-  ~SmallVolume() {
-    if (mounted) ::umount2(path.c_str(), MNT_DETACH);
-  }
-};
-
 // A volume that fills up during the merge: the harvest fails with
 // ResourceExhausted and the previous generation is READY and verifies.
 TEST_F(HarvestTest, FullVolumeKeepsThePreviousGenerationReady) {
   const fs::path mnt = dir_.path() / "small";
-  SmallVolume volume(mnt, "size=1m");
-  if (!volume.mounted) GTEST_SKIP() << "cannot mount a tmpfs here (needs root/CAP_SYS_ADMIN)";
+  testing::SmallVolume volume(mnt, "size=1m");
+  if (!volume.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root/CAP_SYS_ADMIN)";
   Publish(mnt / "vol");
   auto accept = std::vector<core::HarvestPod>{Inbox("pod-a", Kernel(3))};
   {

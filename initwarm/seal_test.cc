@@ -2,7 +2,6 @@
 #include "initwarm/seal.h"
 
 #include <gtest/gtest.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -250,25 +249,12 @@ TEST_F(SealTest, MissingStagingNamesPrepare) {
   EXPECT_NE(r.status().message().find("initwarm prepare"), std::string::npos);
 }
 
-// A small tmpfs at `path` for the full-disk cases, unmounted at the end.
-struct SmallVolume {
-  fs::path path;
-  bool mounted = false;
-  SmallVolume(fs::path p, const char* options) : path(std::move(p)) {
-    fs::create_directories(path);
-    mounted = ::mount("tmpfs", path.c_str(), "tmpfs", 0, options) == 0;
-  }
-  ~SmallVolume() {
-    if (mounted) ::umount2(path.c_str(), MNT_DETACH);
-  }
-};
-
 // Full disk during seal: a small tmpfs holds the volume; the cache fills it
 // so manifest.json cannot be written. Nothing may be published.
 TEST_F(SealTest, FullDiskPublishesNothing) {
   const fs::path mnt = dir_.path() / "small";
-  SmallVolume volume(mnt, "size=256k");
-  if (!volume.mounted) GTEST_SKIP() << "cannot mount a tmpfs here (needs root/CAP_SYS_ADMIN)";
+  testing::SmallVolume volume(mnt, "size=256k");
+  if (!volume.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root/CAP_SYS_ADMIN)";
   root_ = mnt;
   fs::path staging = PrepareStaging("job-1");
   ASSERT_FALSE(staging.empty());
@@ -300,8 +286,8 @@ TEST_F(SealTest, FullDiskPublishesNothing) {
 // was READY. Each pass leaves one more 4 KiB page free on a full tmpfs.
 TEST_F(SealTest, FullDiskDuringReplaceKeepsThePreviousCacheReady) {
   const fs::path mnt = dir_.path() / "small";
-  SmallVolume volume(mnt, "size=1m");
-  if (!volume.mounted) GTEST_SKIP() << "cannot mount a tmpfs here (needs root/CAP_SYS_ADMIN)";
+  testing::SmallVolume volume(mnt, "size=1m");
+  if (!volume.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root/CAP_SYS_ADMIN)";
   const fs::path filler = mnt / "filler";
   int failed_at_manifest = 0, failed_at_ready = 0, published = 0;
   for (int pages = 0; pages <= 16 && published == 0; ++pages) {

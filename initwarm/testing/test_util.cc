@@ -1,6 +1,7 @@
 #include "initwarm/testing/test_util.h"
 
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +28,15 @@ ScratchDir::ScratchDir() {
 ScratchDir::~ScratchDir() {
   std::error_code ec;
   fs::remove_all(path_, ec);
+}
+
+SmallVolume::SmallVolume(fs::path path, const char* options) : path_(std::move(path)) {
+  fs::create_directories(path_);
+  mounted_ = ::mount("tmpfs", path_.c_str(), "tmpfs", 0, options) == 0;
+}
+
+SmallVolume::~SmallVolume() {
+  if (mounted_) ::umount2(path_.c_str(), MNT_DETACH);
 }
 
 void WriteFile(const fs::path& p, const std::string& content) {

@@ -27,6 +27,21 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
+// A small tmpfs mounted at `path` for the full-volume cases (needs root or
+// CAP_SYS_ADMIN: `mounted` says whether it worked), unmounted at the end.
+class SmallVolume {
+ public:
+  SmallVolume(std::filesystem::path path, const char* options);
+  ~SmallVolume();
+  SmallVolume(const SmallVolume&) = delete;
+  SmallVolume& operator=(const SmallVolume&) = delete;
+  bool mounted() const { return mounted_; }
+
+ private:
+  std::filesystem::path path_;
+  bool mounted_ = false;
+};
+
 void WriteFile(const std::filesystem::path& p, const std::string& content);
 std::string ReadFile(const std::filesystem::path& p);
 // Deterministic pseudo-random bytes.
