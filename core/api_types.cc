@@ -117,6 +117,13 @@ KernelCacheSpec SpecFromJson(const Json& s, std::vector<std::string>* errors) {
   ReadInt(w, "activeDeadlineSeconds", wp, errors, &spec.warmup.active_deadline_seconds);
   ReadInt(w, "backoffLimit", wp, errors, &spec.warmup.backoff_limit);
   ReadStringMap(w, "podAnnotations", wp, errors, &spec.warmup.pod_annotations);
+  if (const Json* server = api::Field(w, "server"); server != nullptr) {
+    if (server->is_object()) {
+      spec.warmup.server = ServerSpecFromJson(*server, wp + ".server", errors);
+    } else {
+      AddFieldError(errors, wp + ".server", "expected an object");
+    }
+  }
 
   const std::string sp = "spec.storage";
   const Json& st = ReadObject(s, "storage", p, errors);
@@ -174,7 +181,8 @@ Json SpecToJson(const KernelCacheSpec& spec) {
   s["image"] = spec.image;
   if (!spec.runtime.empty()) s["runtime"] = spec.runtime;
   Json w = Json::object();
-  w["command"] = spec.warmup.command;
+  if (!spec.warmup.command.empty() || !spec.warmup.server) w["command"] = spec.warmup.command;
+  if (spec.warmup.server) w["server"] = ServerSpecToJson(*spec.warmup.server);
   if (!spec.warmup.args.empty()) w["args"] = spec.warmup.args;
   if (!spec.warmup.env.empty()) w["env"] = spec.warmup.env;
   if (!spec.warmup.shapes.empty()) w["shapes"] = spec.warmup.shapes;
@@ -335,6 +343,18 @@ RuntimeFacts RuntimeFactsFor(const KernelCacheSpec& spec) {
   RuntimeFacts r;
   r.image = spec.image;
   r.runtime = spec.runtime;
+  if (spec.warmup.server) {
+    const ServerSpec& s = *spec.warmup.server;
+    auto c = ServingContainerOf(s);
+    if (!c.ok()) return r;
+    r.image = c->image;
+    r.env = c->keyed_env;
+    r.gpus = c->gpus;
+    if (s.tensor_parallel > 0) r.parallel["tensor"] = s.tensor_parallel;
+    if (s.pipeline_parallel > 0) r.parallel["pipeline"] = s.pipeline_parallel;
+    r.server = ServerCommandDigest(*c);
+    return r;
+  }
   for (const auto& e : spec.warmup.env) {
     if (!e.contains("name") || !e["name"].is_string()) continue;
     if (!e.contains("value") || !e["value"].is_string()) continue;  // valueFrom: not literal
@@ -342,6 +362,12 @@ RuntimeFacts RuntimeFactsFor(const KernelCacheSpec& spec) {
     if (IsFingerprintEnv(name)) r.env[name] = e["value"].get<std::string>();
   }
   return r;
+}
+
+int64_t WarmupGpus(const KernelCacheSpec& spec) {
+  if (!spec.warmup.server) return 1;
+  auto c = ServingContainerOf(*spec.warmup.server);
+  return c.ok() ? c->gpus : 0;
 }
 
 bool IsFingerprintEnv(std::string_view name) {

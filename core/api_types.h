@@ -31,6 +31,7 @@
 #include "core/consume.h"
 #include "core/fingerprint.h"
 #include "core/harvest.h"
+#include "core/server_warmup.h"
 
 namespace kc::core {
 
@@ -44,7 +45,9 @@ inline constexpr std::string_view kPlural = "kernelcaches";
 inline constexpr std::string_view kFinalizer = "kernelcache.io/cleanup";
 
 struct WarmupSpec {
-  std::vector<std::string> command;        // "command", required, non-empty
+  // "command": the command form (a script in spec.image); exactly one of
+  // command and server.
+  std::vector<std::string> command;
   std::vector<std::string> args;           // "args"
   std::vector<Json> env;                   // "env": core/v1 EnvVar objects, passed through
   std::vector<Json> shapes;                // "shapes": free-form objects, handed over as JSON
@@ -56,6 +59,10 @@ struct WarmupSpec {
   // fingerprint input. Empty: the pod carries none (the behaviour before
   // the field existed).
   std::map<std::string, std::string> pod_annotations;
+  // "server": the server form (the model's own pod template, driven by
+  // requests; core/server_warmup.h). Then command, args, env, shapes and
+  // resources stay empty and spec.image is unset.
+  std::optional<ServerSpec> server;
   friend bool operator==(const WarmupSpec&, const WarmupSpec&) = default;
 };
 
@@ -146,6 +153,9 @@ inline constexpr std::string_view kNodesMissingLabels = "NodesMissingLabels";
 inline constexpr std::string_view kImageNotPinned = "ImageNotPinned";
 // A warmup pod unschedulable for longer than the operator's grace.
 inline constexpr std::string_view kWarmupUnschedulable = "WarmupUnschedulable";
+// Whether every fingerprint has a node with the GPUs one warmup asks for
+// (the server form asks for its template's count).
+inline constexpr std::string_view kWarmupFits = "WarmupFits";
 }  // namespace condition
 
 namespace fp_state {
@@ -273,8 +283,15 @@ Json StatusToJson(const KernelCacheStatus& status);
 // The runtime part of every fingerprint of this KernelCache: image, runtime
 // versions, and the cache-affecting variables of warmup.env (literal values
 // of names starting TRITON_, TORCH, PYTORCH_, VLLM_, CUDA_, NVIDIA_, XLA_,
-// except the cache-view variables, which the operator sets itself).
+// except the cache-view variables, which the operator sets itself). In the
+// server form: the serving container's image and keyed env, the template's
+// GPU count, the declared parallel layout and the digest of the server's
+// command and args (an unresolved template gives an empty image).
 RuntimeFacts RuntimeFactsFor(const KernelCacheSpec& spec);
+
+// How many GPUs one warmup pod asks for: 1 in the command form, the
+// template's count in the server form (0 while it cannot be read).
+int64_t WarmupGpus(const KernelCacheSpec& spec);
 
 // Whether the fingerprint keys on an environment variable of this name
 // (RuntimeFactsFor): a cache-affecting prefix (TRITON_, TORCH, PYTORCH_,

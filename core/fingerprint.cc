@@ -2,6 +2,8 @@
 
 #include <openssl/evp.h>
 
+#include "core/canonical_json.h"
+
 #include <array>
 #include <cctype>
 #include <nlohmann/json.hpp>
@@ -150,6 +152,9 @@ std::string CanonicalJson(const NodeFacts& node, const RuntimeFacts& runtime) {
                {"driver", node.driver_version},
                {"gpuProduct", node.gpu_product}};
   j["runtime"] = {{"env", runtime.env}, {"image", runtime.image}, {"versions", runtime.runtime}};
+  PutUnlessDefault(j["runtime"], "gpus", runtime.gpus, int64_t{1});
+  PutUnlessDefault(j["runtime"], "parallel", runtime.parallel, {});
+  PutUnlessDefault(j["runtime"], "server", runtime.server, std::string());
   j["schema"] = runtime.schema_version;
   return j.dump();
 }

@@ -40,6 +40,13 @@ struct RuntimeFacts {
   std::map<std::string, std::string> runtime;  // {"pytorch": "2.11.0", "triton": "3.6.0"}
   std::map<std::string, std::string> env;      // cache-affecting environment
   int schema_version = kLayoutSchemaVersion;
+  // Inputs added with the server form of the warmup, written only when set
+  // (canonical_json.h): GPUs one server uses (1 = the command form's), its
+  // declared parallel layout ({"tensor": 4, "pipeline": 1}), and the sha256
+  // of the server's command and args.
+  int64_t gpus = 1;
+  std::map<std::string, int64_t> parallel;
+  std::string server;
   friend bool operator==(const RuntimeFacts&, const RuntimeFacts&) = default;
 };
 

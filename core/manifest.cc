@@ -82,8 +82,25 @@ json NodeJson(const NodeFacts& n) {
 }
 
 json RuntimeJson(const RuntimeFacts& r) {
-  return json{
-      {"env", r.env}, {"image", r.image}, {"schema", r.schema_version}, {"versions", r.runtime}};
+  json j{{"env", r.env}, {"image", r.image}, {"schema", r.schema_version}, {"versions", r.runtime}};
+  // The server form's inputs, only when set (as in the fingerprint).
+  if (r.gpus != 1) j["gpus"] = r.gpus;
+  if (!r.parallel.empty()) j["parallel"] = r.parallel;
+  if (!r.server.empty()) j["server"] = r.server;
+  return j;
+}
+
+// {"tensor": 4, "pipeline": 2}: whole numbers 1..1024.
+StatusOr<std::map<std::string, int64_t>> ParallelMap(const json& v, const std::string& where) {
+  if (!v.is_object()) return FieldError(where, "want an object of whole numbers");
+  std::map<std::string, int64_t> out;
+  for (const auto& [k, n] : v.items()) {
+    if (!n.is_number_unsigned() || n.get<std::uint64_t>() < 1 || n.get<std::uint64_t>() > 1024) {
+      return FieldError(where + "." + k, "want a whole number 1..1024");
+    }
+    out[k] = n.get<int64_t>();
+  }
+  return out;
 }
 
 StatusOr<NodeFacts> NodeFromJson(const json& v, const std::string& where) {
@@ -101,7 +118,8 @@ StatusOr<NodeFacts> NodeFromJson(const json& v, const std::string& where) {
 
 StatusOr<RuntimeFacts> RuntimeFromJson(const json& v, const std::string& where) {
   if (!v.is_object()) return FieldError(where, "want an object");
-  KC_RETURN_IF_ERROR(CheckKeys(v, where, {"env", "image", "schema", "versions"}));
+  KC_RETURN_IF_ERROR(CheckKeys(
+      v, where, {"env", "gpus", "image", "parallel", "schema", "server", "versions"}));
   RuntimeFacts r;
   KC_ASSIGN_OR_RETURN(r.image, NeedString(v, where, "image"));
   if (auto it = v.find("versions"); it != v.end()) {
@@ -113,6 +131,18 @@ StatusOr<RuntimeFacts> RuntimeFromJson(const json& v, const std::string& where) 
   if (v.contains("schema")) {
     KC_ASSIGN_OR_RETURN(std::uint64_t s, NeedUint(v, where, "schema"));
     r.schema_version = static_cast<int>(s);
+  }
+  if (v.contains("gpus")) {
+    KC_ASSIGN_OR_RETURN(std::uint64_t g, NeedUint(v, where, "gpus"));
+    if (g > 1024) return FieldError(where + ".gpus", "want a whole number 0..1024");
+    r.gpus = static_cast<int64_t>(g);
+  }
+  if (auto it = v.find("parallel"); it != v.end()) {
+    KC_ASSIGN_OR_RETURN(r.parallel, ParallelMap(*it, where + ".parallel"));
+  }
+  if (v.contains("server")) {
+    KC_ASSIGN_OR_RETURN(r.server, NeedString(v, where, "server"));
+    if (!IsSha256Hex(r.server)) return FieldError(where + ".server", "want a sha256 hex digest");
   }
   return r;
 }

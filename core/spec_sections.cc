@@ -166,6 +166,27 @@ void CheckWarmupResources(const Json& resources, SpecReport* r) {
   }
 }
 
+// The server form: the section's own checks, an inline template's, and the
+// command form's fields left empty (the template says all of it).
+void CheckServerForm(const WarmupSpec& w, std::vector<std::string>* errors) {
+  for (auto& e : CheckServer(*w.server)) errors->push_back(std::move(e));
+  if (!w.server->pod_template.is_null() && w.server->workload_ref.empty()) {
+    for (auto& e : CheckServerTemplate(*w.server, "spec.warmup.server.template")) {
+      errors->push_back(std::move(e));
+    }
+  }
+  const std::pair<const char*, bool> unused[] = {
+      {"command", !w.command.empty()}, {"args", !w.args.empty()},
+      {"env", !w.env.empty()},         {"shapes", !w.shapes.empty()},
+      {"resources", !w.resources.empty()}};
+  for (const auto& [field, set] : unused) {
+    if (set) {
+      errors->push_back(std::string("spec.warmup.") + field +
+                        ": the server form takes it from the pod template; remove it");
+    }
+  }
+}
+
 }  // namespace
 
 SpecReport CheckPodSelector(const api::LabelSelector& s) {
@@ -281,10 +302,12 @@ SpecReport CheckRuntime(const std::map<std::string, std::string>& runtime) {
 SpecReport CheckWarmup(const WarmupSpec& w) {
   SpecReport r;
   auto& errors = r.errors;
-  if (w.command.empty() || w.command[0].empty()) {
+  if (w.server) {
+    CheckServerForm(w, &errors);
+  } else if (w.command.empty() || w.command[0].empty()) {
     errors.emplace_back(
         "spec.warmup.command: required; the warmup program in the model image, e.g. "
-        "[python3, /app/warmup.py]");
+        "[python3, /app/warmup.py] (or spec.warmup.server: the model's own server)");
   }
   CheckWarmupEnv(w.env, &errors);
   if (Json(w.shapes).dump(-1, ' ', false, Json::error_handler_t::replace).size() > 32768) {

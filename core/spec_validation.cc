@@ -43,7 +43,12 @@ SpecReport ValidateSpec(const KernelCacheSpec& spec) {
   SpecReport r;
   Merge(CheckPodSelector(spec.pod_selector), &r);
   Merge(CheckNodes(spec.node_selector, spec.tolerations), &r);
-  Merge(CheckImage(spec.image), &r);
+  if (!spec.warmup.server) {
+    Merge(CheckImage(spec.image), &r);
+  } else if (!spec.image.empty()) {
+    r.errors.emplace_back(
+        "spec.image: the server form runs the pod template's image; remove spec.image");
+  }
   Merge(CheckRuntime(spec.runtime), &r);
   Merge(CheckWarmup(spec.warmup), &r);
   Merge(CheckStorage(spec.storage), &r);

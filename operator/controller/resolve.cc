@@ -54,10 +54,11 @@ std::string NoWarmupReason(const std::string& fp, const std::vector<NodeView>& n
   const core::RuntimeFacts runtime = core::RuntimeFactsFor(spec);
   std::vector<std::string> ineligible;
   bool any_eligible = false;
+  const int64_t gpus_needed = core::WarmupGpus(spec);
   for (const NodeView& n : nodes) {
     auto facts = core::NodeFactsFromLabels(n.labels);
     if (!facts.ok() || core::ComputeFingerprint(*facts, runtime).id != fp) continue;
-    const NodeEligibility e = EligibilityOf(n, spec);
+    const NodeEligibility e = EligibilityOf(n, spec, gpus_needed);
     if (!e.selected) continue;
     if (e.eligible()) {
       any_eligible = true;

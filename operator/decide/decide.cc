@@ -34,7 +34,8 @@ constexpr size_t kMaxConditionMessage = 32768;  // the CRD's maxLength of a cond
 constexpr std::string_view kOrder[] = {cond::kReady,          cond::kWarming,
                                        cond::kDegraded,       cond::kInvalidSpec,
                                        cond::kStorageReady,   cond::kNodesMissingLabels,
-                                       cond::kImageNotPinned, cond::kWarmupUnschedulable};
+                                       cond::kImageNotPinned, cond::kWarmupUnschedulable,
+                                       cond::kWarmupFits};
 
 // The conditions decided this pass, over those last written.
 class Conditions {
@@ -212,8 +213,10 @@ Plan Decide(const Observed& obs, Time now) {
   conds.Set(cond::kStorageReady, storage.ready);
   effects.Append(std::move(storage.effects));
 
-  NodeGroups nodes = GroupNodes(kc.spec, obs.nodes, conds.Prev(cond::kNodesMissingLabels));
+  NodeGroups nodes = GroupNodes(kc.spec, obs.nodes, conds.Prev(cond::kNodesMissingLabels),
+                                conds.Prev(cond::kWarmupFits));
   conds.Set(cond::kNodesMissingLabels, nodes.missing_labels);
+  conds.Set(cond::kWarmupFits, nodes.warmup_fits);
   effects.Append(std::move(nodes.effects));
 
   // Each fingerprint some node carries: refreshed, its Job's outcome

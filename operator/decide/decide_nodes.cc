@@ -9,14 +9,41 @@
 
 namespace kc::op::decide {
 
+namespace {
+
+ConditionVerdict WarmupFits(const NodeGroups& out, int64_t gpus_needed) {
+  std::vector<std::string> too_small, unhostable;
+  for (const auto& [id, g] : out.groups) {
+    too_small.insert(too_small.end(), g.too_small.begin(), g.too_small.end());
+    if (g.eligible.empty() && !g.too_small.empty()) {
+      unhostable.push_back(id + " (" + std::to_string(g.nodes) + " node(s), at most " +
+                           std::to_string(g.most_gpus) + " allocatable GPU(s))");
+    }
+  }
+  const std::string needs = "a warmup needs " + std::to_string(gpus_needed) + " GPU(s) on one node";
+  if (too_small.empty()) return {true, "Fits", needs + "; every node has them"};
+  if (!unhostable.empty()) {
+    return {false, "NoNodeFits",
+            needs + "; no node of fingerprint(s) " + ListSome(unhostable) +
+                " has them: their pods wait for a cache (onTimeout StartCold pods start "
+                "cold); add nodes with enough GPUs or lower the template's GPU count"};
+  }
+  return {true, "SomeNodesTooSmall",
+          needs + "; warmups avoid " + std::to_string(too_small.size()) +
+              " node(s) with fewer: " + ListSome(too_small)};
+}
+
+}  // namespace
+
 NodeGroups GroupNodes(const core::KernelCacheSpec& spec, const std::vector<NodeView>& nodes,
-                      const api::Condition* prev_missing) {
+                      const api::Condition* prev_missing, const api::Condition* prev_fits) {
   NodeGroups out;
   const core::RuntimeFacts runtime = core::RuntimeFactsFor(spec);
   std::vector<std::string> missing;                          // "gpu-07 (missing label ...)"
   std::vector<std::pair<core::NodeFacts, std::string>> ids;  // facts -> fingerprint id
+  const int64_t gpus_needed = core::WarmupGpus(spec);
   for (const auto& n : nodes) {
-    const NodeEligibility eligibility = EligibilityOf(n, spec);
+    const NodeEligibility eligibility = EligibilityOf(n, spec, gpus_needed);
     if (!eligibility.selected) continue;
     auto facts = core::NodeFactsFromLabels(n.labels);
     if (!facts.ok()) {
@@ -55,7 +82,14 @@ NodeGroups GroupNodes(const core::KernelCacheSpec& spec, const std::vector<NodeV
       }
     } else {
       g.ineligible.push_back(n.name + " (" + eligibility.reason + ")");
+      if (eligibility.too_few_gpus) g.too_small.push_back(n.name);
     }
+    g.most_gpus = std::max(g.most_gpus, n.gpu_allocatable);
+  }
+  out.warmup_fits = WarmupFits(out, gpus_needed);
+  if (out.warmup_fits.reason != "Fits" &&
+      (prev_fits == nullptr || prev_fits->message != out.warmup_fits.message)) {
+    out.effects.Event("Warning", "WarmupDoesNotFit", out.warmup_fits.message);
   }
   if (missing.empty()) {
     out.missing_labels = {false, "AllLabelled",

@@ -1464,7 +1464,7 @@ TEST(GroupNodesTest, GroupsByFingerprintAndSplitsEligibility) {
                          {GpuNodeView("h200-1", GpuLabels("NVIDIA-H200")), cordoned,
                           GpuNodeView("a100-1", GpuLabels("NVIDIA-A100")),
                           GpuNodeView("bare", unlabelled), GpuNodeView("other", unselected)},
-                         nullptr);
+                         nullptr, nullptr);
   ASSERT_EQ(g.groups.size(), 2u);
   EXPECT_EQ(g.node_fp.count("other"), 0u);
   EXPECT_EQ(g.node_fp.count("bare"), 0u);
@@ -1485,12 +1485,60 @@ TEST(GroupNodesTest, GroupsByFingerprintAndSplitsEligibility) {
   prev.status = "True";
   prev.message = g.missing_labels.message;
   const decide::NodeGroups again =
-      decide::GroupNodes(spec, {GpuNodeView("bare", unlabelled)}, &prev);
+      decide::GroupNodes(spec, {GpuNodeView("bare", unlabelled)}, &prev, nullptr);
   EXPECT_TRUE(again.effects.events.empty());
 
-  const decide::NodeGroups none = decide::GroupNodes(spec, {}, nullptr);
+  const decide::NodeGroups none = decide::GroupNodes(spec, {}, nullptr, nullptr);
   EXPECT_FALSE(none.missing_labels.value);
   EXPECT_EQ(none.missing_labels.reason, "AllLabelled");
+  EXPECT_TRUE(none.warmup_fits.value);
+  EXPECT_EQ(none.warmup_fits.reason, "Fits");
+}
+
+// A server warmup asks for its template's GPU count: nodes with fewer are
+// not chosen, and a fingerprint none of whose nodes has them is reported.
+TEST(GroupNodesTest, ServerWarmupNeedsTheTemplatesGpus) {
+  core::KernelCacheSpec spec = Kc().spec;
+  spec.image.clear();
+  spec.warmup.command.clear();
+  spec.warmup.server = core::ServerSpec{};
+  spec.warmup.server->pod_template = {
+      {"spec",
+       {{"containers",
+         {{{"name", "srv"},
+           {"image", "srv:1"},
+           {"ports", {{{"containerPort", 8000}}}},
+           {"resources", {{"limits", {{"nvidia.com/gpu", "4"}}}}}}}}}}};
+  auto sized = [](const std::string& name, const std::string& product, int64_t gpus) {
+    NodeView n = GpuNodeView(name, GpuLabels(product));
+    n.gpu_allocatable = gpus;
+    return n;
+  };
+  const std::vector<NodeView> mixed = {sized("h200-8", "NVIDIA-H200", 8),
+                                       sized("h200-2", "NVIDIA-H200", 2)};
+  const decide::NodeGroups g = decide::GroupNodes(spec, mixed, nullptr, nullptr);
+  const decide::Group& h200 = g.groups.at(g.node_fp.at("h200-8"));
+  EXPECT_EQ(h200.eligible, std::vector<std::string>{"h200-8"});
+  EXPECT_EQ(h200.ineligible,
+            std::vector<std::string>{"h200-2 (2 allocatable nvidia.com/gpu, the warmup needs 4)"});
+  EXPECT_TRUE(g.warmup_fits.value);
+  EXPECT_EQ(g.warmup_fits.reason, "SomeNodesTooSmall");
+  ASSERT_EQ(g.effects.events.size(), 1u);
+  EXPECT_EQ(g.effects.events[0].event_reason, "WarmupDoesNotFit");
+
+  const decide::NodeGroups small =
+      decide::GroupNodes(spec, {sized("a100-2", "NVIDIA-A100", 2)}, nullptr, nullptr);
+  EXPECT_FALSE(small.warmup_fits.value);
+  EXPECT_EQ(small.warmup_fits.reason, "NoNodeFits");
+  EXPECT_NE(small.warmup_fits.message.find("at most 2 allocatable GPU(s)"), std::string::npos)
+      << small.warmup_fits.message;
+  EXPECT_TRUE(small.groups.begin()->second.label_sets.empty());
+  // The same message as last time: no second Event.
+  api::Condition prev;
+  prev.status = "False";
+  prev.message = small.warmup_fits.message;
+  EXPECT_TRUE(decide::GroupNodes(spec, {sized("a100-2", "NVIDIA-A100", 2)}, nullptr, &prev)
+                  .effects.events.empty());
 }
 
 }  // namespace

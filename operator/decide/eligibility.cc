@@ -1,6 +1,7 @@
 #include "operator/decide/eligibility.h"
 
 #include <algorithm>
+#include <string>
 
 #include "core/fingerprint.h"
 
@@ -14,7 +15,8 @@ bool NodeSelectorMatches(const std::map<std::string, std::string>& node_selector
   });
 }
 
-NodeEligibility EligibilityOf(const NodeView& n, const core::KernelCacheSpec& spec) {
+NodeEligibility EligibilityOf(const NodeView& n, const core::KernelCacheSpec& spec,
+                              int64_t gpus_needed) {
   NodeEligibility e;
   e.selected = NodeSelectorMatches(spec.node_selector, n.labels);
   if (!e.selected) return e;
@@ -27,6 +29,10 @@ NodeEligibility EligibilityOf(const NodeView& n, const core::KernelCacheSpec& sp
     e.reason = "GPU driver upgrade: " + it->second;
   } else if (n.gpu_allocatable <= 0) {
     e.reason = "no allocatable nvidia.com/gpu";
+  } else if (n.gpu_allocatable < gpus_needed) {
+    e.reason = std::to_string(n.gpu_allocatable) + " allocatable nvidia.com/gpu, the warmup needs " +
+               std::to_string(gpus_needed);
+    e.too_few_gpus = true;
   }
   return e;
 }

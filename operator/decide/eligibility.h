@@ -22,13 +22,20 @@ bool NodeSelectorMatches(const std::map<std::string, std::string>& node_selector
 struct NodeEligibility {
   bool selected = false;  // the node matches spec.nodeSelector
   // Why a selected node may not run a warmup now ("cordoned", "NotReady",
-  // "GPU driver upgrade: <state>", "no allocatable nvidia.com/gpu"); "" when
+  // "GPU driver upgrade: <state>", "no allocatable nvidia.com/gpu", "2
+  // allocatable nvidia.com/gpu, the warmup needs 4"); "" when
   // it may. Empty when not selected.
   std::string reason;
+  bool too_few_gpus = false;  // the reason is the GPU count alone
   bool eligible() const { return selected && reason.empty(); }
 };
 
-NodeEligibility EligibilityOf(const NodeView& node, const core::KernelCacheSpec& spec);
+// `gpus_needed`: core::WarmupGpus(spec), computed once by the caller (a
+// server form's template is parsed for it); a node with fewer allocatable
+// GPUs cannot host the warmup ("2 allocatable nvidia.com/gpu, the warmup
+// needs 4").
+NodeEligibility EligibilityOf(const NodeView& node, const core::KernelCacheSpec& spec,
+                              int64_t gpus_needed);
 
 // Whether an update of a node (before -> after) can change the decision of
 // a KernelCache with this nodeSelector: the node enters or leaves the

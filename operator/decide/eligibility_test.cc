@@ -47,6 +47,7 @@ TEST(EligibilityOfTest, Table) {
     NodeView node;
     bool selected;
     std::string reason;
+    int64_t gpus_needed = 1;
   } cases[] = {
       {"eligible", node({{"gpu", "true"}}), true, ""},
       {"not selected", node({{"gpu", "false"}}), false, ""},
@@ -83,9 +84,14 @@ TEST(EligibilityOfTest, Table) {
          return n;
        }(),
        true, "no allocatable nvidia.com/gpu"},
+      {"as many GPUs as the warmup needs", node({{"gpu", "true"}}), true, "", 8},
+      {"fewer GPUs than the warmup needs", node({{"gpu", "true"}}), true,
+       "8 allocatable nvidia.com/gpu, the warmup needs 16", 16},
+      {"a server template that cannot be read: any GPU node", node({{"gpu", "true"}}), true, "",
+       0},
   };
   for (const auto& c : cases) {
-    const NodeEligibility e = EligibilityOf(c.node, spec);
+    const NodeEligibility e = EligibilityOf(c.node, spec, c.gpus_needed);
     EXPECT_EQ(e.selected, c.selected) << c.name;
     EXPECT_EQ(e.reason, c.reason) << c.name;
     EXPECT_EQ(e.eligible(), c.selected && c.reason.empty()) << c.name;

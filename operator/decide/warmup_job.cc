@@ -8,53 +8,19 @@
 #include "core/fingerprint.h"
 #include "core/manifest.h"
 #include "core/security_context.h"
+#include "operator/decide/job_parts.h"
 #include "operator/decide/names.h"
+#include "operator/decide/server_warmup_job.h"
 
 namespace kc::op {
 namespace {
 
-Json Labels(const core::KernelCache& kc, const std::string& component) {
-  return {{kLabelName, kc.metadata.name},
-          {kLabelComponent, component},
-          {"app.kubernetes.io/managed-by", "kernelcache-operator"}};
-}
-
-Json Volumes(const core::KernelCache& kc) {
-  return Json::array(
-      {{{"name", "cache"}, {"persistentVolumeClaim", {{"claimName", core::ClaimName(kc)}}}},
-       {{"name", "run"}, {"emptyDir", Json::object()}}});
-}
-
-Json Mounts() {
-  return Json::array({{{"name", "cache"}, {"mountPath", kCacheMountPath}},
-                      {{"name", "run"}, {"mountPath", kRunMountPath}}});
-}
-
-Json DownwardEnv() {
-  return Json::array(
-      {{{"name", "KC_JOB_UID"},
-        {"valueFrom",
-         {{"fieldRef", {{"fieldPath", "metadata.labels['batch.kubernetes.io/controller-uid']"}}}}}},
-       {{"name", "KC_NODE_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "spec.nodeName"}}}}}},
-       {{"name", "KC_POD_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}}});
-}
-
-Json InitwarmContainer(const std::string& name, const Settings& settings,
-                       std::vector<std::string> args) {
-  Json c = {
-      {"name", name},
-      {"image", settings.initwarm_image},
-      {"imagePullPolicy", settings.image_pull_policy},
-      {"command", Json::array({"initwarm"})},
-      {"args", std::move(args)},
-      {"env", DownwardEnv()},
-      {"volumeMounts", Mounts()},
-      {"terminationMessagePath", "/dev/termination-log"},
-      {"terminationMessagePolicy", "FallbackToLogsOnError"},
-      {"resources",
-       {{"requests", {{"cpu", "100m"}, {"memory", "128Mi"}}}, {"limits", {{"memory", "1Gi"}}}}}};
-  return c;
-}
+Json CommandWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
+                      const std::vector<std::string>& prepare_args,
+                      const std::vector<std::string>& seal_args, const std::string& node_facts,
+                      const std::string& runtime_facts,
+                      const std::vector<std::map<std::string, std::string>>& label_sets,
+                      const Settings& settings);
 
 Json GpuResources(const Json& user) {
   Json r = user.is_object() ? user : Json::object();
@@ -67,65 +33,9 @@ Json GpuResources(const Json& user) {
   return r;
 }
 
-Json Affinity(const std::vector<std::map<std::string, std::string>>& label_sets) {
-  const std::string upgrade(core::labels::kDriverUpgradeState);
-  Json terms = Json::array();
-  for (const auto& set : label_sets) {
-    Json exprs = Json::array();
-    for (const auto& [k, v] : set) {
-      exprs.push_back({{"key", k}, {"operator", "In"}, {"values", Json::array({v})}});
-    }
-    Json absent = exprs;
-    absent.push_back({{"key", upgrade}, {"operator", "DoesNotExist"}});
-    Json done = exprs;
-    done.push_back(
-        {{"key", upgrade}, {"operator", "In"}, {"values", Json::array({"", "upgrade-done"})}});
-    terms.push_back({{"matchExpressions", std::move(absent)}});
-    terms.push_back({{"matchExpressions", std::move(done)}});
-  }
-  return {{"nodeAffinity",
-           {{"requiredDuringSchedulingIgnoredDuringExecution",
-             {{"nodeSelectorTerms", std::move(terms)}}}}}};
-}
 
-// Every container non-root, no privilege escalation, no capabilities; the
-// pod as the KernelCache's warmup uid with the cache group
-// (core/security_context.h, docs/permissions.md).
-void Secure(const core::KernelCache& kc, Json& pod) {
-  const core::PodSecurity sec = core::WarmupPodSecurity(kc.spec);
-  pod["securityContext"] = sec.pod;
-  for (const char* list : {"initContainers", "containers"}) {
-    if (!pod.contains(list)) continue;
-    for (auto& c : pod[list]) c["securityContext"] = sec.container;
-  }
-}
 
-Json JobShell(const core::KernelCache& kc, const std::string& name, Json labels, Json annotations,
-              Json pod_spec, int64_t deadline, int32_t backoff) {
-  return {{"apiVersion", "batch/v1"},
-          {"kind", "Job"},
-          {"metadata",
-           {{"name", name},
-            {"namespace", kc.metadata.namespace_},
-            {"labels", labels},
-            {"annotations", std::move(annotations)},
-            {"ownerReferences", Json::array({OwnerReference(kc)})}}},
-          {"spec",
-           {{"backoffLimit", backoff},
-            {"activeDeadlineSeconds", deadline},
-            {"template", {{"metadata", {{"labels", labels}}}, {"spec", std::move(pod_spec)}}}}}};
-}
 
-// Warmup and GC pods need no API access (the operator reads their results
-// from the pod status): the user's image gets no ServiceAccount token
-// unless --warmup-service-account names an account for it on purpose.
-void ServiceAccount(const Settings& settings, Json& pod) {
-  if (settings.service_account.empty()) {
-    pod["automountServiceAccountToken"] = false;
-  } else {
-    pod["serviceAccountName"] = settings.service_account;
-  }
-}
 
 }  // namespace
 
@@ -151,6 +61,37 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
                                         "--termination-log=/dev/termination-log",
                                         "--replace"};
 
+  const std::string node_facts = core::NodeFactsToJson(node);
+  const std::string runtime_facts = core::RuntimeFactsToJson(core::RuntimeFactsFor(spec));
+  Json pod = spec.warmup.server
+                 ? BuildServerWarmupPod(kc, fp_id, prepare_args, seal_args, node_facts,
+                                        runtime_facts, label_sets, settings)
+                 : CommandWarmupPod(kc, fp_id, prepare_args, seal_args, node_facts,
+                                    runtime_facts, label_sets, settings);
+
+  Json labels = Labels(kc, "warmup");
+  labels[kLabelFingerprint] = fp_id;
+  Json annotations = {{kAnnotationFingerprint, fp_id},
+                      {"kernelcache.io/warm-generation", std::to_string(warm_generation)}};
+  Json job = JobShell(kc, WarmupJobName(kc.metadata.name, fp_id, warm_generation),
+                      std::move(labels), std::move(annotations), std::move(pod),
+                      spec.warmup.active_deadline_seconds, spec.warmup.backoff_limit);
+  if (!spec.warmup.pod_annotations.empty()) {
+    job["spec"]["template"]["metadata"]["annotations"] = spec.warmup.pod_annotations;
+  }
+  return job;
+}
+
+namespace {
+
+// The command form's pod: prepare, the user's warmup in spec.image, seal.
+Json CommandWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
+                      const std::vector<std::string>& prepare_args,
+                      const std::vector<std::string>& seal_args, const std::string& node_facts,
+                      const std::string& runtime_facts,
+                      const std::vector<std::map<std::string, std::string>>& label_sets,
+                      const Settings& settings) {
+  const auto& spec = kc.spec;
   // The user's warmup container.
   std::set<std::string> reserved;
   for (const auto& [k, v] : core::CacheViewEnv()) reserved.insert(k);
@@ -178,9 +119,8 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
   if (!spec.warmup.args.empty()) warmup["args"] = spec.warmup.args;
 
   Json seal = InitwarmContainer("seal", settings, seal_args);
-  seal["env"].push_back({{"name", "KC_NODE_FACTS"}, {"value", core::NodeFactsToJson(node)}});
-  seal["env"].push_back({{"name", "KC_RUNTIME_FACTS"},
-                         {"value", core::RuntimeFactsToJson(core::RuntimeFactsFor(spec))}});
+  seal["env"].push_back({{"name", "KC_NODE_FACTS"}, {"value", node_facts}});
+  seal["env"].push_back({{"name", "KC_RUNTIME_FACTS"}, {"value", runtime_facts}});
   seal["resources"]["limits"]["nvidia.com/gpu"] = "1";
 
   Json pod = {{"restartPolicy", "Never"},
@@ -199,19 +139,10 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
     pod["priorityClassName"] = settings.warmup_priority_class;
   }
   Secure(kc, pod);
-
-  Json labels = Labels(kc, "warmup");
-  labels[kLabelFingerprint] = fp_id;
-  Json annotations = {{kAnnotationFingerprint, fp_id},
-                      {"kernelcache.io/warm-generation", std::to_string(warm_generation)}};
-  Json job = JobShell(kc, WarmupJobName(kc.metadata.name, fp_id, warm_generation),
-                      std::move(labels), std::move(annotations), std::move(pod),
-                      spec.warmup.active_deadline_seconds, spec.warmup.backoff_limit);
-  if (!spec.warmup.pod_annotations.empty()) {
-    job["spec"]["template"]["metadata"]["annotations"] = spec.warmup.pod_annotations;
-  }
-  return job;
+  return pod;
 }
+
+}  // namespace
 
 Json BuildGcJob(const core::KernelCache& kc, const std::map<std::string, std::string>& remove,
                 const Settings& settings) {
