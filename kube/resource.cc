@@ -30,6 +30,8 @@ const Resource kPods{"", "v1", "pods", "Pod", true};
 const Resource kPersistentVolumeClaims{"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim",
                                        true};
 const Resource kJobs{"batch", "v1", "jobs", "Job", true};
+const Resource kDeployments{"apps", "v1", "deployments", "Deployment", true};
+const Resource kStatefulSets{"apps", "v1", "statefulsets", "StatefulSet", true};
 const Resource kSecrets{"", "v1", "secrets", "Secret", true};
 const Resource kConfigMaps{"", "v1", "configmaps", "ConfigMap", true};
 const Resource kEvents{"", "v1", "events", "Event", true};

@@ -30,6 +30,8 @@ extern const Resource kNodes;
 extern const Resource kPods;
 extern const Resource kPersistentVolumeClaims;
 extern const Resource kJobs;
+extern const Resource kDeployments;
+extern const Resource kStatefulSets;
 extern const Resource kSecrets;
 extern const Resource kConfigMaps;
 extern const Resource kEvents;

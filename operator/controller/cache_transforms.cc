@@ -59,6 +59,9 @@ kube::ObjectTransform CacheTransformFor(const kube::Resource& r) {
                             {"resources", true}},
                            {{"phase", true}, {"accessModes", true}, {"capacity", true}}));
   }
+  if (r.group == "apps" && (r.resource == "deployments" || r.resource == "statefulsets")) {
+    return Projection(Mask(Metadata(false), {{"template", true}}, Json()));
+  }
   return kube::WithoutManagedFields;
 }
 

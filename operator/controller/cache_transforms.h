@@ -15,6 +15,8 @@
 //                 status (JobViewFromJson); never spec (the pod template)
 //   PVC           metadata, spec.{accessModes,storageClassName,volumeName,
 //                 resources}, status.{phase,accessModes,capacity}
+//   Deployment,   metadata, spec.template (the pod template a server warmup
+//   StatefulSet   names; operator/controller/workloads.h)
 //   KernelCache   everything but metadata.managedFields (the reconciler
 //                 patches status against the whole object; Events and the
 //                 webhooks read it too)

@@ -10,6 +10,7 @@
 #include "operator/controller/cache_transforms.h"
 #include "operator/controller/event_keys.h"
 #include "operator/controller/gate_reports.h"
+#include "operator/controller/workloads.h"
 #include "operator/decide/eligibility.h"
 #include "operator/decide/views.h"
 
@@ -61,6 +62,7 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
     WatchOwned(kube::resources::kPods, ns, &caches_.pods, "pod", PodChangeMatters);
     WatchGatedPods(ns);
     WatchPvcs(ns);
+    WatchWorkloads(ns);
   }
   WatchNodes();
   events_ = std::make_unique<ClientEventSink>(
@@ -128,6 +130,34 @@ void Controller::WatchPvcs(const std::string& ns) {
       [this](const Json& o) { EnqueueForPvc(o); },
       [this](const Json&, const Json& o) { EnqueueForPvc(o); },
       [this](const Json& o, bool) { EnqueueForPvc(o); },
+  });
+}
+
+void Controller::WatchWorkloads(const std::string& ns) {
+  for (const auto* r : {&kube::resources::kDeployments, &kube::resources::kStatefulSets}) {
+    auto* stores = r == &kube::resources::kDeployments ? &caches_.deployments
+                                                      : &caches_.statefulsets;
+    auto& inf = AddInformer(*r, ns, "", stores);
+    const std::string kind = r->kind;
+    inf.AddEventHandler({
+        [this, kind](const Json& o) { EnqueueForWorkload(kind, o); },
+        [this, kind](const Json& before, const Json& after) {
+          // Status-only updates (a rollout's progress) change nothing read.
+          if (api::Object(before, "spec") != api::Object(after, "spec")) {
+            EnqueueForWorkload(kind, after);
+          }
+        },
+        [this, kind](const Json& o, bool) { EnqueueForWorkload(kind, o); },
+    });
+  }
+}
+
+void Controller::EnqueueForWorkload(const std::string& kind, const Json& workload) {
+  Safely(logger_, "workload", [&] {
+    for (const std::string& key :
+         KeysNamingWorkload(kind, workload, Caches::All(caches_.kernelcaches))) {
+      Enqueue(key, "workload");
+    }
   });
 }
 
@@ -353,7 +383,10 @@ std::vector<core::KernelCache> Controller::KernelCachesIn(const std::string& ns)
   std::vector<core::KernelCache> out;
   for (const Json& kc : Caches::All(caches_.kernelcaches)) {
     if (api::MetaString(kc, "namespace") == ns) {
-      out.push_back(core::KernelCacheFromJson(kc));
+      core::KernelCache parsed = core::KernelCacheFromJson(kc);
+      std::vector<std::string> ignored;  // the reconciler reports them
+      ResolveWorkload(&parsed, caches_, &ignored);
+      out.push_back(std::move(parsed));
     }
   }
   return out;

@@ -110,6 +110,10 @@ class Controller {
                   ChangeMatters matters);
   void WatchGatedPods(const std::string& ns);
   void WatchPvcs(const std::string& ns);
+  // Deployments and StatefulSets: a change of one a server warmup names
+  // queues the KernelCaches naming it.
+  void WatchWorkloads(const std::string& ns);
+  void EnqueueForWorkload(const std::string& kind, const Json& workload);
   void WatchNodes();
   void Enqueue(const std::string& key, const char* source);
   // Every KernelCache whose spec.nodeSelector matches `labels`.

@@ -7,6 +7,7 @@
 #include "base/utf8.h"
 #include "core/api_types.h"
 #include "operator/controller/gate_reports.h"
+#include "operator/controller/workloads.h"
 #include "operator/controller/miss_ledger.h"
 #include "operator/decide/decide.h"
 #include "operator/decide/eligibility.h"
@@ -67,6 +68,7 @@ Reconciler::Reconciler(kube::Client& client, Caches caches, Settings settings, E
 Observed Reconciler::Observe(const Json& kc_json) const {
   Observed o;
   o.kc = core::KernelCacheFromJson(kc_json, &o.parse_errors);
+  ResolveWorkload(&o.kc, caches_, &o.parse_errors);
   o.settings = settings_;
   const std::string& ns = o.kc.metadata.namespace_;
   const std::string& name = o.kc.metadata.name;

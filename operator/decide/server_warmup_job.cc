@@ -20,7 +20,6 @@ constexpr const char* kKeptPodFields[] = {
 
 // The template's container as a native sidecar of the warmup pod.
 Json Sidecar(Json c, const std::string& fp_id) {
-  if (!c.is_object()) return c;
   for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"}) c.erase(probe);
   if (c.contains("ports") && c["ports"].is_array()) {
     for (auto& p : c["ports"]) {
@@ -74,8 +73,14 @@ Json BuildServerWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
   auto serving = core::ServingContainerOf(server);
 
   Json inits = Json::array({InitwarmContainer("prepare", settings, prepare_args, kServerVolumes)});
-  for (const auto& c : ListOf(tspec, "initContainers")) inits.push_back(c);
-  for (const auto& c : ListOf(tspec, "containers")) inits.push_back(Sidecar(c, fp_id));
+  // Entries that are not objects are left out (CheckServerTemplate refuses
+  // such a template before any Job is built).
+  for (const auto& c : ListOf(tspec, "initContainers")) {
+    if (c.is_object()) inits.push_back(c);
+  }
+  for (const auto& c : ListOf(tspec, "containers")) {
+    if (c.is_object()) inits.push_back(Sidecar(c, fp_id));
+  }
 
   std::vector<std::string> drive = {"drive",
                                     "--port=" + std::to_string(serving.ok() ? serving->port : 0),
