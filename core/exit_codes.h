@@ -26,5 +26,9 @@ inline constexpr int kExitPermissionDenied = 11;
 // cache, a FIFO, socket or device, a name a cache may not hold); nothing
 // published. The same warmup output is refused again: fix the warmup.
 inline constexpr int kExitRefused = 12;
+// drive: the server warmup's server never became ready within --timeout, a
+// request of the plan failed or answered non-2xx, or the staging tree never
+// settled; nothing published (the seal did not run).
+inline constexpr int kExitDriveFailed = 13;
 
 }  // namespace kc::core

@@ -23,6 +23,8 @@ const Command kCommands[] = {
     {"prepare", kc::initwarm::RunPrepare,
      "warmup init: staging directory, view symlink, single-writer lock"},
     {"seal", kc::initwarm::RunSeal, "warmup main: hash, manifest, atomic publish, READY"},
+    {"drive", kc::initwarm::RunDrive,
+     "server warmup main: send the request plan to the model server, detach the view, seal"},
     {"wait", kc::initwarm::RunWait,
      "model pod init: resolve fingerprint, wait for READY, validate, build the view"},
     {"verify", kc::initwarm::RunVerify, "the validation ladder; quarantines a bad cache"},

@@ -16,21 +16,45 @@ namespace http = beast::http;
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
-constexpr char kReachable[] = "; is the kernelcache-operator service reachable?";
+http::verb VerbOf(const std::string& method) {
+  const http::verb verb = http::string_to_verb(method);
+  switch (verb) {
+    case http::verb::post:
+    case http::verb::put:
+    case http::verb::patch:
+    case http::verb::delete_:
+      return verb;
+    default:
+      return http::verb::get;
+  }
+}
 
 http::request<http::string_body> RequestFor(const core::ResolveUrl& url, const HttpCall& call) {
-  const http::verb verb = call.method == "POST" ? http::verb::post : http::verb::get;
+  const http::verb verb = VerbOf(call.method);
   http::request<http::string_body> req{verb, call.target, 11};
   req.set(http::field::host, url.host);
   req.set(http::field::user_agent, "kernelcache-initwarm");
   req.set(http::field::accept, "application/json");
   if (!call.authorization.empty()) req.set(http::field::authorization, call.authorization);
-  if (verb == http::verb::post) {
-    req.set(http::field::content_type, "application/json");
+  if (verb == http::verb::post || !call.body.empty()) {
+    req.set(http::field::content_type,
+            call.content_type.empty() ? "application/json" : call.content_type);
     req.body() = call.body;
   }
+  for (const auto& [name, value] : call.headers) req.set(name, value);
   req.prepare_payload();
   return req;
+}
+
+// A failed exchange as a Status: DeadlineExceeded when the guard fired or a
+// stage timed out, else Unavailable naming the stage.
+Status TransportError(const std::string& where, const std::string& hint, beast::error_code failure,
+                      bool timed_out, const std::string& stage, std::chrono::milliseconds timeout) {
+  if (timed_out || failure == beast::error::timeout) {
+    return DeadlineExceededError(where + ": no answer within " + std::to_string(timeout.count()) +
+                                 " ms" + hint);
+  }
+  return UnavailableError(where + ": " + stage + ": " + failure.message() + hint);
 }
 
 }  // namespace
@@ -84,14 +108,45 @@ StatusOr<HttpReply> HttpExchange(const core::ResolveUrl& url, const HttpCall& ca
       });
   ioc.run();
   if (failure) {
-    const std::string where = HttpWhere(url, call);
-    if (timed_out || failure == beast::error::timeout) {
-      return DeadlineExceededError(where + ": no answer within " + std::to_string(timeout.count()) +
-                                   " ms" + kReachable);
-    }
-    return UnavailableError(where + ": " + stage + ": " + failure.message() + kReachable);
+    return TransportError(HttpWhere(url, call), call.unreachable_hint, failure, timed_out, stage,
+                          timeout);
   }
   return HttpReply{res.result_int(), std::move(res.body())};
+}
+
+Status TcpConnect(const core::ResolveUrl& url, std::chrono::milliseconds timeout) {
+  asio::io_context ioc;
+  tcp::resolver resolver(ioc);
+  beast::tcp_stream stream(ioc);
+  beast::error_code failure;
+  std::string stage = "resolve host";
+  asio::steady_timer guard(ioc, timeout);
+  bool timed_out = false;
+  guard.async_wait([&](beast::error_code ec) {
+    if (ec) return;
+    timed_out = true;
+    resolver.cancel();
+    stream.cancel();
+  });
+  resolver.async_resolve(
+      url.host, url.port, [&](beast::error_code ec, const tcp::resolver::results_type& results) {
+        if (ec) {
+          failure = ec;
+          guard.cancel();
+          return;
+        }
+        stage = "connect";
+        stream.async_connect(results, [&](beast::error_code ec2, const tcp::endpoint&) {
+          failure = ec2;
+          guard.cancel();
+          beast::error_code ignored;
+          stream.socket().close(ignored);
+        });
+      });
+  ioc.run();
+  if (!failure && !timed_out) return OkStatus();
+  return TransportError("tcp://" + url.host + ":" + url.port, "", failure, timed_out, stage,
+                        timeout);
 }
 
 Status StatusForHttp(const std::string& what, const HttpReply& reply) {

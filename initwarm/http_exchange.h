@@ -1,5 +1,6 @@
-// One HTTP/1.1 exchange with the operator (plain HTTP to its in-cluster
-// Service), shared by the resolve client and the miss sender. Boost.Beast
+// One HTTP/1.1 exchange over plain HTTP: with the operator's in-cluster
+// Service (the resolve client, the miss sender) or with a server warmup's
+// own server on the loopback (`initwarm drive`). Boost.Beast
 // over Boost.Asio; one timer bounds the whole exchange, name resolution
 // included. Only transport failures are errors here: any HTTP status comes
 // back as a reply, and StatusForHttp maps a non-200 reply to a Status.
@@ -7,17 +8,28 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/status.h"
 #include "core/resolve_answer.h"
 
 namespace kc::initwarm {
 
+// What a transport failure's message ends with by default: what to check.
+inline constexpr char kOperatorUnreachable[] = "; is the kernelcache-operator service reachable?";
+
 struct HttpCall {
-  std::string method;         // "GET" or "POST"
+  std::string method;         // "GET", "POST", "PUT", "PATCH", "DELETE"; others are GET
   std::string target;         // path and query, e.g. "/v1/resolve?node=n"
   std::string authorization;  // the Authorization header; "" sends none
-  std::string body;           // POST: sent as application/json
+  std::string body;           // sent when not empty, and always with POST
+  // Further request headers, set after the client's own (Host, User-Agent,
+  // Accept, Authorization, Content-Type), so one of the same name replaces
+  // it. Content-Length is always the body's.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string content_type;                             // of a body sent; "" is application/json
+  std::string unreachable_hint = kOperatorUnreachable;  // appended to transport failures
 };
 
 struct HttpReply {
@@ -33,6 +45,11 @@ std::string HttpWhere(const core::ResolveUrl& url, const HttpCall& call);
 // for any other transport failure.
 StatusOr<HttpReply> HttpExchange(const core::ResolveUrl& url, const HttpCall& call,
                                  std::chrono::milliseconds timeout);
+
+// Whether a TCP connection to url.host:url.port opens within `timeout`
+// (then closed at once, nothing sent): OK, else DeadlineExceeded or
+// Unavailable naming the stage.
+Status TcpConnect(const core::ResolveUrl& url, std::chrono::milliseconds timeout);
 
 // A non-200 reply as a Status carrying the body's {"error"} (or its first
 // 200 bytes): 404 NotFound, 400 InvalidArgument, 401 Unauthenticated,

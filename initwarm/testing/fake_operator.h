@@ -1,7 +1,7 @@
-// FakeOperator: a one-route HTTP server on 127.0.0.1:0 answering every
-// request with a fixed status and body (or, with hang, never answering),
-// recording each request it saw. For the tests of initwarm's HTTP clients
-// (resolve, miss reports); linked by tests only.
+// FakeOperator: a one-route HTTP server on 127.0.0.1:0 (a LoopbackServer)
+// answering every request with a fixed status and body (or, with hang,
+// never answering), recording each request it saw. For the tests of
+// initwarm's operator clients (resolve, miss reports); linked by tests only.
 #pragma once
 
 #include <memory>
