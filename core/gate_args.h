@@ -53,6 +53,9 @@ inline constexpr char kResolveUrl[] = "resolve-url";
 namespace gate_env {
 inline constexpr char kNamespace[] = "KC_NAMESPACE";
 inline constexpr char kNodeName[] = "KC_NODE_NAME";
+// The pod's kernelcache.io/parity-mismatch annotation (downward API): how
+// it differs from what was warmed; the gate logs it and reports it.
+inline constexpr char kParity[] = "KC_PARITY";
 }  // namespace gate_env
 
 // The defaults are those of `initwarm wait` run without the flag.

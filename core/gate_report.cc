@@ -39,7 +39,7 @@ Json Encode(const GateReport& r, size_t message_max, size_t reason_max) {
                  {"reason", Cut(g.reason, reason_max)},
                  {"movedTo", Cut(g.moved_to, 200)}});
   }
-  return {{"outcome", std::string(GateOutcomeName(r.outcome))},
+  Json j = {{"outcome", std::string(GateOutcomeName(r.outcome))},
           {"reason", Cut(r.reason, 64)},
           {"fingerprint", Cut(r.fingerprint, 64)},
           {"manifestDigest", Cut(r.manifest_digest, 64)},
@@ -48,6 +48,8 @@ Json Encode(const GateReport& r, size_t message_max, size_t reason_max) {
           {"target", Cut(r.target, 200)},
           {"waitedMs", r.waited_ms},
           {"quarantined", std::move(q)}};
+  if (!r.parity.empty()) j["parity"] = Cut(r.parity, 400);
+  return j;
 }
 
 }  // namespace
@@ -81,6 +83,7 @@ StatusOr<GateReport> ParseGateReport(std::string_view text) {
   KC_RETURN_IF_ERROR(Str(j, "message", &r.message, ""));
   KC_RETURN_IF_ERROR(Str(j, "view", &r.view, ""));
   KC_RETURN_IF_ERROR(Str(j, "target", &r.target, ""));
+  KC_RETURN_IF_ERROR(Str(j, "parity", &r.parity, ""));
   auto parsed = ParseGateOutcome(outcome);
   if (!parsed.ok()) return parsed.status().WithContext("gate report field \"outcome\"");
   r.outcome = *parsed;

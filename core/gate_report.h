@@ -92,6 +92,9 @@ struct GateReport {
   std::string target;
   std::int64_t waited_ms = 0;
   std::vector<GateQuarantine> quarantined;
+  // How this pod differs from what was warmed (the admission webhook's
+  // parity annotation, handed to the gate as env KC_PARITY); "" = none.
+  std::string parity;
   friend bool operator==(const GateReport&, const GateReport&) = default;
 };
 

@@ -28,6 +28,7 @@ TEST(GateReport, RoundTrip) {
   warm.outcome = GateOutcome::kWarm;
   warm.reason = std::string(gate_reason::kValidated);
   warm.manifest_digest = std::string(64, 'c');
+  warm.parity = "env: VLLM_X is \"1\" in the warmup, \"2\" in container server";
   back = ParseGateReport(GateReportToJson(warm));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, warm);

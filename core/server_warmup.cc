@@ -405,6 +405,16 @@ std::vector<std::string> CheckServerTemplate(const ServerSpec& s, const std::str
   return e;
 }
 
+StatusOr<int64_t> PodGpus(const Json& pod_spec) {
+  int64_t total = 0;
+  for (const auto& c : List(pod_spec, "containers")) {
+    if (!c.is_object()) continue;
+    KC_ASSIGN_OR_RETURN(int64_t n, ContainerGpus(c));
+    total += n;
+  }
+  return total;
+}
+
 std::string ServerCommandDigest(const ServingContainer& c) {
   const Json j = {{"args", c.args}, {"command", c.command}};
   return Sha256Hex(j.dump());

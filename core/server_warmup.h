@@ -109,6 +109,10 @@ std::vector<std::string> CheckServer(const ServerSpec& s);
 // ("spec.warmup.server.template" or "Deployment llm's spec.template").
 std::vector<std::string> CheckServerTemplate(const ServerSpec& s, const std::string& where);
 
+// nvidia.com/gpu over the containers of a pod spec (limits, else requests).
+// InvalidArgument for a quantity that is not a whole number.
+StatusOr<int64_t> PodGpus(const nlohmann::json& pod_spec);
+
 // sha256 of the canonical {"args","command"} of the serving container: the
 // fingerprint's "server" input (a new flag is a new cache).
 std::string ServerCommandDigest(const ServingContainer& c);

@@ -1,10 +1,12 @@
 // `initwarm wait`: the model pod's init container.
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "core/exit_codes.h"
+#include "core/gate_args.h"
 #include "core/gate_report.h"
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
@@ -98,8 +100,17 @@ int RunWait(const std::vector<std::string>& args) {
   }
   WaitServices services;
   BuildWaitServices(*command, &services);
+  // The webhook's parity finding (the pod's annotation): said at the start,
+  // where a slow first request will be looked for, and in the report.
+  const char* parity = std::getenv(core::gate_env::kParity);
+  if (parity != nullptr && *parity != '\0') {
+    std::cerr << "initwarm wait: parity: this pod differs from what was warmed, so it compiles "
+                 "what the cache lacks: "
+              << parity << "\n";
+  }
   core::GateReport report;
   auto r = Wait(command->options, services.deps, &report);
+  if (parity != nullptr) report.parity = parity;
   return ReportWait(f, flags, command->options, r, report);
 }
 

@@ -23,14 +23,14 @@ struct Caches {
   std::vector<const kube::Store*> jobs;
   std::vector<const kube::Store*> pods;
   std::vector<const kube::Store*> pvcs;
-  // Deployments and StatefulSets (metadata and spec.template only): the
-  // pod templates server warmups name in spec.warmup.server.workloadRef.
-  std::vector<const kube::Store*> deployments;
-  std::vector<const kube::Store*> statefulsets;
   // Gated model pods (label kernelcache.io/consumer), for their gate reports.
   std::vector<const kube::Store*> gated_pods;
   // What gated pods' miss watchers reported (the miss channel); may be null.
   const MissLedger* misses = nullptr;
+  // Deployments and StatefulSets (metadata and spec.template only): the
+  // pod templates server warmups name in spec.warmup.server.workloadRef.
+  std::vector<const kube::Store*> deployments;
+  std::vector<const kube::Store*> statefulsets;
 
   // By "<ns>/<name>".
   static std::optional<kube::Json> Get(const std::vector<const kube::Store*>& stores,

@@ -153,14 +153,20 @@ std::string PodDisplayName(const Json& pod) {
   return "pod (unnamed)";
 }
 
+// The downward API path of the parity annotation (KC_PARITY of the gate).
+constexpr char kParityFieldPath[] = "metadata.annotations['kernelcache.io/parity-mismatch']";
+static_assert(std::string_view(kParityFieldPath).find(kAnnotationParity) != std::string_view::npos);
+
 Json BuildGateContainer(const Json& pod, const core::KernelCache& kc, const core::GateArgs& gate,
                         const InjectSettings& settings) {
   auto field_ref = [](const char* name, const char* path) {
     return Json{{"name", name},
                 {"valueFrom", {{"fieldRef", {{"apiVersion", "v1"}, {"fieldPath", path}}}}}};
   };
-  Json env = Json::array({field_ref(core::gate_env::kNamespace, "metadata.namespace"),
-                          field_ref(core::gate_env::kNodeName, "spec.nodeName")});
+  Json env = Json::array(
+      {field_ref(core::gate_env::kNamespace, "metadata.namespace"),
+       field_ref(core::gate_env::kNodeName, "spec.nodeName"),
+       field_ref(core::gate_env::kParity, kParityFieldPath)});
   Json resources = {{"requests", {{"cpu", "100m"}, {"memory", "128Mi"}}},
                     {"limits", {{"memory", "1Gi"}}}};
   if (gate.verify == core::Level::kLoadTest) {
@@ -268,7 +274,12 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
                     settings.injector_version, conflicts);
   // Parity: a pod that runs another image or cache-affecting env than the
   // warmup compiles what the cache lacks; say so instead of staying silent.
-  const auto gaps = ParityGaps(Object(pod, "spec"), core::RuntimeFactsFor(kc.spec));
+  std::optional<core::ServingContainer> server;
+  if (kc.spec.warmup.server) {
+    if (auto c = core::ServingContainerOf(*kc.spec.warmup.server); c.ok()) server = *c;
+  }
+  const auto gaps = ParityGaps(Object(pod, "spec"), core::RuntimeFactsFor(kc.spec),
+                               server ? &*server : nullptr);
   if (gaps.empty()) {
     metadata["annotations"].erase(kAnnotationParity);
   } else {

@@ -42,6 +42,40 @@ bool HasEnvFrom(const Json& container) {
   return it != container.end() && it->is_array() && !it->empty();
 }
 
+std::vector<std::string> Words(const Json& container, const char* key) {
+  std::vector<std::string> out;
+  auto it = container.find(key);
+  if (it == container.end() || !it->is_array()) return out;
+  for (const Json& w : *it) out.push_back(w.is_string() ? w.get<std::string>() : w.dump());
+  return out;
+}
+
+std::string Quoted(const std::vector<std::string>& words) {
+  return words.empty() ? "(the image's)" : "[" + StrJoin(words, " ") + "]";
+}
+
+// The server form: command, args and GPU count against the warmed template.
+void ServerGaps(const Json& pod_spec, const Json& container, const core::ServingContainer& warmed,
+                std::vector<ParityGap>* gaps) {
+  const std::string cname = Str(container, "name");
+  for (const auto& [key, want] :
+       {std::pair<const char*, const std::vector<std::string>*>{"command", &warmed.command},
+        {"args", &warmed.args}}) {
+    const auto got = Words(container, key);
+    if (got != *want) {
+      gaps->push_back({ParityField::kCommand, std::string(key) + " of container " + cname +
+                                                  " is " + Quoted(got) + ", the warmup ran " +
+                                                  Quoted(*want)});
+    }
+  }
+  auto gpus = core::PodGpus(pod_spec);
+  if (gpus.ok() && *gpus != warmed.gpus) {
+    gaps->push_back({ParityField::kGpus, "the pod asks for " + std::to_string(*gpus) +
+                                             " nvidia.com/gpu, the warmup ran on " +
+                                             std::to_string(warmed.gpus)});
+  }
+}
+
 }  // namespace
 
 std::string NormalizeImageRef(std::string_view ref) {
@@ -72,7 +106,8 @@ bool SameImage(std::string_view a, std::string_view b) {
   return NormalizeImageRef(a) == NormalizeImageRef(b);
 }
 
-std::vector<ParityGap> ParityGaps(const Json& pod_spec, const core::RuntimeFacts& warmed) {
+std::vector<ParityGap> ParityGaps(const Json& pod_spec, const core::RuntimeFacts& warmed,
+                                  const core::ServingContainer* server) {
   std::vector<ParityGap> gaps;
   auto it = pod_spec.is_object() ? pod_spec.find("containers") : pod_spec.end();
   if (!pod_spec.is_object() || it == pod_spec.end() || !it->is_array() || it->empty()) {
@@ -113,6 +148,7 @@ std::vector<ParityGap> ParityGaps(const Json& pod_spec, const core::RuntimeFacts
     gaps.push_back({ParityField::kEnv, name + " is \"" + *value + "\" in container " + cname +
                                            ", unset in the warmup"});
   }
+  if (server != nullptr) ServerGaps(pod_spec, *serving, *server, &gaps);
   return gaps;
 }
 

@@ -12,7 +12,12 @@
 //     app container), a keyed variable the warmup set to another value or
 //     left unset, or one the warmup set that the container lacks. A value
 //     from valueFrom or envFrom cannot be known at admission and is not
-//     compared; the cache-view variables the webhook injects are skipped.
+//     compared; the cache-view variables the webhook injects are skipped;
+//   - command, gpus (the server form of the warmup, `server` given): the
+//     serving container's command and args differ from the warmed
+//     template's (a server flag is part of its cache keys), or the pod asks
+//     for another nvidia.com/gpu count than the template (another parallel
+//     layout compiles other kernels).
 // Pure.
 #pragma once
 
@@ -22,10 +27,11 @@
 #include <vector>
 
 #include "core/fingerprint.h"
+#include "core/server_warmup.h"
 
 namespace kc::webhook {
 
-enum class ParityField { kImage, kEnv };
+enum class ParityField { kImage, kEnv, kCommand, kGpus };
 
 constexpr std::string_view ParityFieldName(ParityField f) {
   switch (f) {
@@ -33,6 +39,10 @@ constexpr std::string_view ParityFieldName(ParityField f) {
       return "image";
     case ParityField::kEnv:
       return "env";
+    case ParityField::kCommand:
+      return "command";
+    case ParityField::kGpus:
+      return "gpus";
   }
   return "image";
 }
@@ -48,7 +58,9 @@ std::string NormalizeImageRef(std::string_view ref);
 bool SameImage(std::string_view a, std::string_view b);
 
 // The differences between the pod spec `pod_spec` and what was warmed.
-std::vector<ParityGap> ParityGaps(const nlohmann::json& pod_spec, const core::RuntimeFacts& warmed);
+// `server`: the warmed template's serving container (server form), else null.
+std::vector<ParityGap> ParityGaps(const nlohmann::json& pod_spec, const core::RuntimeFacts& warmed,
+                                  const core::ServingContainer* server = nullptr);
 
 // "image: ...; env: ...", at most 1 KiB (the pod annotation's value).
 std::string ParityText(const std::vector<ParityGap>& gaps);

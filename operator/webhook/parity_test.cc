@@ -93,6 +93,37 @@ TEST(ParityGapsTest, Table) {
   }
 }
 
+// The server form: the pod's command, args and GPU count against the
+// warmed template's serving container.
+TEST(ParityGapsTest, ServerForm) {
+  core::ServingContainer warmed;
+  warmed.name = "server";
+  warmed.image = "ghcr.io/org/server:1.0";
+  warmed.command = {"python3", "/app/serve.py"};
+  warmed.args = {"--ranks", "2"};
+  warmed.gpus = 2;
+  core::RuntimeFacts facts;
+  facts.image = warmed.image;
+  auto pod = [&](Json args, const std::string& gpus) {
+    return Spec({{{"name", "server"},
+                  {"image", warmed.image},
+                  {"command", {"python3", "/app/serve.py"}},
+                  {"args", std::move(args)},
+                  {"resources", {{"limits", {{"nvidia.com/gpu", gpus}}}}}}});
+  };
+  EXPECT_TRUE(ParityGaps(pod({"--ranks", "2"}, "2"), facts, &warmed).empty());
+  EXPECT_TRUE(ParityGaps(pod({"--ranks", "4"}, "4"), facts).empty())
+      << "the command form compares no command";
+  const auto gaps = ParityGaps(pod({"--ranks", "4"}, "4"), facts, &warmed);
+  ASSERT_EQ(gaps.size(), 2u);
+  EXPECT_EQ(gaps[0].field, ParityField::kCommand);
+  EXPECT_EQ(gaps[0].detail,
+            "args of container server is [--ranks 4], the warmup ran [--ranks 2]");
+  EXPECT_EQ(gaps[1].field, ParityField::kGpus);
+  EXPECT_EQ(gaps[1].detail, "the pod asks for 4 nvidia.com/gpu, the warmup ran on 2");
+  EXPECT_EQ(ParityText(gaps).substr(0, 9), "command: ");
+}
+
 TEST(ParityTextTest, NamesEachFieldAndIsBounded) {
   EXPECT_EQ(ParityText({{ParityField::kImage, "a"}, {ParityField::kEnv, "b"}}), "image: a; env: b");
   const std::string long_text = ParityText({{ParityField::kEnv, std::string(5000, 'x')}});
