@@ -322,7 +322,7 @@ std::vector<std::string> CheckServer(const ServerSpec& s) {
   const std::string p(kPath);
   std::vector<std::string> e;
   const bool ref = !s.workload_ref.empty();
-  const bool inline_template = !s.pod_template.is_null();
+  const bool inline_template = !s.pod_template.is_null() && !s.from_workload;
   if (ref == inline_template) {
     e.push_back(p + ": set exactly one of workloadRef (a Deployment or StatefulSet the " +
                 "KernelCache gates) and template (a pod template)");

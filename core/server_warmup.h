@@ -61,6 +61,9 @@ struct ServerSpec {
   // "template": a core/v1 PodTemplateSpec. With workloadRef the operator
   // fills it (in memory, never written back) from the workload.
   nlohmann::json pod_template;
+  // True when pod_template was filled from workloadRef (not part of the
+  // JSON): the one source then is the workload.
+  bool from_workload = false;
   std::string container;  // "container": the serving container; "" = the one asking for GPUs
   int32_t port = 0;       // "port": "" = the readiness probe's port, else the first containerPort
   // "readinessPath": "" = the readiness probe's httpGet path; with neither,

@@ -244,10 +244,11 @@ TEST(ServerSpecJson, RoundTripAndFieldErrors) {
   EXPECT_EQ(ServerSpecFromJson(ServerSpecToJson(s), "spec.warmup.server", &errors), s);
   EXPECT_TRUE(errors.empty());
 
-  ServerSpec ref;
+  ServerSpec ref = Server(Template({Vllm()}));  // filled from the workload: never written back
   ref.workload_ref = {"Deployment", "llm"};
-  ref.pod_template = Template({Vllm()});  // filled from the workload: never written back
+  ref.from_workload = true;
   EXPECT_FALSE(ServerSpecToJson(ref).contains("template"));
+  EXPECT_TRUE(CheckServer(ref).empty()) << "one source: the workload";
 
   const Json bad = {{"template", "x"},
                     {"port", "8000"},

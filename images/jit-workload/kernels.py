@@ -77,3 +77,15 @@ KERNELS = [
     ("matmul_128x128x32", matmul_kernel, _MM_SIG, {"BM": 128, "BN": 128, "BK": 32}),
     ("matmul_128x64x64", matmul_kernel, _MM_SIG, {"BM": 128, "BN": 64, "BK": 64}),
 ]
+
+
+@triton.jit
+def rank_add_kernel(x, y, out, n, BLOCK: tl.constexpr, RANK: tl.constexpr):
+    # One binary per tensor-parallel rank, as a sharded server compiles.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK) + RANK
+    mask = offs < n
+    tl.store(out + offs, tl.load(x + offs, mask=mask) + tl.load(y + offs, mask=mask), mask=mask)
+
+
+RANK_ADD_SIG = {"x": "*fp32", "y": "*fp32", "out": "*fp32", "n": "i32", "BLOCK": "constexpr",
+                "RANK": "constexpr"}

@@ -26,6 +26,7 @@ void ResolveWorkload(core::KernelCache* kc, const Caches& caches,
     return;
   }
   s.pod_template = *tmpl;
+  s.from_workload = true;
   for (auto& e : core::CheckServerTemplate(s, what + "'s spec.template")) {
     errors->push_back("spec.warmup.server.workloadRef: " + e);
   }

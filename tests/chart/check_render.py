@@ -13,7 +13,7 @@ import sys
 import yaml
 
 NAMESPACED = {"kernelcaches", "kernelcaches/status", "kernelcaches/finalizers", "pods", "jobs",
-              "persistentvolumeclaims", "events"}
+              "persistentvolumeclaims", "events", "deployments", "statefulsets"}
 FULL = "kc-operator"
 # The chart's appVersion, the images' default tag: the release's VERSION.
 VERSION = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "VERSION")).read().strip()
@@ -28,6 +28,8 @@ EXPECTED_NAMESPACED = {
     "jobs": {"list", "watch", "create", "delete"},
     "persistentvolumeclaims": {"list", "watch", "create", "delete"},
     "events": {"create", "patch"},
+    "deployments": {"list", "watch"},
+    "statefulsets": {"list", "watch"},
 }
 
 

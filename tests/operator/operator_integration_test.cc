@@ -447,6 +447,114 @@ TEST_F(OperatorIntegrationTest, IneligibleNodesGetNoJob) {
   EXPECT_EQ(WarmupJobs("llama").size(), 1u);
 }
 
+// A server warmup: the Deployment's own template, 4 GPUs. The warmup runs
+// only on a node with 4 allocatable GPUs; a fingerprint whose nodes all have
+// fewer is reported (WarmupFits False, Event WarmupDoesNotFit) and gets no
+// Job; a change of the Deployment's template reaches the KernelCache (the
+// workload informer) and moves the fingerprints: at 2 GPUs every node fits.
+TEST_F(OperatorIntegrationTest, ServerWarmupRunsWhereTheTemplatesGpusFit) {
+  AddNode(ns_ + "-big", kDriverA, {}, false, /*gpus=*/8);
+  AddNode(ns_ + "-small", kDriverA, {}, false, /*gpus=*/2);
+  AddNode(ns_ + "-tiny", kDriverB, {}, false, /*gpus=*/2);
+  AddPv();
+  Json server = {{"name", "server"},
+                 {"image", "registry.example/srv@sha256:" + std::string(64, 'b')},
+                 {"args", {"--tensor-parallel-size", "4"}},
+                 {"ports", {{{"name", "http"}, {"containerPort", 8000}}}},
+                 {"readinessProbe", {{"httpGet", {{"path", "/health"}, {"port", "http"}}}}},
+                 {"resources", {{"limits", {{"nvidia.com/gpu", "4"}}}}}};
+  Json deployment = {
+      {"apiVersion", "apps/v1"},
+      {"kind", "Deployment"},
+      {"metadata", {{"name", "srv"}, {"namespace", ns_}}},
+      {"spec",
+       {{"replicas", 0},
+        {"selector", {{"matchLabels", {{"app", "srv"}}}}},
+        {"template",
+         {{"metadata", {{"labels", {{"app", "srv"}}}}},
+          {"spec", {{"containers", {server}}}}}}}}};
+  ASSERT_TRUE(client_->Create(kube::resources::kDeployments, ns_, deployment).ok());
+  StartOperator();
+  Json kc = KernelCache("srv");
+  kc["spec"].erase("image");
+  kc["spec"]["warmup"] = {
+      {"server",
+       {{"workloadRef", {{"kind", "Deployment"}, {"name", "srv"}}},
+        {"parallel", {{"tensor", 4}}},
+        {"requests",
+         {{{"path", "/v1/completions"},
+           {"body", {{"model", "srv"}, {"max_tokens", 4}}},
+           {"promptTokens", {16, 512}}}}}}},
+      {"backoffLimit", 0}};
+  CreateKc(kc);
+
+  // The driver-A fingerprint is warmed on the 8-GPU node, never the 2-GPU one.
+  ASSERT_TRUE(Eventually(
+      [&] {
+        for (const Json& f : Fingerprints("srv")) {
+          if (f.value("driver", "") == kDriverA && f.value("state", "") == "Ready") return true;
+        }
+        return false;
+      },
+      120s))
+      << GetKc("srv").dump(2);
+  auto jobs = WarmupJobs("srv");
+  ASSERT_EQ(jobs.size(), 1u);
+  kube::ListOptions by_job;
+  by_job.label_selector = "job-name=" + jobs[0]["metadata"].value("name", "");
+  auto pods = client_->List(kube::resources::kPods, ns_, by_job);
+  ASSERT_TRUE(pods.ok() && !pods->items.empty());
+  const Json& pod = pods->items[0];
+  EXPECT_EQ(pod["spec"].value("nodeName", ""), ns_ + "-big");
+  const Json& sidecar = pod["spec"]["initContainers"][1];
+  EXPECT_EQ(sidecar.value("name", ""), "server");
+  EXPECT_EQ(sidecar.value("restartPolicy", ""), "Always");
+  EXPECT_EQ(sidecar["resources"]["limits"]["nvidia.com/gpu"], "4");
+  EXPECT_EQ(pod["spec"]["containers"][0]["args"][0], "drive");
+
+  // The driver-B fingerprint: no node can host its warmup.
+  ASSERT_TRUE(Eventually([&] { return Condition("srv", "WarmupFits").value("status", "") == "False"; },
+                         60s))
+      << GetKc("srv").dump(2);
+  const Json fits = Condition("srv", "WarmupFits");
+  EXPECT_EQ(fits.value("reason", ""), "NoNodeFits");
+  EXPECT_NE(fits.value("message", "").find("a warmup needs 4 GPU(s) on one node"),
+            std::string::npos)
+      << fits.dump();
+  for (const Json& f : Fingerprints("srv")) {
+    if (f.value("driver", "") == kDriverB) {
+      EXPECT_EQ(f.value("state", ""), "Pending") << f.dump();
+      EXPECT_NE(fits.value("message", "").find(f.value("id", "")), std::string::npos);
+    }
+  }
+  EXPECT_TRUE(Eventually([&] { return !EventMessage("srv", "WarmupDoesNotFit").empty(); }, 30s));
+  EXPECT_EQ(WarmupJobs("srv").size(), 1u);
+
+  // The Deployment moves to 2 GPUs: new fingerprints (the GPU count is an
+  // input), and now every node can host a warmup.
+  std::set<std::string> before;
+  for (const Json& f : Fingerprints("srv")) before.insert(f.value("id", ""));
+  ASSERT_TRUE(client_
+                  ->Patch(kube::resources::kDeployments, ns_, "srv", kube::PatchType::kJsonPatch,
+                          Json::array({{{"op", "replace"},
+                                        {"path",
+                                         "/spec/template/spec/containers/0/resources/limits/"
+                                         "nvidia.com~1gpu"},
+                                        {"value", "2"}}}))
+                  .ok());
+  ASSERT_TRUE(Eventually(
+      [&] {
+        int ready = 0;
+        for (const Json& f : Fingerprints("srv")) {
+          if (before.count(f.value("id", "")) == 0 && f.value("state", "") == "Ready") ++ready;
+        }
+        return ready == 2;
+      },
+      120s))
+      << GetKc("srv").dump(2);
+  EXPECT_EQ(Condition("srv", "WarmupFits").value("reason", ""), "Fits");
+}
+
 // An invalid spec: refused by the CRD schema naming the field; what the schema
 // cannot see gives InvalidSpec naming the field, and nothing is created.
 TEST_F(OperatorIntegrationTest, InvalidSpec) {

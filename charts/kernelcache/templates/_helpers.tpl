@@ -95,6 +95,11 @@ watched namespace with it); docs/helm.md says why each verb is needed.
 - apiGroups: [""]
   resources: ["persistentvolumeclaims"]
   verbs: ["list", "watch", "create", "delete"]
+# Deployments and StatefulSets (informers, spec.template kept): the pod
+# template a server warmup names in spec.warmup.server.workloadRef.
+- apiGroups: ["apps"]
+  resources: ["deployments", "statefulsets"]
+  verbs: ["list", "watch"]
 # Events (core v1) on KernelCaches: create, then patch the count of a repeat.
 - apiGroups: [""]
   resources: ["events"]
