@@ -94,8 +94,7 @@ Json BuildServerWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
     drive.insert(drive.begin() + 2, "--ready-path=" + serving->readiness_path);
   }
   drive.emplace_back("--");
-  drive.emplace_back("seal");
-  drive.insert(drive.end(), seal_args.begin(), seal_args.end());
+  drive.insert(drive.end(), seal_args.begin(), seal_args.end());  // "seal", its flags
   Json seal = InitwarmContainer("seal", settings, std::move(drive), kServerVolumes);
   seal["env"].push_back({{"name", std::string(core::kWarmupRequestsEnv)},
                          {"value", core::WarmupCallsToJson(core::PlanWarmupCalls(server))}});

@@ -139,6 +139,7 @@ TEST(ServerWarmupPod, TheDriverSealsAfterThePlan) {
   ASSERT_NE(dashdash, args.end());
   ASSERT_NE(dashdash + 1, args.end());
   EXPECT_EQ(*(dashdash + 1), "seal");
+  EXPECT_EQ(std::count(args.begin(), args.end(), "seal"), 1) << "one seal command";
   EXPECT_NE(std::find(dashdash, args.end(), "--fingerprint=3f9a1c2b7d4e5f60"), args.end());
   EXPECT_NE(std::find(dashdash, args.end(), "--replace"), args.end());
   auto plan = core::ParseWarmupCalls(EnvValue(seal, "KC_WARMUP_REQUESTS"));

@@ -87,7 +87,10 @@ PodView PodViewFromJson(const Json& json) {
     v.unschedulable_since = TransitionTime(c).value_or(v.created);
     v.unschedulable_message = TruncateUtf8(c.message, 512);
   }
-  for (const auto* list : {&pod.init_container_statuses, &pod.container_statuses}) {
+  // Main containers first: in a server warmup the server runs as a native
+  // sidecar (an init container) that the kubelet kills (exit 137) once the
+  // driver, the main container, has failed; the driver says why.
+  for (const auto* list : {&pod.container_statuses, &pod.init_container_statuses}) {
     for (const api::ContainerStatus& cs : *list) {
       if (!cs.terminated) continue;
       const api::ContainerStateTerminated& term = *cs.terminated;

@@ -116,6 +116,23 @@ TEST(Views, SealRefusalIsNamedInTheFailureSummary) {
             "seal: Error (exit 1): InvalidArgument: \"nv/fifo\" is a special file");
 }
 
+// A server warmup: the driver (main container "seal") failed, and the
+// kubelet then killed the server sidecar (exit 137). The summary is the
+// driver's reason, not the kill.
+TEST(Views, ServerWarmupFailureNamesTheDriverNotTheKilledSidecar) {
+  PodView v = PodViewFromJson(Json::parse(R"({
+    "metadata": {"name": "p", "labels": {"job-name": "j"}},
+    "status": {"phase": "Failed",
+      "initContainerStatuses": [
+        {"name": "prepare", "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}},
+        {"name": "server", "state": {"terminated": {"exitCode": 137, "reason": "Error"}}}],
+      "containerStatuses": [
+        {"name": "seal", "state": {"terminated": {"exitCode": 13, "reason": "Error", "message":
+         "{\"fingerprint\":\"0123456789abcdef\",\"outcome\":\"Failed\",\"reason\":\"Unavailable\",\"message\":\"drive: call 1 answered HTTP 500\"}"}}}]}})"));
+  EXPECT_EQ(v.seal_exit_code, 13);
+  EXPECT_EQ(v.failure_summary, "seal: Error (exit 13): Unavailable: drive: call 1 answered HTTP 500");
+}
+
 TEST(Views, PodUnschedulable) {
   PodView v = PodViewFromJson(Json::parse(R"({
     "metadata": {"name": "p", "labels": {"job-name": "j"},
