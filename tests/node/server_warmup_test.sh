@@ -220,7 +220,11 @@ pod2=$(until_output 120 new_pod) || fail "the rolled pod never became Ready"
 startup2=$(k -n "$ns" logs "$pod2" -c server | grep -m1 '"startup"')
 python3 -c 'import json,sys; s=json.loads(sys.argv[1]); assert s["compiled"] == 0, s' "$startup2" ||
   fail "$pod2 compiled at startup after the rollout: $startup2"
-echo "ok: rollout: fingerprint $fp -> $fp2 Ready ${roll_s}s after the change; $pod2 startup $startup2"
+stale() {
+  k -n "$ns" get kernelcache srv -o jsonpath="{.status.fingerprints[?(@.id==\"$fp\")].state}" | grep -x Stale
+}
+until_output 60 stale >/dev/null || fail "the old fingerprint $fp is not Stale after the rollout"
+echo "ok: rollout: fingerprint $fp (now Stale, collected after staleAfter) -> $fp2 Ready ${roll_s}s after the change; $pod2 startup $startup2"
 echo "== figures"
 python3 - "$drive_log" "$startup" <<'PY'
 import json, re, sys
