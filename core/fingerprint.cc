@@ -2,12 +2,12 @@
 
 #include <openssl/evp.h>
 
-#include "core/canonical_json.h"
-
 #include <array>
 #include <cctype>
 #include <nlohmann/json.hpp>
 #include <optional>
+
+#include "core/canonical_json.h"
 
 namespace kc::core {
 namespace {

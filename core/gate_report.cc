@@ -40,14 +40,14 @@ Json Encode(const GateReport& r, size_t message_max, size_t reason_max) {
                  {"movedTo", Cut(g.moved_to, 200)}});
   }
   Json j = {{"outcome", std::string(GateOutcomeName(r.outcome))},
-          {"reason", Cut(r.reason, 64)},
-          {"fingerprint", Cut(r.fingerprint, 64)},
-          {"manifestDigest", Cut(r.manifest_digest, 64)},
-          {"message", Cut(r.message, message_max)},
-          {"view", Cut(r.view, 200)},
-          {"target", Cut(r.target, 200)},
-          {"waitedMs", r.waited_ms},
-          {"quarantined", std::move(q)}};
+            {"reason", Cut(r.reason, 64)},
+            {"fingerprint", Cut(r.fingerprint, 64)},
+            {"manifestDigest", Cut(r.manifest_digest, 64)},
+            {"message", Cut(r.message, message_max)},
+            {"view", Cut(r.view, 200)},
+            {"target", Cut(r.target, 200)},
+            {"waitedMs", r.waited_ms},
+            {"quarantined", std::move(q)}};
   if (!r.parity.empty()) j["parity"] = Cut(r.parity, 400);
   return j;
 }

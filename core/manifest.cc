@@ -118,8 +118,8 @@ StatusOr<NodeFacts> NodeFromJson(const json& v, const std::string& where) {
 
 StatusOr<RuntimeFacts> RuntimeFromJson(const json& v, const std::string& where) {
   if (!v.is_object()) return FieldError(where, "want an object");
-  KC_RETURN_IF_ERROR(CheckKeys(
-      v, where, {"env", "gpus", "image", "parallel", "schema", "server", "versions"}));
+  KC_RETURN_IF_ERROR(
+      CheckKeys(v, where, {"env", "gpus", "image", "parallel", "schema", "server", "versions"}));
   RuntimeFacts r;
   KC_ASSIGN_OR_RETURN(r.image, NeedString(v, where, "image"));
   if (auto it = v.find("versions"); it != v.end()) {

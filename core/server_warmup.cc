@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "api/json_read.h"
+#include "base/strings.h"
 #include "core/api_types.h"
 #include "core/fingerprint.h"
 
@@ -53,7 +54,7 @@ StatusOr<std::optional<int64_t>> GpuCount(const Json& resources, std::string_vie
     }
   }
   return InvalidArgumentError(std::string("resources.") + std::string(part) +
-                                 ".nvidia.com/gpu: " + g->dump() + " is not a whole number");
+                              ".nvidia.com/gpu: " + g->dump() + " is not a whole number");
 }
 
 StatusOr<int64_t> ContainerGpus(const Json& c) {
@@ -138,23 +139,23 @@ void CheckRequest(const WarmupRequest& r, const std::string& p, std::vector<std:
     e->push_back(p + ".method: \"" + r.method + "\" is not one of GET, POST, PUT, PATCH, DELETE");
   }
   for (const auto& [k, v] : r.headers) {
-    const bool token =
-        !k.empty() && std::all_of(k.begin(), k.end(), [](unsigned char c) {
-          return std::isalnum(c) || std::string_view("!#$%&'*+-.^_`|~").find(c) !=
-                                        std::string_view::npos;
-        });
-    if (!token) e->push_back(p + ".headers: \"" + k + "\" is not a valid header name");
+    const bool token = !k.empty() && std::all_of(k.begin(), k.end(), [](unsigned char c) {
+      return std::isalnum(c) || std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) !=
+                                    std::string_view::npos;
+    });
+    if (!token) e->push_back(StrCat({p, ".headers: \"", k, "\" is not a valid header name"}));
     if (v.find_first_of("\r\n") != std::string::npos || v.size() > kMaxWarmupHeaderBytes) {
-      e->push_back(p + ".headers." + k + ": a value may hold no line break and at most " +
-                   std::to_string(kMaxWarmupHeaderBytes) + " bytes");
+      e->push_back(StrCat({p, ".headers.", k, ": a value may hold no line break and at most ",
+                           std::to_string(kMaxWarmupHeaderBytes), " bytes"}));
     }
   }
   if (!r.body.is_null() && !r.body.is_object() && !r.body.is_string()) {
     e->push_back(p + ".body: an object (sent as JSON) or a string (sent as is)");
   }
   if (!r.prompt_tokens.empty() && !r.body.is_object()) {
-    e->push_back(p + ".promptTokens: needs an object body to set \"prompt\" in, e.g. "
-                     "{\"model\": \"m\", \"max_tokens\": 16}");
+    e->push_back(p +
+                 ".promptTokens: needs an object body to set \"prompt\" in, e.g. "
+                 "{\"model\": \"m\", \"max_tokens\": 16}");
   }
   for (size_t i = 0; i < r.prompt_tokens.size(); ++i) {
     if (r.prompt_tokens[i] < 1 || r.prompt_tokens[i] > kMaxPromptTokens) {
@@ -250,9 +251,9 @@ StatusOr<ServingContainer> ServingContainerOf(const ServerSpec& s) {
   if (!s.pod_template.is_object()) {
     return InvalidArgumentError(
         p + ".template: no pod template" +
-        (s.workload_ref.empty() ? "; set template or workloadRef"
-                                : " yet: " + s.workload_ref.kind + " " + s.workload_ref.name +
-                                      " was not read"));
+        (s.workload_ref.empty()
+             ? "; set template or workloadRef"
+             : " yet: " + s.workload_ref.kind + " " + s.workload_ref.name + " was not read"));
   }
   const Json& spec = Obj(s.pod_template, "spec");
   const Json& containers = List(spec, "containers");
@@ -264,21 +265,20 @@ StatusOr<ServingContainer> ServingContainerOf(const ServerSpec& s) {
   for (size_t i = 0; i < containers.size(); ++i) {
     const Json& c = containers[i];
     if (!c.is_object()) {
-      return InvalidArgumentError(Idx(p + ".template.spec.containers", i) +
-                                     ": expected an object");
+      return InvalidArgumentError(Idx(p + ".template.spec.containers", i) + ": expected an object");
     }
     auto gpus = ContainerGpus(c);
     if (!gpus.ok()) {
       return InvalidArgumentError(Idx(p + ".template.spec.containers", i) + "." +
-                                     gpus.status().message());
+                                  gpus.status().message());
     }
     out.gpus += *gpus;
     const bool named = !s.container.empty() && Str(c, "name") == s.container;
     if (named || (s.container.empty() && chosen == nullptr && *gpus > 0)) chosen = &c;
   }
   if (chosen == nullptr && !s.container.empty()) {
-    return InvalidArgumentError(p + ".container: the template has no container \"" +
-                                   s.container + "\"");
+    return InvalidArgumentError(p + ".container: the template has no container \"" + s.container +
+                                "\"");
   }
   if (chosen == nullptr) chosen = &containers[0];
   const Json& c = *chosen;
@@ -312,8 +312,8 @@ StatusOr<ServingContainer> ServingContainerOf(const ServerSpec& s) {
   }
   if (out.port <= 0 || out.port > 65535) {
     return InvalidArgumentError(p + ".port: container \"" + out.name +
-                                   "\" has no readiness probe port and no containerPort; set "
-                                   "spec.warmup.server.port to the port it serves on");
+                                "\" has no readiness probe port and no containerPort; set "
+                                "spec.warmup.server.port to the port it serves on");
   }
   return out;
 }
@@ -394,8 +394,8 @@ std::vector<std::string> CheckServerTemplate(const ServerSpec& s, const std::str
     const std::string name = Str(v, "name");
     if (std::find(std::begin(kReservedVolumes), std::end(kReservedVolumes), name) !=
         std::end(kReservedVolumes)) {
-      e.push_back(where + ".spec.volumes: \"" + name +
-                  "\" is the name of a volume the operator adds; rename it");
+      e.push_back(StrCat({where, ".spec.volumes: \"", name,
+                          "\" is the name of a volume the operator adds; rename it"}));
     }
   }
   if (c->gpus < 1) {

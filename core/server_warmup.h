@@ -69,9 +69,9 @@ struct ServerSpec {
   // "readinessPath": "" = the readiness probe's httpGet path; with neither,
   // readiness is a TCP connect to the port.
   std::string readiness_path;
-  int32_t tensor_parallel = 0;    // "parallel.tensor": declared layout, 0 = not declared
-  int32_t pipeline_parallel = 0;  // "parallel.pipeline"
-  std::vector<WarmupRequest> requests;                                // "requests"
+  int32_t tensor_parallel = 0;          // "parallel.tensor": declared layout, 0 = not declared
+  int32_t pipeline_parallel = 0;        // "parallel.pipeline"
+  std::vector<WarmupRequest> requests;  // "requests"
   int64_t request_timeout_seconds = kDefaultRequestTimeoutSeconds;  // "requestTimeoutSeconds"
   friend bool operator==(const ServerSpec&, const ServerSpec&) = default;
 };
@@ -91,8 +91,8 @@ struct ServingContainer {
   std::vector<std::string> args;
   // Literal values of the variables the fingerprint keys on (IsFingerprintEnv).
   std::map<std::string, std::string> keyed_env;
-  int64_t gpus = 0;  // nvidia.com/gpu over every container (limits, else requests)
-  int32_t port = 0;  // resolved: spec port, readiness probe port, first containerPort
+  int64_t gpus = 0;            // nvidia.com/gpu over every container (limits, else requests)
+  int32_t port = 0;            // resolved: spec port, readiness probe port, first containerPort
   std::string readiness_path;  // resolved: spec, readiness probe httpGet path, or ""
 };
 

@@ -137,8 +137,7 @@ TEST(CheckServer, Table) {
        [](ServerSpec& s) { s.requests[0].headers["X"] = "a\r\nEvil: 1"; }, "headers.X"},
       {"a header name", [](ServerSpec& s) { s.requests[0].headers["a b"] = "1"; },
        "\"a b\" is not a valid header name"},
-      {"prompt lengths on a string body",
-       [](ServerSpec& s) { s.requests[0].body = "raw"; },
+      {"prompt lengths on a string body", [](ServerSpec& s) { s.requests[0].body = "raw"; },
        "promptTokens: needs an object body"},
       {"a body that is a number", [](ServerSpec& s) { s.requests[0].body = 3; }, ".body:"},
       {"a prompt length of 0", [](ServerSpec& s) { s.requests[0].prompt_tokens = {0}; },
@@ -152,8 +151,7 @@ TEST(CheckServer, Table) {
        "1200 calls after expansion"},
       {"a port", [](ServerSpec& s) { s.port = 70000; }, "port: 70000"},
       {"a readiness path", [](ServerSpec& s) { s.readiness_path = "health"; }, "readinessPath"},
-      {"a timeout", [](ServerSpec& s) { s.request_timeout_seconds = 0; },
-       "requestTimeoutSeconds"},
+      {"a timeout", [](ServerSpec& s) { s.request_timeout_seconds = 0; }, "requestTimeoutSeconds"},
   };
   for (const auto& c : cases) {
     ServerSpec s = Server(Template({Vllm()}));
@@ -306,7 +304,8 @@ TEST(RuntimeFactsFor, TheServerFormKeysOnTheTemplate) {
   EXPECT_NE(base, id_after([&](KernelCacheSpec& s) {
               c0(s)["resources"]["limits"]["nvidia.com/gpu"] = "4";
             }));
-  EXPECT_NE(base, id_after([&](KernelCacheSpec& s) { c0(s)["args"].push_back("--enforce-eager"); }));
+  EXPECT_NE(base,
+            id_after([&](KernelCacheSpec& s) { c0(s)["args"].push_back("--enforce-eager"); }));
   EXPECT_NE(base, id_after([&](KernelCacheSpec& s) { c0(s)["env"][0]["value"] = "0"; }));
   EXPECT_NE(base, id_after([&](KernelCacheSpec& s) { c0(s)["image"] = "other"; }));
   // Not keyed: a variable outside the cache-affecting prefixes, the requests.

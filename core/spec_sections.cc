@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "base/duration.h"
+#include "base/strings.h"
 #include "core/consume.h"
 #include "core/validate.h"
 
@@ -55,11 +56,6 @@ bool ValidEnvName(std::string_view s) {
 }
 
 // Concatenation without temporaries.
-std::string Cat(std::initializer_list<std::string_view> parts) {
-  std::string out;
-  for (auto p : parts) out += p;
-  return out;
-}
 
 std::string Idx(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
@@ -122,9 +118,9 @@ void CheckWarmupEnv(const std::vector<Json>& env, std::vector<std::string>* erro
     const std::string name = e["name"].get<std::string>();
     if (!ValidEnvName(name)) {
       errors->emplace_back(
-          Cat({p, ".name: \"", name, "\" is not a valid environment variable name"}));
+          StrCat({p, ".name: \"", name, "\" is not a valid environment variable name"}));
     } else if (std::find(reserved.begin(), reserved.end(), name) != reserved.end()) {
-      errors->emplace_back(Cat({p, ".name: ", name}) +
+      errors->emplace_back(StrCat({p, ".name: ", name}) +
                            " is set by the operator (the cache view at /var/run/kernelcache/view); "
                            "remove it");
     }
@@ -175,10 +171,11 @@ void CheckServerForm(const WarmupSpec& w, std::vector<std::string>* errors) {
       errors->push_back(std::move(e));
     }
   }
-  const std::pair<const char*, bool> unused[] = {
-      {"command", !w.command.empty()}, {"args", !w.args.empty()},
-      {"env", !w.env.empty()},         {"shapes", !w.shapes.empty()},
-      {"resources", !w.resources.empty()}};
+  const std::pair<const char*, bool> unused[] = {{"command", !w.command.empty()},
+                                                 {"args", !w.args.empty()},
+                                                 {"env", !w.env.empty()},
+                                                 {"shapes", !w.shapes.empty()},
+                                                 {"resources", !w.resources.empty()}};
   for (const auto& [field, set] : unused) {
     if (set) {
       errors->push_back(std::string("spec.warmup.") + field +
@@ -204,7 +201,7 @@ SpecReport CheckPodSelector(const api::LabelSelector& s) {
                            "letters, digits, '-', '_', '.')");
     }
     if (!ValidLabelValue(v)) {
-      errors->emplace_back(Cat({"spec.podSelector.matchLabels.", k, ": \"", v}) +
+      errors->emplace_back(StrCat({"spec.podSelector.matchLabels.", k, ": \"", v}) +
                            "\" is not a valid label value (<= 63 characters of letters, digits, "
                            "'-', '_', '.', beginning and ending with a letter or digit)");
     }
@@ -229,7 +226,7 @@ SpecReport CheckPodSelector(const api::LabelSelector& s) {
     }
     for (const auto& v : r.values) {
       if (!ValidLabelValue(v)) {
-        errors->emplace_back(Cat({p, ".values: \"", v, "\" is not a valid label value"}));
+        errors->emplace_back(StrCat({p, ".values: \"", v, "\" is not a valid label value"}));
       }
     }
   }
@@ -255,7 +252,7 @@ SpecReport CheckNodes(const std::map<std::string, std::string>& node_selector,
     const std::string tp = Idx("spec.tolerations", i);
     const std::string op = StrField(t, "operator", "Equal", tp, &errors);
     if (op != "Equal" && op != "Exists") {
-      errors.emplace_back(tp + ".operator: \"" + op + "\" is not one of Exists, Equal");
+      errors.emplace_back(StrCat({tp, ".operator: \"", op, "\" is not one of Exists, Equal"}));
     }
     if (op == "Exists" && !StrField(t, "value", "", tp, &errors).empty()) {
       errors.emplace_back(Idx("spec.tolerations", i) +

@@ -135,8 +135,8 @@ void Controller::WatchPvcs(const std::string& ns) {
 
 void Controller::WatchWorkloads(const std::string& ns) {
   for (const auto* r : {&kube::resources::kDeployments, &kube::resources::kStatefulSets}) {
-    auto* stores = r == &kube::resources::kDeployments ? &caches_.deployments
-                                                      : &caches_.statefulsets;
+    auto* stores =
+        r == &kube::resources::kDeployments ? &caches_.deployments : &caches_.statefulsets;
     auto& inf = AddInformer(*r, ns, "", stores);
     const std::string kind = r->kind;
     inf.AddEventHandler({

@@ -22,8 +22,7 @@ namespace kc::op {
 // `errors`, each naming spec.warmup.server.workloadRef and the fix (the
 // workload missing, a template a warmup pod may not run). A KernelCache
 // without a workloadRef is left as it is.
-void ResolveWorkload(core::KernelCache* kc, const Caches& caches,
-                     std::vector<std::string>* errors);
+void ResolveWorkload(core::KernelCache* kc, const Caches& caches, std::vector<std::string>* errors);
 
 // "<ns>/<name>" of each KernelCache in `kcs` (JSON) whose
 // spec.warmup.server.workloadRef names `workload` of `kind`.

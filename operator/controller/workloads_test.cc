@@ -43,14 +43,15 @@ TEST(ResolveWorkload, FillsTheTemplateFromTheNamedWorkload) {
 
   struct Case {
     std::string kind, name;
-    int64_t want_gpus;    // 0: an error
+    int64_t want_gpus;  // 0: an error
     std::string want_error;
   };
   const Case cases[] = {
       {"Deployment", "srv", 2, ""},
       {"StatefulSet", "sts", 4, ""},
-      {"Deployment", "sts", 0, "spec.warmup.server.workloadRef: Deployment sts not found in "
-                               "namespace ml"},
+      {"Deployment", "sts", 0,
+       "spec.warmup.server.workloadRef: Deployment sts not found in "
+       "namespace ml"},
       {"StatefulSet", "srv", 0, "StatefulSet srv not found"},
   };
   for (const auto& c : cases) {
@@ -98,10 +99,10 @@ TEST(ResolveWorkload, CommandFormAndInlineTemplatesAreLeftAlone) {
 TEST(KeysNamingWorkload, OnlyKernelCachesOfTheNamespaceNamingIt) {
   auto kc = [](const std::string& ns, const std::string& name, const std::string& kind,
                const std::string& workload) {
-    return Json{{"metadata", {{"namespace", ns}, {"name", name}}},
-                {"spec",
-                 {{"warmup",
-                   {{"server", {{"workloadRef", {{"kind", kind}, {"name", workload}}}}}}}}}};
+    return Json{
+        {"metadata", {{"namespace", ns}, {"name", name}}},
+        {"spec",
+         {{"warmup", {{"server", {{"workloadRef", {{"kind", kind}, {"name", workload}}}}}}}}}};
   };
   const std::vector<Json> kcs = {kc("ml", "a", "Deployment", "srv"),
                                  kc("ml", "b", "StatefulSet", "srv"),

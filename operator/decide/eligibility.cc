@@ -30,8 +30,8 @@ NodeEligibility EligibilityOf(const NodeView& n, const core::KernelCacheSpec& sp
   } else if (n.gpu_allocatable <= 0) {
     e.reason = "no allocatable nvidia.com/gpu";
   } else if (n.gpu_allocatable < gpus_needed) {
-    e.reason = std::to_string(n.gpu_allocatable) + " allocatable nvidia.com/gpu, the warmup needs " +
-               std::to_string(gpus_needed);
+    e.reason = std::to_string(n.gpu_allocatable) +
+               " allocatable nvidia.com/gpu, the warmup needs " + std::to_string(gpus_needed);
     e.too_few_gpus = true;
   }
   return e;

@@ -87,8 +87,7 @@ TEST(EligibilityOfTest, Table) {
       {"as many GPUs as the warmup needs", node({{"gpu", "true"}}), true, "", 8},
       {"fewer GPUs than the warmup needs", node({{"gpu", "true"}}), true,
        "8 allocatable nvidia.com/gpu, the warmup needs 16", 16},
-      {"a server template that cannot be read: any GPU node", node({{"gpu", "true"}}), true, "",
-       0},
+      {"a server template that cannot be read: any GPU node", node({{"gpu", "true"}}), true, "", 0},
   };
   for (const auto& c : cases) {
     const NodeEligibility e = EligibilityOf(c.node, spec, c.gpus_needed);

@@ -13,10 +13,11 @@ namespace kc::op {
 namespace {
 
 // Pod fields of the template the warmup pod keeps as they are.
-constexpr const char* kKeptPodFields[] = {
-    "volumes",    "imagePullSecrets",   "runtimeClassName", "schedulerName",
-    "dnsPolicy",  "dnsConfig",          "hostAliases",      "enableServiceLinks",
-    "resourceClaims", "terminationGracePeriodSeconds"};
+constexpr const char* kKeptPodFields[] = {"volumes",          "imagePullSecrets",
+                                          "runtimeClassName", "schedulerName",
+                                          "dnsPolicy",        "dnsConfig",
+                                          "hostAliases",      "enableServiceLinks",
+                                          "resourceClaims",   "terminationGracePeriodSeconds"};
 
 // The template's container as a native sidecar of the warmup pod.
 Json Sidecar(Json c, const std::string& fp_id) {
@@ -62,8 +63,8 @@ const Json& ListOf(const Json& spec, const char* key) {
 
 Json BuildServerWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
                           const std::vector<std::string>& prepare_args,
-                          const std::vector<std::string>& seal_args,
-                          const std::string& node_facts, const std::string& runtime_facts,
+                          const std::vector<std::string>& seal_args, const std::string& node_facts,
+                          const std::string& runtime_facts,
                           const std::vector<std::map<std::string, std::string>>& label_sets,
                           const Settings& settings) {
   const core::ServerSpec& server = *kc.spec.warmup.server;
@@ -82,14 +83,13 @@ Json BuildServerWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
     if (c.is_object()) inits.push_back(Sidecar(c, fp_id));
   }
 
-  std::vector<std::string> drive = {"drive",
-                                    "--port=" + std::to_string(serving.ok() ? serving->port : 0),
-                                    "--timeout=" + std::to_string(
-                                                       kc.spec.warmup.active_deadline_seconds),
-                                    "--request-timeout=" +
-                                        std::to_string(server.request_timeout_seconds),
-                                    std::string("--view=") + kViewPath,
-                                    "--termination-log=/dev/termination-log"};
+  std::vector<std::string> drive = {
+      "drive",
+      "--port=" + std::to_string(serving.ok() ? serving->port : 0),
+      "--timeout=" + std::to_string(kc.spec.warmup.active_deadline_seconds),
+      "--request-timeout=" + std::to_string(server.request_timeout_seconds),
+      std::string("--view=") + kViewPath,
+      "--termination-log=/dev/termination-log"};
   if (serving.ok() && !serving->readiness_path.empty()) {
     drive.insert(drive.begin() + 2, "--ready-path=" + serving->readiness_path);
   }
@@ -108,8 +108,8 @@ Json BuildServerWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
   for (const char* field : kKeptPodFields) {
     if (tspec.contains(field)) pod[field] = tspec[field];
   }
-  Json volumes = pod.contains("volumes") && pod["volumes"].is_array() ? pod["volumes"]
-                                                                      : Json::array();
+  Json volumes =
+      pod.contains("volumes") && pod["volumes"].is_array() ? pod["volumes"] : Json::array();
   for (const auto& v : Volumes(kc, kServerVolumes)) volumes.push_back(v);
   pod["volumes"] = std::move(volumes);
 

@@ -45,8 +45,8 @@ namespace kc::op {
 // API server or the driver refuses, never a crash).
 Json BuildServerWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
                           const std::vector<std::string>& prepare_args,
-                          const std::vector<std::string>& seal_args,
-                          const std::string& node_facts, const std::string& runtime_facts,
+                          const std::vector<std::string>& seal_args, const std::string& node_facts,
+                          const std::string& runtime_facts,
                           const std::vector<std::map<std::string, std::string>>& label_sets,
                           const Settings& settings);
 

@@ -78,8 +78,8 @@ const std::vector<std::map<std::string, std::string>> kSets = {
 const core::NodeFacts kH200 = {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"};
 
 Json Pod(const core::KernelCache& kc, const Settings& settings = {}) {
-  return BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", kH200, 0, kSets, settings)["spec"]["template"]
-                       ["spec"];
+  return BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", kH200, 0, kSets,
+                        settings)["spec"]["template"]["spec"];
 }
 
 TEST(ServerWarmupPod, ContainersInOrder) {

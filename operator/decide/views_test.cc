@@ -130,7 +130,8 @@ TEST(Views, ServerWarmupFailureNamesTheDriverNotTheKilledSidecar) {
         {"name": "seal", "state": {"terminated": {"exitCode": 13, "reason": "Error", "message":
          "{\"fingerprint\":\"0123456789abcdef\",\"outcome\":\"Failed\",\"reason\":\"Unavailable\",\"message\":\"drive: call 1 answered HTTP 500\"}"}}}]}})"));
   EXPECT_EQ(v.seal_exit_code, 13);
-  EXPECT_EQ(v.failure_summary, "seal: Error (exit 13): Unavailable: drive: call 1 answered HTTP 500");
+  EXPECT_EQ(v.failure_summary,
+            "seal: Error (exit 13): Unavailable: drive: call 1 answered HTTP 500");
 }
 
 TEST(Views, PodUnschedulable) {

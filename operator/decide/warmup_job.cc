@@ -33,10 +33,6 @@ Json GpuResources(const Json& user) {
   return r;
 }
 
-
-
-
-
 }  // namespace
 
 Json OwnerReference(const core::KernelCache& kc) {
@@ -66,8 +62,8 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
   Json pod = spec.warmup.server
                  ? BuildServerWarmupPod(kc, fp_id, prepare_args, seal_args, node_facts,
                                         runtime_facts, label_sets, settings)
-                 : CommandWarmupPod(kc, fp_id, prepare_args, seal_args, node_facts,
-                                    runtime_facts, label_sets, settings);
+                 : CommandWarmupPod(kc, fp_id, prepare_args, seal_args, node_facts, runtime_facts,
+                                    label_sets, settings);
 
   Json labels = Labels(kc, "warmup");
   labels[kLabelFingerprint] = fp_id;

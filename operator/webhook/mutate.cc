@@ -163,10 +163,9 @@ Json BuildGateContainer(const Json& pod, const core::KernelCache& kc, const core
     return Json{{"name", name},
                 {"valueFrom", {{"fieldRef", {{"apiVersion", "v1"}, {"fieldPath", path}}}}}};
   };
-  Json env = Json::array(
-      {field_ref(core::gate_env::kNamespace, "metadata.namespace"),
-       field_ref(core::gate_env::kNodeName, "spec.nodeName"),
-       field_ref(core::gate_env::kParity, kParityFieldPath)});
+  Json env = Json::array({field_ref(core::gate_env::kNamespace, "metadata.namespace"),
+                          field_ref(core::gate_env::kNodeName, "spec.nodeName"),
+                          field_ref(core::gate_env::kParity, kParityFieldPath)});
   Json resources = {{"requests", {{"cpu", "100m"}, {"memory", "128Mi"}}},
                     {"limits", {{"memory", "1Gi"}}}};
   if (gate.verify == core::Level::kLoadTest) {
@@ -278,8 +277,8 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
   if (kc.spec.warmup.server) {
     if (auto c = core::ServingContainerOf(*kc.spec.warmup.server); c.ok()) server = *c;
   }
-  const auto gaps = ParityGaps(Object(pod, "spec"), core::RuntimeFactsFor(kc.spec),
-                               server ? &*server : nullptr);
+  const auto gaps =
+      ParityGaps(Object(pod, "spec"), core::RuntimeFactsFor(kc.spec), server ? &*server : nullptr);
   if (gaps.empty()) {
     metadata["annotations"].erase(kAnnotationParity);
   } else {

@@ -63,8 +63,8 @@ void ServerGaps(const Json& pod_spec, const Json& container, const core::Serving
         {"args", &warmed.args}}) {
     const auto got = Words(container, key);
     if (got != *want) {
-      gaps->push_back({ParityField::kCommand, std::string(key) + " of container " + cname +
-                                                  " is " + Quoted(got) + ", the warmup ran " +
+      gaps->push_back({ParityField::kCommand, std::string(key) + " of container " + cname + " is " +
+                                                  Quoted(got) + ", the warmup ran " +
                                                   Quoted(*want)});
     }
   }
@@ -136,17 +136,17 @@ std::vector<ParityGap> ParityGaps(const Json& pod_spec, const core::RuntimeFacts
     auto e = env.find(name);
     if (e == env.end()) {
       if (HasEnvFrom(*serving)) continue;  // may come from a ConfigMap or Secret
-      gaps.push_back({ParityField::kEnv, name + " is \"" + value + "\" in the warmup, unset in " +
-                                             "container " + cname});
+      gaps.push_back({ParityField::kEnv, StrCat({name, " is \"", value,
+                                                 "\" in the warmup, unset in container ", cname})});
     } else if (e->second.has_value() && *e->second != value) {
-      gaps.push_back({ParityField::kEnv, name + " is \"" + value + "\" in the warmup, \"" +
-                                             *e->second + "\" in container " + cname});
+      gaps.push_back({ParityField::kEnv, StrCat({name, " is \"", value, "\" in the warmup, \"",
+                                                 *e->second, "\" in container ", cname})});
     }
   }
   for (const auto& [name, value] : env) {
     if (!core::IsFingerprintEnv(name) || warmed.env.count(name) > 0 || !value.has_value()) continue;
-    gaps.push_back({ParityField::kEnv, name + " is \"" + *value + "\" in container " + cname +
-                                           ", unset in the warmup"});
+    gaps.push_back({ParityField::kEnv, StrCat({name, " is \"", *value, "\" in container ", cname,
+                                               ", unset in the warmup"})});
   }
   if (server != nullptr) ServerGaps(pod_spec, *serving, *server, &gaps);
   return gaps;
@@ -154,6 +154,7 @@ std::vector<ParityGap> ParityGaps(const Json& pod_spec, const core::RuntimeFacts
 
 std::string ParityText(const std::vector<ParityGap>& gaps) {
   std::vector<std::string> parts;
+  parts.reserve(gaps.size());
   for (const ParityGap& g : gaps)
     parts.push_back(std::string(ParityFieldName(g.field)) + ": " + g.detail);
   return TruncateUtf8(StrJoin(parts, "; "), kMaxParityText);

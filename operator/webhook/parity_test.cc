@@ -117,8 +117,7 @@ TEST(ParityGapsTest, ServerForm) {
   const auto gaps = ParityGaps(pod({"--ranks", "4"}, "4"), facts, &warmed);
   ASSERT_EQ(gaps.size(), 2u);
   EXPECT_EQ(gaps[0].field, ParityField::kCommand);
-  EXPECT_EQ(gaps[0].detail,
-            "args of container server is [--ranks 4], the warmup ran [--ranks 2]");
+  EXPECT_EQ(gaps[0].detail, "args of container server is [--ranks 4], the warmup ran [--ranks 2]");
   EXPECT_EQ(gaps[1].field, ParityField::kGpus);
   EXPECT_EQ(gaps[1].detail, "the pod asks for 4 nvidia.com/gpu, the warmup ran on 2");
   EXPECT_EQ(ParityText(gaps).substr(0, 9), "command: ");

@@ -68,7 +68,16 @@ for dirpath, ds in deps.items():
         for k, v in node_sel.items():
             assert pod_sel.get(k) == v, f"{dirpath}: pod nodeSelector lacks {k}={v}"
         images = {c["image"] for c in tmpl["spec"]["containers"]}
-        assert kc["spec"]["image"] in images, f"{dirpath}: image differs from the KernelCache's"
+        server = kc["spec"]["warmup"].get("server")
+        if server is None:
+            assert kc["spec"]["image"] in images, f"{dirpath}: image differs from the KernelCache's"
+        else:
+            # The server form runs the workload's own template: it must name
+            # this Deployment, and set no spec.image of its own.
+            ref = server.get("workloadRef", {})
+            assert ref == {"kind": "Deployment", "name": dep["metadata"]["name"]}, \
+                f"{dirpath}: workloadRef {ref} does not name {dep['metadata']['name']}"
+            assert "image" not in kc["spec"], f"{dirpath}: spec.image beside spec.warmup.server"
         checked += 1
 # Disjoint selectors across all examples (the validating webhook denies overlaps
 # within a namespace): no example Deployment is selected by a KernelCache of

@@ -128,6 +128,28 @@ TEST(CrdIntegration, InvalidObjectsAreRefusedNamingTheField) {
        "spec.storage.shareExistingClaim applies only with existingClaim"},
       {"share not a boolean", "/spec/storage/shareExistingClaim", "yes",
        "spec.storage.shareExistingClaim"},
+      // The server form: one warmup form, no spec.image beside it, one
+      // template source, known workload kinds, requests that name a path.
+      {"command and server", "/spec/warmup/server",
+       Json::parse(R"({"workloadRef": {"kind": "Deployment", "name": "d"},
+                       "requests": [{"path": "/v1/completions"}]})"),
+       "spec.warmup must set exactly one of command"},
+      {"no image without server", "/spec/image", nullptr, "spec.image is required"},
+      {"server beside spec.image", "/spec/warmup",
+       Json::parse(R"({"server": {"workloadRef": {"kind": "Deployment", "name": "d"},
+                                  "requests": [{"path": "/"}]}})"),
+       "must be unset with spec.warmup.server"},
+      {"workload kind", "/spec/warmup",
+       Json::parse(R"({"server": {"workloadRef": {"kind": "DaemonSet", "name": "d"},
+                                  "requests": [{"path": "/"}]}})"),
+       "spec.warmup.server.workloadRef.kind"},
+      {"two template sources", "/spec/warmup",
+       Json::parse(R"({"server": {"workloadRef": {"kind": "Deployment", "name": "d"},
+                                  "template": {"spec": {}}, "requests": [{"path": "/"}]}})"),
+       "spec.warmup.server must set exactly one of workloadRef and template"},
+      {"no requests", "/spec/warmup",
+       Json::parse(R"({"server": {"workloadRef": {"kind": "Deployment", "name": "d"}}})"),
+       "spec.warmup.server.requests"},
   };
   for (const auto& c : cases) {
     Json o = Valid("bad");
@@ -216,6 +238,42 @@ TEST(CrdIntegration, StatusSubresourceAndPrinterColumns) {
   EXPECT_NE(out.find("1.2Gi"), std::string::npos) << out;
   ASSERT_TRUE(Cluster().Kubectl({"get", "all"}, &out).ok());  // category "all"
   EXPECT_NE(out.find("kernelcache.kernelcache.io/cols"), std::string::npos) << out;
+}
+
+// A server-form KernelCache round-trips through the API server: no field of
+// the template or the requests is pruned, defaults are applied.
+TEST(CrdIntegration, ServerFormIsAcceptedAndKeptWhole) {
+  ApplyCrd();
+  Json o = Valid("server-form");
+  o["spec"].erase("image");
+  const Json server = Json::parse(R"({
+    "template": {"metadata": {"labels": {"app": "x"}},
+                 "spec": {"containers": [{"name": "s", "image": "i", "ports": [{"containerPort": 8000}],
+                                          "resources": {"limits": {"nvidia.com/gpu": "2"}}}],
+                          "volumes": [{"name": "models", "emptyDir": {}}]}},
+    "container": "s", "port": 8000, "readinessPath": "/health",
+    "parallel": {"tensor": 2, "pipeline": 1},
+    "requests": [{"path": "/v1/completions", "method": "POST", "headers": {"X-A": "b"},
+                  "body": {"model": "m", "max_tokens": 4}, "promptTokens": [8, 64]},
+                 {"path": "/raw", "body": "text"}]})");
+  o["spec"]["warmup"] = {{"server", server}};
+  std::string out;
+  ASSERT_TRUE(
+      Cluster()
+          .KubectlWithInput({"apply", "--dry-run=server", "-o", "json", "-f", "-"}, o.dump(), &out)
+          .ok())
+      << out;
+  const Json back = Json::parse(out)["spec"]["warmup"]["server"];
+  EXPECT_EQ(back["template"], server["template"]);
+  EXPECT_EQ(back["requests"][0]["body"], server["requests"][0]["body"]);
+  EXPECT_EQ(back["requests"][1]["body"], "text");
+  EXPECT_EQ(back["requests"][0]["repeat"], 1);
+  EXPECT_EQ(back["requestTimeoutSeconds"], 600);
+  std::vector<std::string> errors;
+  const core::KernelCacheSpec spec = core::SpecFromJson(Json::parse(out)["spec"], &errors);
+  EXPECT_TRUE(errors.empty()) << errors[0];
+  ASSERT_TRUE(spec.warmup.server.has_value());
+  EXPECT_EQ(core::WarmupGpus(spec), 2);
 }
 
 TEST(CrdIntegration, BuiltObjectsAreAccepted) {

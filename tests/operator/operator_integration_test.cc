@@ -471,21 +471,19 @@ TEST_F(OperatorIntegrationTest, ServerWarmupRunsWhereTheTemplatesGpusFit) {
        {{"replicas", 0},
         {"selector", {{"matchLabels", {{"app", "srv"}}}}},
         {"template",
-         {{"metadata", {{"labels", {{"app", "srv"}}}}},
-          {"spec", {{"containers", {server}}}}}}}}};
+         {{"metadata", {{"labels", {{"app", "srv"}}}}}, {"spec", {{"containers", {server}}}}}}}}};
   ASSERT_TRUE(client_->Create(kube::resources::kDeployments, ns_, deployment).ok());
   StartOperator();
   Json kc = KernelCache("srv");
   kc["spec"].erase("image");
-  kc["spec"]["warmup"] = {
-      {"server",
-       {{"workloadRef", {{"kind", "Deployment"}, {"name", "srv"}}},
-        {"parallel", {{"tensor", 4}}},
-        {"requests",
-         {{{"path", "/v1/completions"},
-           {"body", {{"model", "srv"}, {"max_tokens", 4}}},
-           {"promptTokens", {16, 512}}}}}}},
-      {"backoffLimit", 0}};
+  kc["spec"]["warmup"] = {{"server",
+                           {{"workloadRef", {{"kind", "Deployment"}, {"name", "srv"}}},
+                            {"parallel", {{"tensor", 4}}},
+                            {"requests",
+                             {{{"path", "/v1/completions"},
+                               {"body", {{"model", "srv"}, {"max_tokens", 4}}},
+                               {"promptTokens", {16, 512}}}}}}},
+                          {"backoffLimit", 0}};
   CreateKc(kc);
 
   // The driver-A fingerprint is warmed on the 8-GPU node, never the 2-GPU one.
@@ -513,8 +511,8 @@ TEST_F(OperatorIntegrationTest, ServerWarmupRunsWhereTheTemplatesGpusFit) {
   EXPECT_EQ(pod["spec"]["containers"][0]["args"][0], "drive");
 
   // The driver-B fingerprint: no node can host its warmup.
-  ASSERT_TRUE(Eventually([&] { return Condition("srv", "WarmupFits").value("status", "") == "False"; },
-                         60s))
+  ASSERT_TRUE(Eventually(
+      [&] { return Condition("srv", "WarmupFits").value("status", "") == "False"; }, 60s))
       << GetKc("srv").dump(2);
   const Json fits = Condition("srv", "WarmupFits");
   EXPECT_EQ(fits.value("reason", ""), "NoNodeFits");
