@@ -83,10 +83,13 @@ Json BuildServerWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
     if (c.is_object()) inits.push_back(Sidecar(c, fp_id));
   }
 
+  // The driver gives up a tenth before the Job's deadline, so a server that
+  // never gets ready fails with the driver's reason, not DeadlineExceeded.
+  const int64_t deadline = kc.spec.warmup.active_deadline_seconds;
   std::vector<std::string> drive = {
       "drive",
       "--port=" + std::to_string(serving.ok() ? serving->port : 0),
-      "--timeout=" + std::to_string(kc.spec.warmup.active_deadline_seconds),
+      "--timeout=" + std::to_string(deadline - deadline / 10),
       "--request-timeout=" + std::to_string(server.request_timeout_seconds),
       std::string("--view=") + kViewPath,
       "--termination-log=/dev/termination-log"};

@@ -11,7 +11,7 @@
 //   KC_NODE_NAME added, the cache and run volumes mounted; resources (GPUs
 //   included) kept.
 //   main "seal":       `initwarm drive --port=<p> [--ready-path=<path>]
-//                      --timeout=<activeDeadlineSeconds>
+//                      --timeout=<0.9 x activeDeadlineSeconds>
 //                      --request-timeout=<requestTimeoutSeconds> --view=...
 //                      --termination-log=/dev/termination-log -- seal <the
 //                      command form's seal flags>`, env KC_WARMUP_REQUESTS

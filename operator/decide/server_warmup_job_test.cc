@@ -133,7 +133,7 @@ TEST(ServerWarmupPod, TheDriverSealsAfterThePlan) {
   EXPECT_EQ(args[0], "drive");
   EXPECT_EQ(args[1], "--port=8000");  // the readiness probe's named port
   EXPECT_EQ(args[2], "--ready-path=/ready");
-  EXPECT_NE(std::find(args.begin(), args.end(), "--timeout=900"), args.end());
+  EXPECT_NE(std::find(args.begin(), args.end(), "--timeout=810"), args.end());
   EXPECT_NE(std::find(args.begin(), args.end(), "--request-timeout=120"), args.end());
   auto dashdash = std::find(args.begin(), args.end(), "--");
   ASSERT_NE(dashdash, args.end());
