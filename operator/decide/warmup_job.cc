@@ -15,13 +15,6 @@
 namespace kc::op {
 namespace {
 
-Json CommandWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
-                      const std::vector<std::string>& prepare_args,
-                      const std::vector<std::string>& seal_args, const std::string& node_facts,
-                      const std::string& runtime_facts,
-                      const std::vector<std::map<std::string, std::string>>& label_sets,
-                      const Settings& settings);
-
 Json GpuResources(const Json& user) {
   Json r = user.is_object() ? user : Json::object();
   if (!r.contains("limits") || !r["limits"].is_object()) r["limits"] = Json::object();
@@ -32,53 +25,6 @@ Json GpuResources(const Json& user) {
   }
   return r;
 }
-
-}  // namespace
-
-Json OwnerReference(const core::KernelCache& kc) {
-  return {{"apiVersion", core::kApiVersion}, {"kind", core::kKind}, {"name", kc.metadata.name},
-          {"uid", kc.metadata.uid},          {"controller", true},  {"blockOwnerDeletion", true}};
-}
-
-Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
-                    const core::NodeFacts& node, int32_t warm_generation,
-                    const std::vector<std::map<std::string, std::string>>& label_sets,
-                    const Settings& settings, const std::vector<std::string>& break_lock_of) {
-  const auto& spec = kc.spec;
-  const std::string root = std::string("--root=") + kCacheMountPath;
-  std::vector<std::string> prepare_args = {"prepare", root, std::string("--view=") + kViewPath,
-                                           "--fingerprint=" + fp_id, "--staging-id=$(KC_JOB_UID)"};
-  if (!break_lock_of.empty())
-    prepare_args.push_back("--break-lock-of=" + StrJoin(break_lock_of, ","));
-  std::vector<std::string> seal_args = {"seal",
-                                        root,
-                                        "--fingerprint=" + fp_id,
-                                        "--staging-id=$(KC_JOB_UID)",
-                                        "--termination-log=/dev/termination-log",
-                                        "--replace"};
-
-  const std::string node_facts = core::NodeFactsToJson(node);
-  const std::string runtime_facts = core::RuntimeFactsToJson(core::RuntimeFactsFor(spec));
-  Json pod = spec.warmup.server
-                 ? BuildServerWarmupPod(kc, fp_id, prepare_args, seal_args, node_facts,
-                                        runtime_facts, label_sets, settings)
-                 : CommandWarmupPod(kc, fp_id, prepare_args, seal_args, node_facts, runtime_facts,
-                                    label_sets, settings);
-
-  Json labels = Labels(kc, "warmup");
-  labels[kLabelFingerprint] = fp_id;
-  Json annotations = {{kAnnotationFingerprint, fp_id},
-                      {"kernelcache.io/warm-generation", std::to_string(warm_generation)}};
-  Json job = JobShell(kc, WarmupJobName(kc.metadata.name, fp_id, warm_generation),
-                      std::move(labels), std::move(annotations), std::move(pod),
-                      spec.warmup.active_deadline_seconds, spec.warmup.backoff_limit);
-  if (!spec.warmup.pod_annotations.empty()) {
-    job["spec"]["template"]["metadata"]["annotations"] = spec.warmup.pod_annotations;
-  }
-  return job;
-}
-
-namespace {
 
 // The command form's pod: prepare, the user's warmup in spec.image, seal.
 Json CommandWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
@@ -139,6 +85,49 @@ Json CommandWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
 }
 
 }  // namespace
+
+Json OwnerReference(const core::KernelCache& kc) {
+  return {{"apiVersion", core::kApiVersion}, {"kind", core::kKind}, {"name", kc.metadata.name},
+          {"uid", kc.metadata.uid},          {"controller", true},  {"blockOwnerDeletion", true}};
+}
+
+Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
+                    const core::NodeFacts& node, int32_t warm_generation,
+                    const std::vector<std::map<std::string, std::string>>& label_sets,
+                    const Settings& settings, const std::vector<std::string>& break_lock_of) {
+  const auto& spec = kc.spec;
+  const std::string root = std::string("--root=") + kCacheMountPath;
+  std::vector<std::string> prepare_args = {"prepare", root, std::string("--view=") + kViewPath,
+                                           "--fingerprint=" + fp_id, "--staging-id=$(KC_JOB_UID)"};
+  if (!break_lock_of.empty())
+    prepare_args.push_back("--break-lock-of=" + StrJoin(break_lock_of, ","));
+  std::vector<std::string> seal_args = {"seal",
+                                        root,
+                                        "--fingerprint=" + fp_id,
+                                        "--staging-id=$(KC_JOB_UID)",
+                                        "--termination-log=/dev/termination-log",
+                                        "--replace"};
+
+  const std::string node_facts = core::NodeFactsToJson(node);
+  const std::string runtime_facts = core::RuntimeFactsToJson(core::RuntimeFactsFor(spec));
+  Json pod = spec.warmup.server
+                 ? BuildServerWarmupPod(kc, fp_id, prepare_args, seal_args, node_facts,
+                                        runtime_facts, label_sets, settings)
+                 : CommandWarmupPod(kc, fp_id, prepare_args, seal_args, node_facts, runtime_facts,
+                                    label_sets, settings);
+
+  Json labels = Labels(kc, "warmup");
+  labels[kLabelFingerprint] = fp_id;
+  Json annotations = {{kAnnotationFingerprint, fp_id},
+                      {"kernelcache.io/warm-generation", std::to_string(warm_generation)}};
+  Json job = JobShell(kc, WarmupJobName(kc.metadata.name, fp_id, warm_generation),
+                      std::move(labels), std::move(annotations), std::move(pod),
+                      spec.warmup.active_deadline_seconds, spec.warmup.backoff_limit);
+  if (!spec.warmup.pod_annotations.empty()) {
+    job["spec"]["template"]["metadata"]["annotations"] = spec.warmup.pod_annotations;
+  }
+  return job;
+}
 
 Json BuildGcJob(const core::KernelCache& kc, const std::map<std::string, std::string>& remove,
                 const Settings& settings) {

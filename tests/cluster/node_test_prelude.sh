@@ -2,7 +2,8 @@
 #   source "$root/tests/cluster/node_test_prelude.sh" <image>...
 # sets helm, kubectl and KC_IMAGES_DIR (default $root/build/images) and
 # fails the test, saying what to run, when a tool or image archive is
-# missing or it is not root. Needs $root (the repository root).
+# missing or it is not root. Needs $root (the repository root). Also
+# defines until_output (below), the polling helper of those tests.
 source "$root/tests/cluster/versions.sh"
 helm="$KC_HELM_DIR/helm"
 kubectl="$KC_K8S_DIR/kubectl"
@@ -12,3 +13,16 @@ for n in "$@"; do
   [ -f "$KC_IMAGES_DIR/$n.tar" ] || { echo "FAIL: $KC_IMAGES_DIR/$n.tar missing: run scripts/build-images.sh"; exit 1; }
 done
 [ "$(id -u)" = 0 ] || { echo "FAIL: the real node needs root"; exit 1; }
+
+# until_output <tries> <command...>: runs the command once a second until it
+# prints something (printed), at most <tries> times; 1 if it never did.
+until_output() {
+  local tries=$1 out
+  shift
+  for _ in $(seq "$tries"); do
+    out=$("$@" 2>/dev/null || true)
+    [ -n "$out" ] && echo "$out" && return 0
+    sleep 1
+  done
+  return 1
+}

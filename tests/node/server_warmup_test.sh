@@ -40,18 +40,6 @@ fail() {
   k -n kernelcache-system logs -l app.kubernetes.io/name=kernelcache --tail=20 2>&1 | sed 's/^/  /' || true
   exit 1
 }
-# until_output <tries> <command...>: runs the command once a second until it
-# prints something (printed), at most <tries> times; 1 if it never did.
-until_output() {
-  local tries=$1 out
-  shift
-  for _ in $(seq "$tries"); do
-    out=$("$@" 2>/dev/null || true)
-    [ -n "$out" ] && echo "$out" && return 0
-    sleep 1
-  done
-  return 1
-}
 trap 'cluster down --purge >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
 echo "== real node up"
 cluster up --with-node --owner-pid $$ >/dev/null
