@@ -34,12 +34,18 @@ struct ListOptions {
   int64_t limit = 0;             // page size; 0 = server default (no paging)
   std::string continue_token;    // from the previous page
   std::string resource_version;  // "" = most recent (quorum read)
+  // Applied to each item while the page is parsed, so a page of a large
+  // list never holds whole objects (RestClient; ListResult::items_transformed
+  // says whether a client did). Must be a projection: applying it twice
+  // gives what applying it once does.
+  ObjectTransform item_transform;
 };
 
 struct ListResult {
-  std::vector<Json> items;       // each with apiVersion and kind filled in
-  std::string resource_version;  // of the list, for a following watch
-  std::string continue_token;    // non-empty when more pages remain
+  std::vector<Json> items;         // each with apiVersion and kind filled in
+  std::string resource_version;    // of the list, for a following watch
+  std::string continue_token;      // non-empty when more pages remain
+  bool items_transformed = false;  // ListOptions::item_transform was applied
 };
 
 enum class PropagationPolicy { kDefault, kForeground, kBackground, kOrphan };
@@ -113,5 +119,13 @@ class Client {
 // whole untransformed list is never held at once.
 StatusOr<ListResult> ListAll(Client& client, const Resource& r, const std::string& ns,
                              ListOptions options, const ObjectTransform& transform = {});
+
+// Every page of a list, item by item: `each` gets every item (transformed,
+// while its page is parsed when the client can) as its page arrives, and a
+// page is dropped before the next is fetched, so a large list is never held
+// at once. Returns the list's resourceVersion (the first page's snapshot).
+StatusOr<std::string> ListEach(Client& client, const Resource& r, const std::string& ns,
+                               ListOptions options, const ObjectTransform& transform,
+                               const std::function<void(Json&& item)>& each);
 
 }  // namespace kc::kube

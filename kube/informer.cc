@@ -82,19 +82,14 @@ Status Informer::ListAndReplace(const std::stop_token& stop) {
   options.label_selector = selector_.label_selector;
   options.field_selector = selector_.field_selector;
   options.limit = options_.page_size;
-  StatusOr<ListResult> list = ListAll(client_, resource_, ns_, options, options_.transform);
-  if (!list.ok() && IsGone(list.status()) && options.limit > 0) {
-    // The continue token expired between pages: one unpaged list instead.
-    options.limit = 0;
-    list = ListAll(client_, resource_, ns_, options, options_.transform);
-  }
-  if (!list.ok()) return list.status().WithContext("list " + resource_.resource);
-  if (stop.stop_requested()) return CancelledError("informer stopped");
-
+  // Items go to the store and the handlers page by page as they arrive (a
+  // relist of a large fleet never holds the whole list, nor whole objects:
+  // the transform runs while each page is parsed); objects the list no
+  // longer has are deleted once the last page is in.
   std::lock_guard<std::mutex> l(dispatch_mu_);
   const bool relist = HasSynced();
   std::set<std::string> listed;
-  for (const Json& item : list->items) {
+  auto each = [&](Json&& item) {
     listed.insert(ObjectKey(item));
     std::optional<Json> previous = store_.Upsert(options_.keep ? options_.keep(item) : item);
     if (!previous) {
@@ -102,7 +97,17 @@ Status Informer::ListAndReplace(const std::stop_token& stop) {
     } else if (ObjectResourceVersion(*previous) != ObjectResourceVersion(item)) {
       DispatchUpdate(*previous, item);
     }
+  };
+  StatusOr<std::string> list = ListEach(client_, resource_, ns_, options, options_.transform, each);
+  if (!list.ok() && IsGone(list.status()) && options.limit > 0) {
+    // The continue token expired between pages: one unpaged list instead.
+    options.limit = 0;
+    listed.clear();
+    list = ListEach(client_, resource_, ns_, options, options_.transform, each);
   }
+  if (!list.ok()) return list.status().WithContext("list " + resource_.resource);
+  if (stop.stop_requested()) return CancelledError("informer stopped");
+
   for (const std::string& key : store_.ListKeys()) {
     if (listed.count(key) != 0) continue;
     std::optional<Json> gone = store_.Remove(key);
@@ -111,7 +116,7 @@ Status Informer::ListAndReplace(const std::stop_token& stop) {
   list_count_.fetch_add(1);
   {
     std::lock_guard<std::mutex> s(state_mu_);
-    last_rv_ = list->resource_version;
+    last_rv_ = *list;
     synced_ = true;
   }
   synced_cv_.notify_all();

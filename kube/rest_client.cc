@@ -71,13 +71,32 @@ std::string NameOf(const Json& object) { return api::MetaString(object, "name");
 
 RestClient::RestClient(std::shared_ptr<Transport> transport) : transport_(std::move(transport)) {}
 
-StatusOr<Json> RestClient::RoundTrip(HttpRequest request, std::string_view context) {
+StatusOr<Json> RestClient::RoundTrip(HttpRequest request, std::string_view context,
+                                     const std::function<void(Json& item)>* list_items) {
   request.headers["Accept"] = kJson;
   StatusOr<HttpResponse> response = transport_->Do(request);
   if (!response.ok()) return response.status().WithContext(context);
   KC_RETURN_IF_ERROR(StatusFromResponse(*response, context));
   if (response->body.empty()) return Json::object();
-  Json body = Json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+  Json body;
+  if (list_items != nullptr && *list_items) {
+    // Each element of the top-level "items" array is transformed as soon
+    // as it is parsed (its object_end), before the next one is read.
+    bool in_items = false;
+    body = Json::parse(
+        response->body,
+        [&](int depth, Json::parse_event_t event, Json& parsed) {
+          if (depth == 1 && event == Json::parse_event_t::key) {
+            in_items = parsed.is_string() && parsed.get_ref<const std::string&>() == "items";
+          } else if (depth == 2 && in_items && event == Json::parse_event_t::object_end) {
+            (*list_items)(parsed);
+          }
+          return true;
+        },
+        /*allow_exceptions=*/false);
+  } else {
+    body = Json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+  }
   if (body.is_discarded()) {
     return InternalError(std::string(context) +
                          ": response is not JSON: " + response->body.substr(0, 200));
@@ -104,8 +123,18 @@ StatusOr<ListResult> RestClient::List(const Resource& r, const std::string& ns,
   request.method = "GET";
   request.path = ResourcePath(r, ns) + query.ToString();
   const std::string context = Describe("list", r, ns, "");
-  KC_ASSIGN_OR_RETURN(Json body, RoundTrip(std::move(request), context));
+  // The transform sees each item with its apiVersion and kind, as
+  // ListAll's would.
+  std::function<void(Json&)> per_item;
+  if (options.item_transform) {
+    per_item = [&](Json& item) {
+      FillTypeMeta(r, item);
+      item = options.item_transform(item);
+    };
+  }
+  KC_ASSIGN_OR_RETURN(Json body, RoundTrip(std::move(request), context, &per_item));
   ListResult result;
+  result.items_transformed = static_cast<bool>(options.item_transform);
   result.resource_version = api::MetaString(body, "resourceVersion");
   result.continue_token = api::MetaString(body, "continue");
   auto items = body.find("items");

@@ -52,7 +52,11 @@ class RestClient : public Client {
                const std::function<bool(const WatchEvent&)>& handler) override;
 
  private:
-  StatusOr<Json> RoundTrip(HttpRequest request, std::string_view context);
+  // `list_items`: the response is a list; each item is handed to it (to
+  // replace in place) as soon as it is parsed, so a page never holds whole
+  // items.
+  StatusOr<Json> RoundTrip(HttpRequest request, std::string_view context,
+                           const std::function<void(Json& item)>* list_items = nullptr);
   StatusOr<Json> Put(const Resource& r, const std::string& ns, const Json& object,
                      std::string_view subresource);
 

@@ -113,6 +113,65 @@ TEST_F(RestClientTest, ListAllFollowsContinueTokens) {
             "/api/v1/namespaces/ns/configmaps?labelSelector=x%3Dy&limit=2&continue=p3");
 }
 
+TEST_F(RestClientTest, ListTransformsEachItemAsTheBodyIsParsed) {
+  // Nested objects named like list fields are left alone: only the
+  // top-level "items" elements are items.
+  fake_->EnqueueResponse(
+      200, R"({"kind":"ConfigMapList","metadata":{"resourceVersion":"7","items":{"x":1}},"items":[)"
+           R"({"metadata":{"name":"a"},"data":{"big":"xxxxxxxx","items":[{"k":1}]}},)"
+           R"({"metadata":{"name":"b"},"data":{"big":"yyyyyyyy"}}],"extra":[{"n":1}]})");
+  std::vector<std::string> seen;
+  ListOptions opts;
+  opts.item_transform = [&](const Json& item) {
+    seen.push_back(item.value("kind", "") + "/" + item["metadata"].value("name", ""));
+    return Json{{"kind", item["kind"]}, {"metadata", item["metadata"]}};
+  };
+  auto got = client_.List(kConfigMaps, "ns", opts);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(got->items_transformed);
+  EXPECT_EQ(seen, (std::vector<std::string>{"ConfigMap/a", "ConfigMap/b"}));
+  ASSERT_EQ(got->items.size(), 2u);
+  EXPECT_FALSE(got->items[0].contains("data"));
+  EXPECT_EQ(got->items[1]["metadata"]["name"], "b");
+  EXPECT_EQ(got->resource_version, "7");
+
+  fake_->EnqueueResponse(200, R"({"metadata":{},"items":[{"metadata":{"name":"a"},"data":{}}]})");
+  auto plain = client_.List(kConfigMaps, "ns", ListOptions{});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE(plain->items_transformed);
+  EXPECT_TRUE(plain->items[0].contains("data"));
+}
+
+TEST_F(RestClientTest, ListEachHandsItemsOverPageByPageTransformedOnce) {
+  int page = 0;
+  fake_->SetHandler([&](const HttpRequest& req) -> StatusOr<HttpResponse> {
+    HttpResponse r;
+    r.status = 200;
+    ++page;
+    r.body =
+        req.path.find("continue=") == std::string::npos
+            ? R"({"metadata":{"resourceVersion":"10","continue":"p2"},"items":[{"metadata":{"name":"a"},"data":{}}]})"
+            : R"({"metadata":{"resourceVersion":"11"},"items":[{"metadata":{"name":"b"},"data":{}}]})";
+    return r;
+  });
+  int transforms = 0;
+  ObjectTransform slim = [&](const Json& item) {
+    ++transforms;
+    return Json{{"metadata", item["metadata"]}};
+  };
+  std::vector<std::pair<std::string, int>> got;  // name, page it arrived with
+  ListOptions opts;
+  opts.limit = 1;
+  auto rv = ListEach(client_, kConfigMaps, "ns", opts, slim, [&](Json&& item) {
+    EXPECT_FALSE(item.contains("data"));
+    got.emplace_back(item["metadata"]["name"].get<std::string>(), page);
+  });
+  ASSERT_TRUE(rv.ok()) << rv.status();
+  EXPECT_EQ(*rv, "10");  // the first page's snapshot
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, int>>{{"a", 1}, {"b", 2}}));
+  EXPECT_EQ(transforms, 2);
+}
+
 TEST_F(RestClientTest, ListAllStopsOnError) {
   fake_->EnqueueResponse(200, R"({"metadata":{"continue":"p2"},"items":[{}]})");
   fake_->EnqueueResponse(

@@ -358,5 +358,25 @@ TEST(CacheTransforms, KernelCacheKeepsAllButManagedFields) {
   ExpectStoreReadsTheSame(kc, kept, "KernelCache");
 }
 
+// A relist transforms each item while its page is parsed (kube::ListEach),
+// and a client that cannot leaves that to ListEach: either way the kept
+// object must be what one application gives, so every transform is a
+// projection.
+TEST(CacheTransforms, EveryTransformIsAProjection) {
+  const std::vector<std::pair<kube::Resource, Json>> cases = {
+      {kube::resources::kNodes, Noisy(Load("node-gpu.json"))},
+      {kube::resources::kPods, Noisy(WarmupPod())},
+      {kube::resources::kPods, Noisy(GatedPod())},
+      {kube::resources::kJobs, Noisy(WarmupJob())},
+  };
+  for (const auto& [resource, object] : cases) {
+    const kube::ObjectTransform t = CacheTransformFor(resource);
+    const Json once = t(object);
+    EXPECT_EQ(t(once), once) << resource.resource;
+    const kube::ObjectTransform keep = CacheKeepFor(resource);
+    if (keep) EXPECT_EQ(keep(keep(once)), keep(once)) << resource.resource;
+  }
+}
+
 }  // namespace
 }  // namespace kc::op

@@ -195,7 +195,7 @@ void Controller::WatchNodes() {
       [this](const Json& o, bool) {
         Safely(logger_, "node", [&] {
           std::optional<NodeView> last = node_index_.Remove(api::MetaString(o, "name"));
-          EnqueueForNode(last ? last->labels : api::MetaOf(o).labels);
+          EnqueueForNode(last ? last->labels : LabelSet(api::MetaOf(o).labels));
         });
       },
   });
@@ -283,7 +283,7 @@ void Controller::ForgetSelector(const Json& kc) {
   });
 }
 
-void Controller::EnqueueForNode(const std::map<std::string, std::string>& labels) {
+void Controller::EnqueueForNode(const LabelSet& labels) {
   EnqueueSelecting([&](const auto& selector) { return NodeSelectorMatches(selector, labels); });
 }
 

@@ -117,7 +117,7 @@ class Controller {
   void WatchNodes();
   void Enqueue(const std::string& key, const char* source);
   // Every KernelCache whose spec.nodeSelector matches `labels`.
-  void EnqueueForNode(const std::map<std::string, std::string>& labels);
+  void EnqueueForNode(const LabelSet& labels);
   // An updated node: the KernelCaches NodeChangeConcerns (eligibility.h).
   void EnqueueForNodeChange(const NodeView& before, const NodeView& after);
   // Queues (source "node") the KernelCaches whose nodeSelector `concerns`.

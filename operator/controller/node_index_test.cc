@@ -83,6 +83,47 @@ TEST(NodeIndexTest, UpsertReplacesAndRemoveForgets) {
   EXPECT_EQ(index.size(), 1u);
 }
 
+TEST(NodeIndexTest, IndexesOnlyTheKeysSelectorsAskForAndStaysRightAfterChanges) {
+  NodeIndex index;
+  index.Upsert(Node("a", kH100));
+  index.Upsert(Node("b", kH200));
+  EXPECT_EQ(index.indexed_keys(), 0u);  // nothing asked yet
+  EXPECT_EQ(Names(index.Selected({{"nvidia.com/gpu.product", "H100"}})),
+            std::vector<std::string>{"a"});
+  EXPECT_EQ(index.indexed_keys(), 1u);
+  // Nodes added, changed and removed after the key was indexed.
+  index.Upsert(Node("c", kH100));
+  Labels moved = kH100;
+  moved["nvidia.com/gpu.product"] = "H200";
+  index.Upsert(Node("a", moved));
+  EXPECT_EQ(Names(index.Selected({{"nvidia.com/gpu.product", "H100"}})),
+            std::vector<std::string>{"c"});
+  EXPECT_EQ(Names(index.Selected({{"nvidia.com/gpu.product", "H200"}})),
+            (std::vector<std::string>{"a", "b"}));
+  index.Remove("b");
+  EXPECT_EQ(Names(index.Selected({{"nvidia.com/gpu.product", "H200"}})),
+            std::vector<std::string>{"a"});
+  EXPECT_EQ(Names(index.Selected({{"nvidia.com/gpu.present", "true"}, {"driver", "570"}})),
+            (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(index.indexed_keys(), 3u);
+}
+
+TEST(NodeIndexTest, BeyondTheIndexedKeysSelectorsStillMatchByFiltering) {
+  NodeIndex index;
+  for (size_t i = 0; i < NodeIndex::kMaxIndexedKeys + 3; ++i) {
+    Labels l = kH100;
+    l["k" + std::to_string(i)] = "v";
+    index.Upsert(Node("n" + std::to_string(i), l));
+  }
+  for (size_t i = 0; i < NodeIndex::kMaxIndexedKeys + 3; ++i) {
+    EXPECT_EQ(Names(index.Selected({{"k" + std::to_string(i), "v"}})),
+              std::vector<std::string>{"n" + std::to_string(i)})
+        << i;
+  }
+  EXPECT_EQ(index.indexed_keys(), NodeIndex::kMaxIndexedKeys);
+  EXPECT_EQ(Names(index.Selected({{"k40", "v"}})), std::vector<std::string>{});
+}
+
 TEST(NodeIndexTest, UpsertFromJsonParsesTheView) {
   NodeIndex index;
   index.Upsert(Json::parse(R"({"metadata": {"name": "gpu-1", "labels": {"a": "b"}},

@@ -56,7 +56,7 @@ std::string NoWarmupReason(const std::string& fp, const std::vector<NodeView>& n
   bool any_eligible = false;
   const int64_t gpus_needed = core::WarmupGpus(spec);
   for (const NodeView& n : nodes) {
-    auto facts = core::NodeFactsFromLabels(n.labels);
+    const StatusOr<core::NodeFacts>& facts = n.labels.Facts();
     if (!facts.ok() || core::ComputeFingerprint(*facts, runtime).id != fp) continue;
     const NodeEligibility e = EligibilityOf(n, spec, gpus_needed);
     if (!e.selected) continue;
@@ -133,7 +133,7 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
       api::FindCondition(kc.status.conditions, core::condition::kInvalidSpec);
   const bool spec_invalid =
       !in.parse_errors.empty() || (invalid != nullptr && invalid->status == "True");
-  auto facts = core::NodeFactsFromLabels(in.node->labels);
+  const StatusOr<core::NodeFacts>& facts = in.node->labels.Facts();
   if (facts.ok()) {
     a.fingerprint = core::ComputeFingerprint(*facts, core::RuntimeFactsFor(kc.spec)).id;
     a.directory = "v1/" + a.fingerprint;

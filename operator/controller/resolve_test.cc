@@ -27,7 +27,7 @@ core::KernelCache Kc() {
 }
 
 std::string FpOf(const NodeView& n, const core::KernelCache& kc) {
-  auto facts = core::NodeFactsFromLabels(n.labels);
+  const auto& facts = n.labels.Facts();
   EXPECT_TRUE(facts.ok()) << facts.status();
   return core::ComputeFingerprint(*facts, core::RuntimeFactsFor(kc.spec)).id;
 }
@@ -64,7 +64,8 @@ TEST(ResolveTest, Table) {
        "no warmup scheduled for fingerprint " + fp + ": no eligible node: gpu-07 (cordoned)"},
       {"pending, node in driver upgrade",
        [&](ResolveQuery&, ResolveInputs& in) {
-         in.nodes[0].labels["nvidia.com/gpu-driver-upgrade-state"] = "upgrade-required";
+         in.nodes[0].labels =
+             in.nodes[0].labels.With("nvidia.com/gpu-driver-upgrade-state", "upgrade-required");
          in.kc->status.fingerprints.push_back(with_fp("Pending"));
        },
        200, "Pending", "no eligible node: gpu-07 (GPU driver upgrade: upgrade-required)"},
@@ -154,7 +155,9 @@ TEST(ResolveTest, Table) {
        },
        200, "Unknown", "invalid spec: spec.storage: set exactly one"},
       {"node outside nodeSelector",
-       [&](ResolveQuery&, ResolveInputs& in) { in.node->labels.erase("nvidia.com/gpu.present"); },
+       [&](ResolveQuery&, ResolveInputs& in) {
+         in.node->labels = in.node->labels.Without("nvidia.com/gpu.present");
+       },
        200, "Unknown",
        "does not match the KernelCache's nodeSelector (nvidia.com/gpu.present=true)"},
   };
@@ -208,20 +211,24 @@ TEST(ResolveTest, FinalAnswers) {
        [](ResolveInputs& in) { in.parse_errors = {"spec.warmup.command[0]: expected a string"}; },
        "InvalidSpec", "spec.warmup.command[0]"},
       {"node outside nodeSelector",
-       [](ResolveInputs& in) { in.node->labels.erase("nvidia.com/gpu.present"); },
+       [](ResolveInputs& in) {
+         in.node->labels = in.node->labels.Without("nvidia.com/gpu.present");
+       },
        "NodeNotSelected", "does not match the KernelCache's nodeSelector"},
       {"node without GPU labels",
-       [](ResolveInputs& in) { in.node->labels.erase("nvidia.com/gpu.product"); },
+       [](ResolveInputs& in) {
+         in.node->labels = in.node->labels.Without("nvidia.com/gpu.product");
+       },
        "NodeHasNoFingerprint", "has no GPU fingerprint"},
       {"node without GPU labels, outside nodeSelector",
        [](ResolveInputs& in) {
-         in.node->labels.erase("nvidia.com/gpu.product");
-         in.node->labels.erase("nvidia.com/gpu.present");
+         in.node->labels = in.node->labels.Without("nvidia.com/gpu.product");
+         in.node->labels = in.node->labels.Without("nvidia.com/gpu.present");
        },
        "NodeNotSelected", "nodeSelector"},
       {"node without GPU labels, invalid spec",
        [](ResolveInputs& in) {
-         in.node->labels.erase("nvidia.com/gpu.product");
+         in.node->labels = in.node->labels.Without("nvidia.com/gpu.product");
          in.parse_errors = {"spec.image: expected a string"};
        },
        "InvalidSpec", "spec.image"},

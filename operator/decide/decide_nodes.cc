@@ -42,10 +42,11 @@ NodeGroups GroupNodes(const core::KernelCacheSpec& spec, const std::vector<NodeV
   std::vector<std::string> missing;                          // "gpu-07 (missing label ...)"
   std::vector<std::pair<core::NodeFacts, std::string>> ids;  // facts -> fingerprint id
   const int64_t gpus_needed = core::WarmupGpus(spec);
+  std::vector<LabelSet> seen_label_sets;  // eligible nodes' fingerprint labels, any group
   for (const auto& n : nodes) {
     const NodeEligibility eligibility = EligibilityOf(n, spec, gpus_needed);
     if (!eligibility.selected) continue;
-    auto facts = core::NodeFactsFromLabels(n.labels);
+    const StatusOr<core::NodeFacts>& facts = n.labels.Facts();
     if (!facts.ok()) {
       missing.push_back(n.name + " (" + facts.status().message() + ")");
       // One Event per node the condition names (the first kMaxListed; the
@@ -76,9 +77,15 @@ NodeGroups GroupNodes(const core::KernelCacheSpec& spec, const std::vector<NodeV
     out.node_fp[n.name] = id;
     if (eligibility.eligible()) {
       g.eligible.push_back(n.name);
-      auto labels = core::FingerprintLabels(n.labels);
-      if (std::find(g.label_sets.begin(), g.label_sets.end(), labels) == g.label_sets.end()) {
-        g.label_sets.push_back(std::move(labels));
+      // Interned: a pool's nodes share a few sets, compared by pointer.
+      const LabelSet& labels = n.labels.FingerprintLabels();
+      if (std::find(seen_label_sets.begin(), seen_label_sets.end(), labels) ==
+          seen_label_sets.end()) {
+        seen_label_sets.push_back(labels);
+        auto map = labels.ToMap();
+        if (std::find(g.label_sets.begin(), g.label_sets.end(), map) == g.label_sets.end()) {
+          g.label_sets.push_back(std::move(map));
+        }
       }
     } else {
       g.ineligible.push_back(n.name + " (" + eligibility.reason + ")");

@@ -300,16 +300,23 @@ TEST(Decide, NodeEligibility) {
       {"cordoned", [](NodeView& n) { n.unschedulable = true; }, false, "cordoned"},
       {"NotReady", [](NodeView& n) { n.ready = false; }, false, "NotReady"},
       {"upgrade in progress",
-       [](NodeView& n) { n.labels["nvidia.com/gpu-driver-upgrade-state"] = "upgrade-required"; },
+       [](NodeView& n) {
+         n.labels = n.labels.With("nvidia.com/gpu-driver-upgrade-state", "upgrade-required");
+       },
        false, "GPU driver upgrade: upgrade-required"},
       {"drain in progress",
-       [](NodeView& n) { n.labels["nvidia.com/gpu-driver-upgrade-state"] = "drain-required"; },
+       [](NodeView& n) {
+         n.labels = n.labels.With("nvidia.com/gpu-driver-upgrade-state", "drain-required");
+       },
        false, "GPU driver upgrade"},
       {"upgrade done",
-       [](NodeView& n) { n.labels["nvidia.com/gpu-driver-upgrade-state"] = "upgrade-done"; }, true,
-       ""},
+       [](NodeView& n) {
+         n.labels = n.labels.With("nvidia.com/gpu-driver-upgrade-state", "upgrade-done");
+       },
+       true, ""},
       {"upgrade state empty",
-       [](NodeView& n) { n.labels["nvidia.com/gpu-driver-upgrade-state"] = ""; }, true, ""},
+       [](NodeView& n) { n.labels = n.labels.With("nvidia.com/gpu-driver-upgrade-state", ""); },
+       true, ""},
       {"no allocatable GPU", [](NodeView& n) { n.gpu_allocatable = 0; }, false,
        "no allocatable nvidia.com/gpu"},
   };

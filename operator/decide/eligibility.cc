@@ -15,6 +15,12 @@ bool NodeSelectorMatches(const std::map<std::string, std::string>& node_selector
   });
 }
 
+bool NodeSelectorMatches(const std::map<std::string, std::string>& node_selector,
+                         const LabelSet& labels) {
+  return std::all_of(node_selector.begin(), node_selector.end(),
+                     [&](const auto& kv) { return labels.Has(kv.first, kv.second); });
+}
+
 NodeEligibility EligibilityOf(const NodeView& n, const core::KernelCacheSpec& spec,
                               int64_t gpus_needed) {
   NodeEligibility e;
@@ -24,9 +30,9 @@ NodeEligibility EligibilityOf(const NodeView& n, const core::KernelCacheSpec& sp
     e.reason = "cordoned";
   } else if (!n.ready) {
     e.reason = "NotReady";
-  } else if (auto it = n.labels.find(std::string(core::labels::kDriverUpgradeState));
-             it != n.labels.end() && !it->second.empty() && it->second != "upgrade-done") {
-    e.reason = "GPU driver upgrade: " + it->second;
+  } else if (const std::string* state = n.labels.Find(core::labels::kDriverUpgradeState);
+             state != nullptr && !state->empty() && *state != "upgrade-done") {
+    e.reason = "GPU driver upgrade: " + *state;
   } else if (n.gpu_allocatable <= 0) {
     e.reason = "no allocatable nvidia.com/gpu";
   } else if (n.gpu_allocatable < gpus_needed) {
@@ -41,16 +47,15 @@ namespace {
 // The labels Decide reads from a selected node: its fingerprint's; on a
 // node whose GPU labels are incomplete (no fingerprint yet), every
 // nvidia.com/ label and the arch, since any of them may complete it.
-std::map<std::string, std::string> DecisionLabels(
-    const std::map<std::string, std::string>& labels) {
-  std::map<std::string, std::string> out = core::FingerprintLabels(labels);
+std::map<std::string, std::string> DecisionLabels(const LabelSet& labels) {
+  std::map<std::string, std::string> out = labels.FingerprintLabels().ToMap();
   if (out.empty()) {
     for (const auto& [k, v] : labels) {
       if (k.starts_with("nvidia.com/") || k == core::labels::kArch) out.emplace(k, v);
     }
   }
-  if (auto it = labels.find(std::string(core::labels::kDriverUpgradeState)); it != labels.end()) {
-    out.insert(*it);
+  if (const std::string* state = labels.Find(core::labels::kDriverUpgradeState); state != nullptr) {
+    out.emplace(core::labels::kDriverUpgradeState, *state);
   }
   return out;
 }

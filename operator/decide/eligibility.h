@@ -18,6 +18,8 @@ namespace kc::op {
 // one nodeSelector match of the tree.
 bool NodeSelectorMatches(const std::map<std::string, std::string>& node_selector,
                          const std::map<std::string, std::string>& labels);
+bool NodeSelectorMatches(const std::map<std::string, std::string>& node_selector,
+                         const LabelSet& labels);
 
 struct NodeEligibility {
   bool selected = false;  // the node matches spec.nodeSelector

@@ -111,7 +111,7 @@ TEST(NodeChangeConcernsTest, Table) {
                  {std::string(core::labels::kRuntimeMajor), "13"},
                  {std::string(core::labels::kRuntimeMinor), "0"},
                  {"kubernetes.io/arch", "amd64"}};
-  ASSERT_FALSE(core::FingerprintLabels(base.labels).empty()) << "base must have a fingerprint";
+  ASSERT_FALSE(base.labels.FingerprintLabels().empty()) << "base must have a fingerprint";
   base.gpu_allocatable = 8;
   auto with = [&](const std::function<void(NodeView&)>& f) {
     NodeView n = base;
@@ -119,7 +119,7 @@ TEST(NodeChangeConcernsTest, Table) {
     return n;
   };
   auto label = [&](const std::string& k, const std::string& v) {
-    return with([&](NodeView& n) { n.labels[k] = v; });
+    return with([&](NodeView& n) { n.labels = n.labels.With(k, v); });
   };
   NodeView b200 = label(product, "NVIDIA-B200");
   struct Case {
@@ -129,34 +129,37 @@ TEST(NodeChangeConcernsTest, Table) {
   } cases[] = {
       {"unchanged", base, base, false},
       {"beta arch/os labels added (node controller)", base, with([](NodeView& n) {
-         n.labels["beta.kubernetes.io/arch"] = "amd64";
-         n.labels["beta.kubernetes.io/os"] = "linux";
+         n.labels = n.labels.With("beta.kubernetes.io/arch", "amd64");
+         n.labels = n.labels.With("beta.kubernetes.io/os", "linux");
        }),
        false},
       {"GFD timestamp", base, label("nvidia.com/gfd.timestamp", "1733300000"), false},
       {"driver label (fingerprint)", base, label(driver, "580.200.01"), true},
       {"compute capability label (fingerprint)", base,
        label(std::string(core::labels::kComputeMajor), "10"), true},
-      {"fingerprint label removed", base, with([&](NodeView& n) { n.labels.erase(driver); }), true},
+      {"fingerprint label removed", base,
+       with([&](NodeView& n) { n.labels = n.labels.Without(driver); }), true},
       {"driver upgrade starts", base, label(upgrade, "upgrade-required"), true},
       {"cordoned", base, with([](NodeView& n) { n.unschedulable = true; }), true},
       {"NotReady", base, with([](NodeView& n) { n.ready = false; }), true},
       {"GPUs gone from allocatable", base, with([](NodeView& n) { n.gpu_allocatable = 0; }), true},
       {"leaves the selection", base, b200, true},
       {"enters the selection", b200, base, true},
-      {"incomplete GPU labels, a GFD label arrives",
-       with([&](NodeView& n) { n.labels.erase(std::string(core::labels::kComputeMinor)); }), base,
-       true},
-      {"incomplete GPU labels, a beta label arrives",
-       with([&](NodeView& n) { n.labels.erase(std::string(core::labels::kComputeMinor)); }),
+      {"incomplete GPU labels, a GFD label arrives", with([&](NodeView& n) {
+         n.labels = n.labels.Without(std::string(core::labels::kComputeMinor));
+       }),
+       base, true},
+      {"incomplete GPU labels, a beta label arrives", with([&](NodeView& n) {
+         n.labels = n.labels.Without(std::string(core::labels::kComputeMinor));
+       }),
        with([&](NodeView& n) {
-         n.labels.erase(std::string(core::labels::kComputeMinor));
-         n.labels["beta.kubernetes.io/os"] = "linux";
+         n.labels = n.labels.Without(std::string(core::labels::kComputeMinor));
+         n.labels = n.labels.With("beta.kubernetes.io/os", "linux");
        }),
        false},
       {"never selected, driver changes", b200, with([&](NodeView& n) {
          n.labels = b200.labels;
-         n.labels[driver] = "580.200.01";
+         n.labels = n.labels.With(driver, "580.200.01");
        }),
        false},
       {"never selected, cordoned", b200, with([&](NodeView& n) {

@@ -16,6 +16,7 @@
 
 #include "core/api_types.h"
 #include "core/gate_report.h"
+#include "operator/decide/label_set.h"
 
 namespace kc::op {
 
@@ -53,10 +54,10 @@ struct Settings {
 };
 
 // A Node matching spec.nodeSelector (the reconciler filters; Decide
-// re-checks the selector anyway).
+// re-checks the selector anyway). Cheap to copy: the labels are shared.
 struct NodeView {
   std::string name;
-  std::map<std::string, std::string> labels;
+  LabelSet labels;
   bool unschedulable = false;   // spec.unschedulable (cordoned)
   bool ready = true;            // condition Ready == "True"
   int64_t gpu_allocatable = 0;  // status.allocatable["nvidia.com/gpu"]
