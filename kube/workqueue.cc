@@ -1,5 +1,6 @@
 #include "kube/workqueue.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace kc::kube {
@@ -22,6 +23,22 @@ void WorkQueue::AddLocked(const std::string& key) {
 void WorkQueue::Add(const std::string& key) {
   std::lock_guard<std::mutex> l(mu_);
   AddLocked(key);
+}
+
+void WorkQueue::MakeUrgentLocked(const std::string& key) {
+  if (!urgent_keys_.insert(key).second) return;  // already urgent
+  if (processing_.count(key) != 0) return;       // Done() queues it in urgent_
+  auto it = std::find(queue_.begin(), queue_.end(), key);
+  if (it != queue_.end()) queue_.erase(it);
+  urgent_.push_back(key);
+  cv_.notify_all();
+}
+
+void WorkQueue::AddUrgent(const std::string& key) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (shutting_down_) return;
+  AddLocked(key);
+  if (dirty_.count(key) != 0) MakeUrgentLocked(key);
 }
 
 void WorkQueue::AddAfter(const std::string& key, Clock::Duration delay) {
@@ -66,18 +83,20 @@ std::optional<std::string> WorkQueue::Get() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     std::optional<Clock::TimePoint> next = PromoteLocked(clock_.Now());
-    if (!queue_.empty()) break;
+    if (!urgent_.empty() || !queue_.empty()) break;
     if (shutting_down_) return std::nullopt;
     // Without a waiting key, wake up at least hourly (keeps deadlines finite).
     const Clock::TimePoint deadline = next.value_or(clock_.Now() + std::chrono::hours(1));
     const size_t waiting_before = waiting_.size();
     clock_.WaitUntil(lock, cv_, deadline, {}, [&] {
-      return !queue_.empty() || shutting_down_ || waiting_.size() != waiting_before ||
-             (next && clock_.Now() >= *next);
+      return !urgent_.empty() || !queue_.empty() || shutting_down_ ||
+             waiting_.size() != waiting_before || (next && clock_.Now() >= *next);
     });
   }
-  std::string key = std::move(queue_.front());
-  queue_.pop_front();
+  std::deque<std::string>& from = urgent_.empty() ? queue_ : urgent_;
+  std::string key = std::move(from.front());
+  from.pop_front();
+  urgent_keys_.erase(key);
   processing_.insert(key);
   dirty_.erase(key);
   return key;
@@ -86,14 +105,16 @@ std::optional<std::string> WorkQueue::Get() {
 void WorkQueue::Done(const std::string& key) {
   std::lock_guard<std::mutex> l(mu_);
   processing_.erase(key);
-  if (dirty_.count(key) != 0) queue_.push_back(key);
+  if (dirty_.count(key) != 0) {
+    (urgent_keys_.count(key) != 0 ? urgent_ : queue_).push_back(key);
+  }
   cv_.notify_all();  // a Get() or a drain may be waiting
 }
 
 size_t WorkQueue::Len() {
   std::lock_guard<std::mutex> l(mu_);
   PromoteLocked(clock_.Now());
-  return queue_.size();
+  return urgent_.size() + queue_.size();
 }
 
 size_t WorkQueue::NumWaiting() {
@@ -116,7 +137,7 @@ void WorkQueue::ShutDownWithDrain() {
   waiting_.clear();
   waiting_heap_ = {};
   cv_.notify_all();
-  cv_.wait(lock, [&] { return queue_.empty() && processing_.empty(); });
+  cv_.wait(lock, [&] { return urgent_.empty() && queue_.empty() && processing_.empty(); });
 }
 
 bool WorkQueue::ShuttingDown() {

@@ -8,6 +8,11 @@
 // - Get(): blocks until a key is available (returns it and marks it
 //   processing) or the queue is shut down and empty (returns nullopt).
 //   Every key returned must be passed to Done().
+// - AddUrgent(key): as Add, but the key is handed out before every key
+//   added without urgency (first come, first served among urgent keys); a
+//   key already queued moves ahead, a key being processed is queued ahead
+//   when Done. For work whose latency users see (a node whose fingerprint
+//   moved needs its warmup Job) behind bulk work (pod status churn).
 // - AddAfter(key, d): adds `key` once `d` has passed on the clock; a key
 //   already waiting keeps the earlier of its two ready times. Waiting keys
 //   are promoted by Get()/Len() (no background thread).
@@ -53,6 +58,7 @@ class WorkQueue {
   WorkQueue& operator=(const WorkQueue&) = delete;
 
   void Add(const std::string& key);
+  void AddUrgent(const std::string& key);
   void AddAfter(const std::string& key, Clock::Duration delay);
   void AddRateLimited(const std::string& key);
   void Forget(const std::string& key);
@@ -81,6 +87,8 @@ class WorkQueue {
   };
 
   void AddLocked(const std::string& key);
+  // Moves a queued (or dirty while processing) key into urgent_.
+  void MakeUrgentLocked(const std::string& key);
   // Moves waiting keys whose time has come into the queue; returns the next
   // ready time of a still-waiting key, if any.
   std::optional<Clock::TimePoint> PromoteLocked(Clock::TimePoint now);
@@ -91,7 +99,9 @@ class WorkQueue {
 
   std::mutex mu_;
   std::condition_variable_any cv_;
+  std::deque<std::string> urgent_;  // handed out before queue_
   std::deque<std::string> queue_;
+  std::set<std::string> urgent_keys_;  // in urgent_, or to go there when Done
   std::set<std::string> dirty_;
   std::set<std::string> processing_;
   std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> waiting_heap_;

@@ -37,6 +37,53 @@ TEST(WorkQueueTest, DeduplicatesQueuedKeysInFifoOrder) {
   EXPECT_EQ(q.Len(), 0u);
 }
 
+TEST(WorkQueueTest, UrgentKeysGoFirstInTheirOwnOrderAndQueuedKeysMoveAhead) {
+  WorkQueue q;
+  q.Add("a");
+  q.Add("b");
+  q.Add("c");
+  q.AddUrgent("c");  // queued: moves ahead, not duplicated
+  q.AddUrgent("x");  // new: ahead of a and b, after c
+  q.Add("x");        // a plain add of an urgent key leaves it urgent
+  EXPECT_EQ(q.Len(), 4u);
+  std::vector<std::string> order;
+  while (q.Len() > 0) {
+    auto k = q.Get();
+    ASSERT_TRUE(k.has_value());
+    order.push_back(*k);
+    q.Done(*k);
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"c", "x", "a", "b"}));
+}
+
+TEST(WorkQueueTest, UrgentAddWhileProcessingIsQueuedAheadWhenDone) {
+  WorkQueue q;
+  q.Add("busy");
+  EXPECT_EQ(q.Get(), "busy");
+  q.Add("a");
+  q.AddUrgent("busy");  // never to a second worker while processing
+  EXPECT_EQ(q.Len(), 1u);
+  EXPECT_EQ(q.Get(), "a");
+  q.Add("b");
+  q.Done("busy");  // dirty and urgent: queued ahead of b
+  EXPECT_EQ(q.Get(), "busy");
+  EXPECT_EQ(q.Get(), "b");
+  q.Done("a");
+  q.Done("busy");
+  q.Done("b");
+  EXPECT_EQ(q.Len(), 0u);
+  // Urgency ends with the hand-out: a later plain add is plain.
+  q.Add("c");
+  q.Add("busy");
+  EXPECT_EQ(q.Get(), "c");
+  q.ShutDown();
+  q.AddUrgent("late");  // ignored after shutdown
+  EXPECT_EQ(q.Get(), "busy");
+  q.Done("c");
+  q.Done("busy");
+  EXPECT_EQ(q.Get(), std::nullopt);
+}
+
 TEST(WorkQueueTest, KeyReaddedWhileProcessingIsRequeuedAfterDone) {
   WorkQueue q;
   q.Add("a");

@@ -21,7 +21,15 @@ DIR/pki.
       restart (relist cost); RSS/HWM and CPU from /proc/<pid>; API requests
       from the kube-apiserver audit log (--audit-log, the operator's user).
       Deletes its KernelCaches at the end.
+  driver.py --cluster DIR settle [--quiet-writes 3] [--window 20] [--timeout 900]
+      Waits until the control plane is at rest: every fleet pod Running (kwok
+      has caught up) and the cluster's write rate (etcd's resourceVersion)
+      under --quiet-writes per second over --window seconds. bench runs it
+      before it starts the operator, so no run inherits the fleet's creation
+      or the previous operator's cleanup.
   driver.py table A.json B.json   side-by-side table with ratios
+  driver.py spread FILE...        per operator (the files' "name"), each figure's
+      median (min-max) over its runs, and the ratio of the medians
   driver.py check FILE            exit 1 unless the invariants hold
 """
 import argparse
@@ -211,6 +219,50 @@ def count_ready_nodes(api):
         if not tok:
             return n
         cont = "&continue=" + tok
+
+
+def current_rv(api):
+    """The cluster's current resourceVersion (a quorum list read): it counts etcd writes."""
+    return int(api.get("/api/v1/namespaces/default/configmaps?limit=1")["metadata"]["resourceVersion"])
+
+
+def fleet_pods_running(api):
+    n, total, cont = 0, 0, ""
+    while True:
+        l = api.get("/api/v1/pods?labelSelector=app&limit=2000" + cont)
+        for it in l["items"]:
+            node = it.get("spec", {}).get("nodeName", "")
+            if node.startswith("gpu-") and int(node[4:]) % 50 == 7:
+                continue  # a NotReady node kwok does not manage: never Running
+            total += 1
+            n += it.get("status", {}).get("phase") == "Running"
+        tok = l["metadata"].get("continue")
+        if not tok:
+            return n, total
+        cont = "&continue=" + tok
+
+
+def settle(api, quiet_writes, window, timeout):
+    """Until every fleet pod is Running and etcd takes under quiet_writes writes/s
+    over `window` s; returns (settled, seconds, last write rate)."""
+    t0 = time.monotonic()
+    rate = None
+    while time.monotonic() - t0 < timeout:
+        running, total = fleet_pods_running(api)
+        if running < total:
+            time.sleep(2)
+            continue
+        r0, w0 = current_rv(api), time.monotonic()
+        time.sleep(window)
+        rate = (current_rv(api) - r0) / (time.monotonic() - w0)
+        if rate < quiet_writes:
+            return True, time.monotonic() - t0, rate
+    return False, time.monotonic() - t0, rate
+
+
+def cmd_settle(api, a):
+    ok, secs, rate = settle(api, a.quiet_writes, a.window, a.timeout)
+    log("settle: %s after %.0f s (%.1f writes/s)" % ("at rest" if ok else "NOT at rest", secs, rate or -1))
 
 
 # ------------------------------------------------------------------ bench --
@@ -528,6 +580,10 @@ def cmd_bench(api, a):
     out = {"name": a.name, "nodes": a.nodes, "kcs": a.kcs, "namespaces": a.namespaces,
            "node_monitor_grace_s": api.node_monitor_grace_s()}
     audit = Audit(a.audit_log, a.audit_user)
+    ok, secs, rate = settle(api, a.quiet_writes, a.settle_window, a.settle_timeout)
+    out["settled"], out["settle_s"], out["settle_writes_per_s"] = ok, secs, rate
+    log("%s: control plane %s after %.0f s (%.1f writes/s)" %
+        (a.name, "at rest" if ok else "NOT at rest", secs, rate or -1))
     watch = JobWatch(api, prefix)
     watch.start()
     nodes_watch = NodeWatch(api)
@@ -656,6 +712,7 @@ def cmd_bench(api, a):
         out["restart_requests"] = n
         out["restart_request_kinds"] = kinds
         out["restart_rss_mb"] = proc.status()["VmRSS"]
+        out["restart_peak_mb"] = max(proc.peak, proc.status()["VmHWM"])
         out["restart_cpu_s"] = proc.cpu()
         # Invariants.
         with watch.lock:
@@ -710,6 +767,7 @@ ROWS = [("rss_sync_mb", "RSS after sync (MB)"), ("rss_peak_mb", "RSS peak (MB)")
         ("roll_converge_after_last_s", "pool roll: Ready after last relabel (s)"),
         ("roll_requests", "pool roll: requests"), ("idle_requests_per_s", "requests/s at rest"),
         ("restart_requests", "restart: requests (relist)"), ("restart_rss_mb", "restart: RSS (MB)"),
+        ("restart_peak_mb", "restart: RSS peak (MB)"),
         ("restart_cpu_s", "restart: CPU to resync + 5 s (s)"),
         ("status_writes", "status writes (all)"), ("jobs_seen", "warmup Jobs created"),
         ("duplicate_jobs", "duplicate Jobs"), ("cpu_total_s", "CPU total (s)")]
@@ -729,6 +787,69 @@ def cmd_table(a):
             fy = "-" if y is None else ("%.3f" % y if isinstance(y, float) and y < 10 else "%.0f" % y if isinstance(y, float) else str(y))
             ratio = "%.2f" % (x / y) if isinstance(x, (int, float)) and isinstance(y, (int, float)) and y else "-"
             print("| %-40s | %10s | %10s | %7s |" % (label, fx, fy, ratio))
+
+
+SPREAD_ROWS = [("rss_sync_mb", "RSS after sync (MB)"), ("rss_peak_mb", "RSS peak (MB)"),
+               ("restart_rss_mb", "RSS after a restart and resync (MB)"),
+               ("restart_peak_ratio", "restart peak / RSS after sync"),
+               ("sync_s", "sync wall (s)"), ("sync_cpu_s", "CPU to sync (s)"),
+               ("change_p50_s", "label change -> Jobs p50 (s)"),
+               ("change_p99_s", "label change -> Jobs p99 (s)"),
+               ("change_missed", "changes without a Job in time"),
+               ("change_reconciles_per_change", "reconciles per change"),
+               ("change_requests_per_change", "requests per change"),
+               ("change_reconcile_mean_s", "reconcile wall time, mean (s)"),
+               ("cpu_per_1k_node_events_s", "CPU per 1,000 node events (s)"),
+               ("roll_converge_after_last_s", "pool roll: Ready after last relabel (s)"),
+               ("idle_requests_per_s", "requests/s at rest"),
+               ("restart_requests", "restart: requests (relist)"),
+               ("duplicate_jobs", "duplicate Jobs"), ("cpu_total_s", "CPU total (s)")]
+
+
+def derived(r):
+    r = dict(r)
+    if r.get("changes"):
+        for k in ("change_reconciles", "change_requests"):
+            if r.get(k) is not None:
+                r[k + "_per_change"] = r[k] / r["changes"]
+    if r.get("restart_peak_mb") and r.get("rss_sync_mb"):
+        r["restart_peak_ratio"] = r["restart_peak_mb"] / r["rss_sync_mb"]
+    return r
+
+
+def fmt(x):
+    if x is None:
+        return "-"
+    return "%.2f" % x if abs(x) < 10 else "%.0f" % x
+
+
+def cmd_spread(a):
+    runs = {}
+    for p in a.files:
+        r = derived(json.load(open(p)))
+        runs.setdefault(r["name"], []).append(r)
+    names = list(runs)
+    nodes = sorted({r["nodes"] for rs in runs.values() for r in rs})
+    print("\n%s nodes; runs: %s" % ("/".join(map(str, nodes)),
+                                     ", ".join("%s %d" % (n, len(runs[n])) for n in names)))
+    print("| figure | " + " | ".join("%s: median (min-max)" % n for n in names) +
+          (" | %s / %s (medians) |" % (names[0], names[1]) if len(names) > 1 else " |"))
+    print("|---|" + "---|" * (len(names) + (1 if len(names) > 1 else 0)))
+    for key, label in SPREAD_ROWS:
+        cells, medians = [], []
+        for n in names:
+            xs = sorted(r[key] for r in runs[n] if isinstance(r.get(key), (int, float)))
+            if not xs:
+                cells.append("-")
+                medians.append(None)
+                continue
+            med = xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+            medians.append(med)
+            cells.append(fmt(med) if len(xs) == 1 else "%s (%s-%s)" % (fmt(med), fmt(xs[0]), fmt(xs[-1])))
+        ratio = ""
+        if len(names) > 1:
+            ratio = " | %.2f" % (medians[0] / medians[1]) if medians[0] is not None and medians[1] else " | -"
+        print("| %s | %s%s |" % (label, " | ".join(cells), ratio))
 
 
 def cmd_check(a):
@@ -788,6 +909,15 @@ def main():
     b.add_argument("--log", required=True)
     b.add_argument("--out", required=True)
     b.add_argument("operator", nargs=argparse.REMAINDER, help="-- the operator command")
+    b.add_argument("--quiet-writes", type=float, default=5.0)
+    b.add_argument("--settle-window", type=float, default=20)
+    b.add_argument("--settle-timeout", type=float, default=900)
+    st = sub.add_parser("settle")
+    st.add_argument("--quiet-writes", type=float, default=5.0)
+    st.add_argument("--window", type=float, default=20)
+    st.add_argument("--timeout", type=float, default=900)
+    sp = sub.add_parser("spread")
+    sp.add_argument("files", nargs="+")
     t = sub.add_parser("table")
     t.add_argument("files", nargs="+")
     c = sub.add_parser("check")
@@ -798,9 +928,13 @@ def main():
         return cmd_table(a)
     if a.cmd == "check":
         return cmd_check(a)
+    if a.cmd == "spread":
+        return cmd_spread(a)
     api = Api(a.cluster)
     if a.cmd == "fleet":
         return cmd_fleet(api, a)
+    if a.cmd == "settle":
+        return cmd_settle(api, a)
     if a.cmd == "bench":
         a.operator = a.operator[1:] if a.operator[:1] == ["--"] else a.operator
         if not a.operator:

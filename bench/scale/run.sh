@@ -7,13 +7,17 @@
 # Usage: bench/scale/run.sh [--nodes 300[,1000,...]] [--kcs 6] [--pods-per-node 4]
 #          [--changes 50] [--roll-seconds 20] [--idle-seconds 20] [--sync-timeout 300]
 #          [--operator PATH] [--reference PATH] [--out DIR] [--only ours|reference|both]
-#          [--baseline PATH]
+#          [--baseline PATH] [--repeat N] [--reference-every-run]
 # --operator defaults to build/operator/kernelcache-operator; --reference is
 # built from bench/scale/reference (go build) when not given. --baseline runs
 # a second kernelcache-operator binary (say, main's, for a before/after) on
 # the same cluster right after ours, named "baseline", and prints ours
-# against it. Results: DIR/<nodes>-{ours,baseline,reference}.json and the
-# tables on stdout.
+# against it. --repeat N runs the operators N times on the same cluster, the
+# order of ours and the baseline alternating run by run (the reference runs
+# in the first run only unless --reference-every-run). Every bench starts
+# only once the control plane is at rest (driver.py settle). Results:
+# DIR/<nodes>-<name>-<run>.json and DIR/<nodes>-spread.md, the table of
+# each figure's median (min-max) per operator (driver.py spread).
 # API requests are counted from the kube-apiserver audit log, for the user
 # kc-bench-operator (a client certificate this script signs with the
 # cluster's CA; both operators use it, one at a time).
@@ -33,6 +37,8 @@ reference=""
 out="${TMPDIR:-/tmp}/kc-scale-$$"
 only=both
 baseline=""
+repeat=1
+reference_every=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --nodes) nodes_list="$2"; shift 2 ;;
@@ -47,7 +53,9 @@ while [[ $# -gt 0 ]]; do
     --out) out="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
     --baseline) baseline="$2"; shift 2 ;;
-    *) sed -n '2,19p' "$0"; exit 2 ;;
+    --repeat) repeat="$2"; shift 2 ;;
+    --reference-every-run) reference_every=1; shift ;;
+    *) sed -n '2,23p' "$0"; exit 2 ;;
   esac
 done
 say() { echo "[scale $(date +%H:%M:%S)] $*" >&2; }
@@ -118,30 +126,35 @@ EOF
     --namespaces "$ns"
   common=(--nodes "$nodes" --kcs "$kcs" --namespaces "$ns" --changes "$changes" --roll-seconds "$roll_seconds"
     --idle-seconds "$idle_seconds" --sync-timeout "$sync_timeout" --audit-log "$out/audit.log")
-  results=()
-  if [[ "$only" != reference ]]; then
-    say "$nodes nodes: kernelcache-operator"
-    python3 "$here/driver.py" --cluster "$cluster" bench --name ours "${common[@]}" \
-      --log "$out/$nodes-ours.log" --out "$out/$nodes-ours.json" -- \
-      "$operator" --kubeconfig="$out/bench.kubeconfig" --leader-elect=false --bind-address=127.0.0.1 \
-      --http-port=0 --initwarm-image=kc.local/initwarm:test --warmup-priority-class= --log-level=info
-    results+=("$out/$nodes-ours.json")
-  fi
-  if [[ -n "$baseline" ]]; then
-    say "$nodes nodes: kernelcache-operator, baseline $baseline"
-    python3 "$here/driver.py" --cluster "$cluster" bench --name baseline "${common[@]}" \
-      --log "$out/$nodes-baseline.log" --out "$out/$nodes-baseline.json" -- \
-      "$baseline" --kubeconfig="$out/bench.kubeconfig" --leader-elect=false --bind-address=127.0.0.1 \
-      --http-port=0 --initwarm-image=kc.local/initwarm:test --warmup-priority-class= --log-level=info
-    python3 "$here/driver.py" table "$out/$nodes-ours.json" "$out/$nodes-baseline.json"
-  fi
-  if [[ "$only" != ours ]]; then
-    say "$nodes nodes: reference (controller-runtime)"
-    python3 "$here/driver.py" --cluster "$cluster" bench --name reference "${common[@]}" \
-      --log "$out/$nodes-reference.log" --out "$out/$nodes-reference.json" -- \
-      "$reference" --kubeconfig="$out/bench.kubeconfig"
-    results+=("$out/$nodes-reference.json")
-  fi
-  if [[ ${#results[@]} == 2 ]]; then python3 "$here/driver.py" table "${results[@]}"; fi
+  bench_one() {  # NAME RUN BINARY...: one operator's bench, DIR/<nodes>-<name>-<run>.json
+    local who="$1" r="$2"
+    shift 2
+    say "$nodes nodes: $who, run $r of $repeat"
+    python3 "$here/driver.py" --cluster "$cluster" bench --name "$who" "${common[@]}" \
+      --log "$out/$nodes-$who-$r.log" --out "$out/$nodes-$who-$r.json" -- "$@"
+  }
+  ours_cmd=("$operator" --kubeconfig="$out/bench.kubeconfig" --leader-elect=false --bind-address=127.0.0.1
+    --http-port=0 --initwarm-image=kc.local/initwarm:test --warmup-priority-class= --log-level=info)
+  for ((r = 1; r <= repeat; r++)); do
+    # Which operator meets the cluster first alternates run by run, so a
+    # before/after shows the change, not the order.
+    order=()
+    [[ "$only" != reference ]] && order+=(ours)
+    [[ -n "$baseline" ]] && order+=(baseline)
+    if (( r % 2 == 0 )); then
+      rev=(); for ((i = ${#order[@]} - 1; i >= 0; i--)); do rev+=("${order[$i]}"); done; order=("${rev[@]}")
+    fi
+    for who in "${order[@]}"; do
+      if [[ "$who" == ours ]]; then
+        bench_one ours "$r" "${ours_cmd[@]}"
+      else
+        bench_one baseline "$r" "$baseline" "${ours_cmd[@]:1}"
+      fi
+    done
+    if [[ "$only" != ours ]] && (( r == 1 || reference_every )); then
+      bench_one reference "$r" "$reference" --kubeconfig="$out/bench.kubeconfig"
+    fi
+  done
+  python3 "$here/driver.py" spread "$out/$nodes"-*-[0-9]*.json | tee "$out/$nodes-spread.md"
 done
 say "results in $out"

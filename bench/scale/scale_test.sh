@@ -2,7 +2,8 @@
 # scale_rig_test (ctest, label integration): the small version of the scale
 # rig, so it cannot rot. 200 kwok GPU nodes, 6 KernelCaches, 10 driver-label
 # changes, a pool roll, a restart, against kernelcache-operator only. Asserts
-# invariants, not timings (driver.py check): every KernelCache Ready at sync
+# invariants, not timings (driver.py check): the control plane settles before
+# the operator starts, every KernelCache Ready at sync
 # and at the end, every change got its new warmup Jobs, zero duplicate Jobs
 # (one per KernelCache and fingerprint), zero API requests over a 10 s window
 # at rest, no node Ready flip the script did not make (the controller-manager's
@@ -23,4 +24,4 @@ finish() {
 trap finish EXIT
 "$src/bench/scale/run.sh" --only ours --operator "$operator" --out "$out" --nodes 200 --kcs 6 \
   --pods-per-node 2 --changes 10 --roll-seconds 5 --idle-seconds 10 --sync-timeout 120
-python3 "$src/bench/scale/driver.py" check "$out/200-ours.json"
+python3 "$src/bench/scale/driver.py" check "$out/200-ours-1.json"

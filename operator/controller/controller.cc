@@ -249,9 +249,13 @@ void Controller::Stop() {
   events_->Stop();
 }
 
-void Controller::Enqueue(const std::string& key, const char* source) {
+void Controller::Enqueue(const std::string& key, const char* source, bool urgent) {
   if (key.empty()) return;
-  queue_->Add(key);
+  if (urgent) {
+    queue_->AddUrgent(key);
+  } else {
+    queue_->Add(key);
+  }
   if (metrics_ != nullptr) {
     metrics_->CountEnqueue(source);
     metrics_->CountQueueAdd(options_.queue_name);
@@ -294,7 +298,11 @@ void Controller::EnqueueForNodeChange(const NodeView& before, const NodeView& af
 
 void Controller::EnqueueSelecting(
     const std::function<bool(const std::map<std::string, std::string>&)>& concerns) {
-  for (const std::string& key : selectors_.KeysWhere(concerns)) Enqueue(key, "node");
+  // Urgent: a node change can move a fingerprint, whose warmup Job users
+  // wait for; it goes ahead of the status churn of running warmups.
+  for (const std::string& key : selectors_.KeysWhere(concerns)) {
+    Enqueue(key, "node", /*urgent=*/true);
+  }
 }
 
 void Controller::EnqueueForPvc(const Json& pvc) {

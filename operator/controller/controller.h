@@ -115,7 +115,8 @@ class Controller {
   void WatchWorkloads(const std::string& ns);
   void EnqueueForWorkload(const std::string& kind, const Json& workload);
   void WatchNodes();
-  void Enqueue(const std::string& key, const char* source);
+  // `urgent`: ahead of keys queued without (kube::WorkQueue::AddUrgent).
+  void Enqueue(const std::string& key, const char* source, bool urgent = false);
   // Every KernelCache whose spec.nodeSelector matches `labels`.
   void EnqueueForNode(const LabelSet& labels);
   // An updated node: the KernelCaches NodeChangeConcerns (eligibility.h).
