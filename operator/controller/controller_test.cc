@@ -198,6 +198,35 @@ TEST(ControllerTest, NodeEventsQueueOnlyTheKernelCachesTheyConcern) {
   controller.Stop();
 }
 
+// A node change can move a fingerprint, whose warmup Job users wait for: its
+// KernelCaches go ahead of work queued before it (kube::WorkQueue::AddUrgent).
+TEST(ControllerTest, NodeChangesQueueAheadOfOtherWork) {
+  kube::FakeClient fake;
+  ASSERT_TRUE(fake.Create(kube::resources::kNodes, "", GpuNode("h200-1", "580.159.04")).ok());
+  ASSERT_TRUE(fake.Create(resources::KernelCaches(), "ml", KernelCacheObj()).ok());
+  std::ostringstream logs;
+  Controller controller(fake, ControllerOptions{}, nullptr, Logger(&logs, true, LogLevel::kInfo));
+  controller.StartInformers();  // no workers: the test takes the keys
+  ASSERT_TRUE(controller.WaitForSync({}, 10s));
+  EXPECT_EQ(Drain(controller.queue()), std::vector<std::string>{"ml/llama"});
+
+  controller.queue().Add("ml/earlier");  // queued first, without urgency
+  auto node = fake.Get(kube::resources::kNodes, "", "h200-1");
+  ASSERT_TRUE(node.ok());
+  (*node)["metadata"]["labels"]["nvidia.com/cuda.driver-version.full"] = "580.200.01";
+  ASSERT_TRUE(fake.Update(kube::resources::kNodes, "", *node).ok());
+  EXPECT_TRUE(Eventually([&] { return controller.queue().Len() >= 2; })) << logs.str();
+  std::vector<std::string> order;  // in hand-out order (Drain sorts)
+  while (controller.queue().Len() > 0) {
+    auto k = controller.queue().Get();
+    if (!k) break;
+    order.push_back(*k);
+    controller.queue().Done(*k);
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"ml/llama", "ml/earlier"}));
+  controller.Stop();
+}
+
 // A warmup Job's or Pod's update queues its KernelCache only when what
 // Decide reads of it changed (operator/decide/views.h): a Ready count, a condition
 // it does not read or a new resourceVersion queue nothing. Each informer
