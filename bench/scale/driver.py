@@ -576,7 +576,9 @@ def clear_warmups(api, namespaces, timeout=180):
 
 
 def cmd_bench(api, a):
-    prefix = a.name + "-kc-"
+    # The run number keeps a repeat's KernelCaches apart from the last run's
+    # (which may still be going, finalizers and all).
+    prefix = "%s-%d-kc-" % (a.name, a.run)
     out = {"name": a.name, "nodes": a.nodes, "kcs": a.kcs, "namespaces": a.namespaces,
            "node_monitor_grace_s": api.node_monitor_grace_s()}
     audit = Audit(a.audit_log, a.audit_user)
@@ -645,7 +647,7 @@ def cmd_bench(api, a):
             node = "gpu-%05d" % i
             product = PRODUCTS[i % len(PRODUCTS)][0]
             ts = time.monotonic()
-            api.merge("/api/v1/nodes/" + node, {"metadata": {"labels": {DRIVER_LABEL: "999.%d.%d" % (sum(map(ord, a.name)) % 1000, c)}}})
+            api.merge("/api/v1/nodes/" + node, {"metadata": {"labels": {DRIVER_LABEL: "999.%d.%d" % (sum(map(ord, a.name + str(a.run))) % 1000, c)}}})
             done = watch.wait_new(by_product.get(product, []), ts, a.change_timeout)
             if done is None:
                 missed += 1
@@ -667,7 +669,7 @@ def cmd_bench(api, a):
             out["change_reconcile_mean_s"] = (r2.get(t_sum, 0) - r1.get(t_sum, 0)) / out["change_reconciles"]
         # Rolling relabel of one pool (PRODUCTS[0]) over --roll-seconds.
         pool = [i for i in managed if i % len(PRODUCTS) == 0]
-        new = "999.%d.1" % (sum(map(ord, a.name)) % 900 + 100)
+        new = "999.%d.1" % (sum(map(ord, a.name + str(a.run))) % 900 + 100)
         m2, tr = audit.mark(), time.monotonic()
         lim = Limiter(max(1.0, len(pool) / a.roll_seconds))
         for i in pool:
@@ -739,6 +741,9 @@ def cmd_bench(api, a):
         for ns, name, _ in kcs:
             api.call("DELETE", "/apis/kernelcache.io/v1alpha1/namespaces/%s/kernelcaches/%s" % (ns, name),
                      {"propagationPolicy": "Background"})
+            # The operator is stopped: its cleanup finalizer would hold the object for ever.
+            api.call("PATCH", "/apis/kernelcache.io/v1alpha1/namespaces/%s/kernelcaches/%s" % (ns, name),
+                     {"metadata": {"finalizers": None}}, ctype="application/merge-patch+json")
             api.call("DELETE", "/api/v1/persistentvolumes/%s-pv" % name)
         # The next operator starts on a clean slate: this run's warmup Jobs and
         # pods go now, not over minutes of the garbage collector's client rate
@@ -895,6 +900,7 @@ def main():
     f.add_argument("--qps", type=float, default=100)
     b = sub.add_parser("bench")
     b.add_argument("--name", required=True)
+    b.add_argument("--run", type=int, default=1)
     b.add_argument("--nodes", type=int, default=300)
     b.add_argument("--namespaces", type=int, default=5)
     b.add_argument("--kcs", type=int, default=6)

@@ -130,7 +130,7 @@ EOF
     local who="$1" r="$2"
     shift 2
     say "$nodes nodes: $who, run $r of $repeat"
-    python3 "$here/driver.py" --cluster "$cluster" bench --name "$who" "${common[@]}" \
+    python3 "$here/driver.py" --cluster "$cluster" bench --name "$who" --run "$r" "${common[@]}" \
       --log "$out/$nodes-$who-$r.log" --out "$out/$nodes-$who-$r.json" -- "$@"
   }
   ours_cmd=("$operator" --kubeconfig="$out/bench.kubeconfig" --leader-elect=false --bind-address=127.0.0.1
