@@ -117,6 +117,11 @@ size_t WorkQueue::Len() {
   return urgent_.size() + queue_.size();
 }
 
+size_t WorkQueue::UrgentLen() {
+  std::lock_guard<std::mutex> l(mu_);
+  return urgent_.size();
+}
+
 size_t WorkQueue::NumWaiting() {
   std::lock_guard<std::mutex> l(mu_);
   PromoteLocked(clock_.Now());

@@ -19,6 +19,8 @@
 // - AddRateLimited(key) = AddAfter(key, rate_limiter.When(key));
 //   Forget(key) ends its retry tracking; NumRequeues(key) counts retries.
 // - Len(): number of keys queued and ready (the depth metric).
+//   UrgentLen(): of those, the urgent ones (a worker may put off work that
+//   can wait while urgent keys wait for a worker).
 // - ShutDown(): new adds are ignored, waiting (delayed) keys are dropped,
 //   Get() still hands out the keys already queued, then returns nullopt.
 //   ShutDownWithDrain(): ShutDown() and then blocks until every queued key
@@ -68,6 +70,7 @@ class WorkQueue {
   void Done(const std::string& key);
 
   size_t Len();
+  size_t UrgentLen();
   // Keys waiting for their AddAfter time.
   size_t NumWaiting();
   const std::string& name() const { return name_; }

@@ -46,6 +46,7 @@ TEST(WorkQueueTest, UrgentKeysGoFirstInTheirOwnOrderAndQueuedKeysMoveAhead) {
   q.AddUrgent("x");  // new: ahead of a and b, after c
   q.Add("x");        // a plain add of an urgent key leaves it urgent
   EXPECT_EQ(q.Len(), 4u);
+  EXPECT_EQ(q.UrgentLen(), 2u);
   std::vector<std::string> order;
   while (q.Len() > 0) {
     auto k = q.Get();
@@ -63,10 +64,13 @@ TEST(WorkQueueTest, UrgentAddWhileProcessingIsQueuedAheadWhenDone) {
   q.Add("a");
   q.AddUrgent("busy");  // never to a second worker while processing
   EXPECT_EQ(q.Len(), 1u);
+  EXPECT_EQ(q.UrgentLen(), 0u);  // it waits for Done, not for a worker
   EXPECT_EQ(q.Get(), "a");
   q.Add("b");
   q.Done("busy");  // dirty and urgent: queued ahead of b
+  EXPECT_EQ(q.UrgentLen(), 1u);
   EXPECT_EQ(q.Get(), "busy");
+  EXPECT_EQ(q.UrgentLen(), 0u);
   EXPECT_EQ(q.Get(), "b");
   q.Done("a");
   q.Done("busy");

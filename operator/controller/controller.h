@@ -22,8 +22,9 @@
 // for the caches to sync, enqueues every KernelCache, runs the workers until
 // `stop`, then drains the queue (in-flight reconciles finish). Stop()
 // stops the informers and joins their threads.
-// Worker outcome: error -> AddRateLimited (backoff per key); requeue_after
-// -> Forget + AddAfter; success -> Forget.
+// Worker outcome: error -> AddRateLimited (backoff per key); status
+// deferred (urgent keys were waiting, Reconciler step 4) -> Forget + Add;
+// requeue_after -> Forget + AddAfter; success -> Forget.
 #pragma once
 
 #include <chrono>

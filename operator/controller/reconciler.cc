@@ -82,19 +82,25 @@ Observed Reconciler::Observe(const Json& kc_json) const {
   for (const Json& p : Caches::ByLabel(caches_.gated_pods, ns, core::kConsumerLabel, name)) {
     for (auto& r : GateReportsFromPod(p)) o.gate_reports.push_back(std::move(r));
   }
-  if (caches_.misses != nullptr) {
-    for (const auto& f : o.kc.status.fingerprints) {
-      if (f.manifest_digest.empty()) continue;
-      if (auto m = caches_.misses->Summary(ns, name, f.id, f.manifest_digest)) {
-        o.runtime_misses[f.id] = {f.manifest_digest, std::move(*m),
-                                  caches_.misses->Harvestable(ns, name, f.id, f.manifest_digest)};
-      }
-    }
-  }
+  ObserveMisses(o);
   if (auto pvc = Caches::Get(caches_.pvcs, ns + "/" + core::ClaimName(o.kc))) {
     o.pvc = PvcViewFromJson(*pvc, o.kc.metadata.uid);
   }
   return o;
+}
+
+void Reconciler::ObserveMisses(Observed& o) const {
+  o.runtime_misses.clear();
+  if (caches_.misses == nullptr) return;
+  const std::string& ns = o.kc.metadata.namespace_;
+  const std::string& name = o.kc.metadata.name;
+  for (const auto& f : o.kc.status.fingerprints) {
+    if (f.manifest_digest.empty()) continue;
+    if (auto m = caches_.misses->Summary(ns, name, f.id, f.manifest_digest)) {
+      o.runtime_misses[f.id] = {f.manifest_digest, std::move(*m),
+                                caches_.misses->Harvestable(ns, name, f.id, f.manifest_digest)};
+    }
+  }
 }
 
 Status Reconciler::Execute(const Action& a, const core::KernelCache& kc,
@@ -252,6 +258,7 @@ ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
     if (metrics_ != nullptr) metrics_->ForgetKernelCache(key_ns, key_name);
     std::lock_guard<std::mutex> l(mu_);
     gates_.erase(key);
+    owed_.erase(key);
     for (auto it = first_seen_.lower_bound(key + "/");
          it != first_seen_.end() && it->first.rfind(key + "/", 0) == 0;) {
       it = first_seen_.erase(it);
@@ -260,6 +267,22 @@ ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
   }
   const Time now = now_();
   Observed observed = Observe(*kc_json);
+  // What the API server holds; the pass decides from the owed status, when
+  // one is (step 4), and writes whatever differs from this.
+  const core::KernelCacheStatus written = observed.kc.status;
+  bool owed = false;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (auto it = owed_.find(key); it != owed_.end()) {
+      if (it->second.uid == observed.kc.metadata.uid) {
+        observed.kc.status = it->second.status;
+        owed = true;
+      } else {
+        owed_.erase(it);  // another object of that name
+      }
+    }
+  }
+  if (owed) ObserveMisses(observed);  // by the owed status's digests
   const core::KernelCache& kc = observed.kc;
   Logger log = logger_.With({{"kernelcache", key}, {"reconcileID", NewReconcileId()}});
   Plan plan = Decide(observed, now);
@@ -267,12 +290,14 @@ ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
   std::string rv = kc.metadata.resource_version;
   std::vector<std::string> finalizers = kc.metadata.finalizers;
   bool stale = false;
+  bool job_written = false;
   for (const Action& a : plan.actions) {
     Status s = Execute(a, kc, &rv, &finalizers, &stale, log);
     if (!s.ok()) {
       result.status = s.WithContext(std::string(ActionKindName(a.kind)) + " " + a.name);
       return result;
     }
+    job_written |= a.kind == Action::Kind::kCreateJob || a.kind == Action::Kind::kDeleteJob;
   }
 
   if (stale) {
@@ -283,7 +308,15 @@ ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
   const bool gone = kc.metadata.deletion_timestamp.has_value() &&
                     std::find(finalizers.begin(), finalizers.end(),
                               std::string(core::kFinalizer)) == finalizers.end();
-  if (!gone && !(plan.status == kc.status)) {
+  if (!gone && !owed && job_written && !(plan.status == written) && urgent_waiting_ &&
+      urgent_waiting_()) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      owed_[key] = Owed{kc.metadata.uid, plan.status};
+    }
+    result.status_deferred = true;
+    log.Debug("status write put off: urgent KernelCaches wait for a worker");
+  } else if (!gone && !(plan.status == written)) {
     Json new_status = core::StatusToJson(plan.status);
     if (auto old = kc_json->find("status"); old != kc_json->end() && old->is_object()) {
       for (const auto& [k, v] : old->items()) {
@@ -300,6 +333,10 @@ ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
       return result;
     }
     log.Info("status updated", {{"phase", plan.status.phase}, {"ready", plan.status.ready}});
+  }
+  if (owed && !result.status_deferred) {
+    std::lock_guard<std::mutex> l(mu_);
+    owed_.erase(key);
   }
 
   for (const Action& a : plan.actions) {

@@ -16,9 +16,18 @@
 //    with the resourceVersion precondition, only when it differs from the
 //    status read. A Conflict (the cache was behind) is an error: the key is
 //    retried with backoff and the next pass reads the newer object.
-// 5. Emits the plan's Events only after the status write succeeded, so a
-//    retried pass does not repeat them (a refinement of decide.h's "in
-//    order": Events change no state).
+//    Put off while others wait: when the pass created or deleted a Job
+//    and DeferStatusWhile's predicate says urgent keys wait for a worker
+//    (a node change's KernelCaches, each waiting for its Job create), the
+//    status is kept as owed instead (Result.status_deferred: the caller
+//    queues the key again, without urgency). The next pass of the key reads
+//    the owed status as if it had been written (so it decides and emits
+//    nothing twice) and writes it, never putting it off twice in a row. An
+//    owed status lost with the process is a status write that failed: the
+//    next pass decides again from the objects.
+// 5. Emits the plan's Events only after the status write succeeded (or
+//    was put off), so a retried pass does not repeat them (a refinement of
+//    decide.h's "in order": Events change no state).
 // 6. A create that meets AlreadyExists means the caches were behind: see
 //    ReconcileResult::stale_cache.
 // A failing step stops the pass; Result.status carries the error (logged
@@ -102,6 +111,8 @@ struct ReconcileResult {
   // rate-limited backoff. A cache that stays behind for ever therefore
   // costs backoff, not a hot loop, and never duplicate Events.
   bool stale_cache = false;
+  // The status write was put off (see step 4): queue the key again.
+  bool status_deferred = false;
 };
 
 class Reconciler {
@@ -113,11 +124,19 @@ class Reconciler {
 
   ReconcileResult Reconcile(const std::string& key) noexcept;
 
+  // Step 4's predicate: true while urgent keys wait for a worker. Unset:
+  // never put off. Set before the first Reconcile.
+  void DeferStatusWhile(std::function<bool()> urgent_waiting) {
+    urgent_waiting_ = std::move(urgent_waiting);
+  }
+
   // Builds the Observed for `kc_json` from the caches (exposed for tests).
   Observed Observe(const kube::Json& kc_json) const;
 
  private:
   ReconcileResult ReconcileOnce(const std::string& key);
+  // o.runtime_misses for the fingerprints of o.kc.status.
+  void ObserveMisses(Observed& o) const;
   // Degraded/ReconcileError on the object and a Warning Event; errors and
   // exceptions here are logged and dropped.
   void ReportUnexpected(const std::string& key, const std::string& message);
@@ -136,7 +155,15 @@ class Reconciler {
   OperatorMetrics* metrics_;
   Logger logger_;
   std::function<Time()> now_;
+  std::function<bool()> urgent_waiting_;
   std::mutex mu_;
+  // Per KernelCache key: the status a pass decided but did not write yet
+  // (step 4), for the object of that uid.
+  struct Owed {
+    std::string uid;
+    core::KernelCacheStatus status;
+  };
+  std::map<std::string, Owed> owed_;
   // "<key>/<fp>" -> when this process first saw the fingerprint in a status
   // that was not Ready (for kernelcache_time_to_ready_seconds).
   std::map<std::string, Time> first_seen_;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -113,6 +114,63 @@ TEST(ReconcilerTest, OneStatusWritePerPassAndNoneWhenUnchanged) {
   EXPECT_EQ(f.sink.reasons.size(), events);
 }
 
+TEST(ReconcilerTest, StatusPutOffWhileUrgentKeysWaitIsWrittenOnceByTheNextPass) {
+  Fixture f;
+  bool urgent_waiting = true;
+  f.r->DeferStatusWhile([&] { return urgent_waiting; });
+  ReconcileResult r1 = f.r->Reconcile("ml/llama");
+  ASSERT_TRUE(r1.status.ok()) << r1.status << f.logs.str();
+  EXPECT_TRUE(r1.status_deferred);
+  EXPECT_EQ(f.StatusPatches(), 0);
+  EXPECT_EQ(f.fake.List(kube::resources::kJobs, "ml", {})->items.size(), 1u);
+  auto kc = f.fake.Get(resources::KernelCaches(), "ml", "llama");
+  EXPECT_FALSE(kc->contains("status") && (*kc)["status"].contains("fingerprints"));
+  const std::vector<std::string> events = f.sink.reasons;  // told at once: the Job exists
+  EXPECT_NE(std::find(events.begin(), events.end(), "Normal/WarmupStarted"), events.end());
+
+  // The next pass (urgent keys still waiting) reads the owed status as
+  // written: it writes it, puts nothing off twice, repeats no Event and
+  // creates nothing.
+  f.Sync();
+  f.fake.ClearActions();
+  ReconcileResult r2 = f.r->Reconcile("ml/llama");
+  ASSERT_TRUE(r2.status.ok()) << r2.status << f.logs.str();
+  EXPECT_FALSE(r2.status_deferred);
+  EXPECT_FALSE(r2.stale_cache);
+  EXPECT_EQ(f.StatusPatches(), 1);
+  for (const auto& a : f.fake.Actions()) EXPECT_NE(a.verb, "create") << a.resource;
+  EXPECT_EQ(f.sink.reasons, events);
+  kc = f.fake.Get(resources::KernelCaches(), "ml", "llama");
+  ASSERT_EQ((*kc)["status"]["fingerprints"].size(), 1u);
+  EXPECT_EQ((*kc)["status"]["fingerprints"][0]["state"], "Warming");
+
+  // Written: later passes decide from the server's status again.
+  urgent_waiting = false;
+  f.Sync();
+  f.fake.ClearActions();
+  ReconcileResult r3 = f.r->Reconcile("ml/llama");
+  ASSERT_TRUE(r3.status.ok()) << r3.status;
+  EXPECT_FALSE(r3.status_deferred);
+  for (const auto& a : f.fake.Actions()) EXPECT_NE(a.verb, "create") << a.resource;
+  EXPECT_EQ(f.sink.reasons, events);
+}
+
+TEST(ReconcilerTest, NoStatusPutOffWithoutAJobWrittenOrWithoutUrgentWork) {
+  Fixture f;
+  f.r->DeferStatusWhile([] { return false; });
+  ReconcileResult r1 = f.r->Reconcile("ml/llama");  // creates the Job: nothing urgent waits
+  ASSERT_TRUE(r1.status.ok()) << r1.status;
+  EXPECT_FALSE(r1.status_deferred);
+  EXPECT_EQ(f.StatusPatches(), 1);
+  f.r->DeferStatusWhile([] { return true; });
+  f.Sync();
+  f.fake.ClearActions();
+  ReconcileResult r2 = f.r->Reconcile("ml/llama");  // records the Job's uid, writes no Job
+  ASSERT_TRUE(r2.status.ok()) << r2.status;
+  EXPECT_FALSE(r2.status_deferred);
+  EXPECT_EQ(f.StatusPatches(), 1);
+}
+
 TEST(ReconcilerTest, StaleCacheWritesNoStatusAndNoEvents) {
   Fixture f;
   ASSERT_TRUE(f.r->Reconcile("ml/llama").status.ok());
@@ -158,7 +216,7 @@ std::string WarmUp(Fixture& f) {
   f.Sync();
   Json job = f.fake.List(kube::resources::kJobs, "ml", {})->items.at(0);
   const std::string name = job["metadata"]["name"];
-  const std::string fp = job["metadata"]["labels"]["kernelcache.io/fingerprint"];
+  std::string fp = job["metadata"]["labels"]["kernelcache.io/fingerprint"];
   const std::string done = api::FormatTime(f.clock + std::chrono::seconds(190));
   job["status"] = {{"succeeded", 1},
                    {"completionTime", done},

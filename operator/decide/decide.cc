@@ -236,8 +236,9 @@ Plan Decide(const Observed& obs, Time now) {
     in_use.insert(id);
     auto it = entries.find(id);
     FingerprintUpdate seen = SeenOnNodes(it == entries.end() ? nullptr : &it->second, id, g, now);
-    effects.Append(std::move(seen.effects));
     FingerprintStep step = StepFingerprint(std::move(seen.status), g, in);
+    FoldNewFingerprint(seen.effects, step.effects, g.nodes);
+    effects.Append(std::move(seen.effects));
     effects.Append(std::move(step.effects));
     for (auto& r : step.running) findings.running.push_back(std::move(r));
     if (step.unschedulable) findings.unschedulable.emplace_back(id, std::move(*step.unschedulable));

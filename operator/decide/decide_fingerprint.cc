@@ -147,6 +147,18 @@ void Unschedulable(FingerprintStep& out, const JobView& job, const FingerprintIn
 
 }  // namespace
 
+void FoldNewFingerprint(Effects& seen, Effects& step, int32_t nodes) {
+  auto reason_is = [](std::string_view r) {
+    return [r](const Action& a) { return a.event_reason == r; };
+  };
+  auto fresh = std::find_if(seen.events.begin(), seen.events.end(), reason_is("NewFingerprint"));
+  auto started = std::find_if(step.events.begin(), step.events.end(), reason_is("WarmupStarted"));
+  if (fresh == seen.events.end() || started == step.events.end()) return;
+  started->event_message = TruncateUtf8(
+      "new fingerprint on " + std::to_string(nodes) + " node(s): " + started->event_message, 1000);
+  seen.events.erase(fresh);
+}
+
 FingerprintUpdate SeenOnNodes(const FingerprintStatus* prev, const std::string& id, const Group& g,
                               Time now) {
   FingerprintUpdate out;

@@ -34,6 +34,14 @@ struct FingerprintUpdate {
 FingerprintUpdate SeenOnNodes(const core::FingerprintStatus* prev, const std::string& id,
                               const Group& g, Time now);
 
+// One Event where a new fingerprint's warmup starts in the same pass: the
+// step's WarmupStarted says the fingerprint is new ("new fingerprint on N
+// node(s): Job ... warms fingerprint ...") and `seen`'s NewFingerprint is
+// dropped. Either alone is left as it is. A change of driver on one node
+// then costs one Event per KernelCache, not two. `nodes`: the nodes
+// carrying the fingerprint.
+void FoldNewFingerprint(Effects& seen, Effects& step, int32_t nodes);
+
 FingerprintUpdate ApplyGateReports(core::FingerprintStatus f,
                                    const std::vector<GateReportView>& gate_reports,
                                    const std::vector<JobView>& jobs, const std::string& kc_name,

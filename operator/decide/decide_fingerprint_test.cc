@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 namespace kc::op::decide {
 namespace {
@@ -332,6 +334,53 @@ TEST(ApplyGateReportsTest, QuarantineOfTheRecordedCacheRewarms) {
   const FingerprintUpdate old = ApplyGateReports(ReadyStatus(), {g}, {}, "llama", kT0);
   EXPECT_EQ(old.status, ReadyStatus());
   EXPECT_TRUE(old.effects.events.empty());
+}
+
+TEST(FoldNewFingerprintTest, Table) {
+  struct Case {
+    const char* name;
+    std::vector<std::string> seen;  // reasons of SeenOnNodes' events
+    std::vector<std::string> step;  // reasons of the step's events
+    std::vector<std::string> want_seen;
+    std::string want_started_prefix;  // the WarmupStarted message's start ("" = unchanged)
+  };
+  const Case cases[] = {
+      {"new and started: one Event",
+       {"NewFingerprint"},
+       {"WarmupStarted"},
+       {},
+       "new fingerprint on 3 node(s): Job w"},
+      {"new, no warmup (nothing may be created)", {"NewFingerprint"}, {}, {"NewFingerprint"}, ""},
+      {"started, not new", {}, {"WarmupStarted"}, {}, "Job w"},
+      {"in use again and started: kept apart",
+       {"FingerprintInUse"},
+       {"WarmupStarted"},
+       {"FingerprintInUse"},
+       "Job w"},
+      {"new, the step only rewarms: kept apart",
+       {"NewFingerprint"},
+       {"PurgeRewarm"},
+       {"NewFingerprint"},
+       ""},
+  };
+  for (const Case& c : cases) {
+    Effects seen;
+    Effects step;
+    for (const auto& r : c.seen) seen.Event("Normal", r, "fingerprint x on 3 node(s)");
+    for (const auto& r : c.step) step.Event("Normal", r, "Job w warms fingerprint x");
+    FoldNewFingerprint(seen, step, 3);
+    std::vector<std::string> got;
+    for (const auto& e : seen.events) got.push_back(e.event_reason);
+    EXPECT_EQ(got, c.want_seen) << c.name;
+    ASSERT_EQ(step.events.size(), c.step.size()) << c.name;
+    for (const auto& e : step.events) {
+      if (e.event_reason != "WarmupStarted") continue;
+      EXPECT_EQ(e.event_message.rfind(c.want_started_prefix, 0), 0u)
+          << c.name << ": " << e.event_message;
+      EXPECT_EQ(e.event_message.find("new") == 0, c.want_started_prefix.rfind("new", 0) == 0)
+          << c.name;
+    }
+  }
 }
 
 }  // namespace

@@ -252,8 +252,10 @@ TEST(Decide, TwoFingerprintsTwoJobs) {
   EXPECT_EQ(p.status.ready, "0/2");
   EXPECT_EQ(p.status.phase, "Warming");
   EXPECT_EQ(Cond(p.status, "Warming").status, "True");
-  EXPECT_NE(FindEvent(p, "WarmupStarted"), nullptr);
-  EXPECT_NE(FindEvent(p, "NewFingerprint"), nullptr);
+  // A new fingerprint whose warmup starts at once: one Event that says both.
+  ASSERT_NE(FindEvent(p, "WarmupStarted"), nullptr);
+  EXPECT_EQ(FindEvent(p, "WarmupStarted")->event_message.rfind("new fingerprint on ", 0), 0u);
+  EXPECT_EQ(FindEvent(p, "NewFingerprint"), nullptr);
 
   // Both seal; both Ready.
   w.Succeed(WarmupJobName("llama", h200), SealMsg(h200, 1 << 30), kT0 + minutes(5));
