@@ -271,12 +271,14 @@ ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
   // one is (step 4), and writes whatever differs from this.
   const core::KernelCacheStatus written = observed.kc.status;
   bool owed = false;
+  int deferrals = 0;  // in a row, before this pass
   {
     std::lock_guard<std::mutex> l(mu_);
     if (auto it = owed_.find(key); it != owed_.end()) {
       if (it->second.uid == observed.kc.metadata.uid) {
         observed.kc.status = it->second.status;
         owed = true;
+        deferrals = it->second.deferrals;
       } else {
         owed_.erase(it);  // another object of that name
       }
@@ -308,11 +310,11 @@ ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
   const bool gone = kc.metadata.deletion_timestamp.has_value() &&
                     std::find(finalizers.begin(), finalizers.end(),
                               std::string(core::kFinalizer)) == finalizers.end();
-  if (!gone && !owed && job_written && !(plan.status == written) && urgent_waiting_ &&
-      urgent_waiting_()) {
+  if (!gone && deferrals < kMaxStatusDeferrals && job_written && !(plan.status == written) &&
+      urgent_waiting_ && urgent_waiting_()) {
     {
       std::lock_guard<std::mutex> l(mu_);
-      owed_[key] = Owed{kc.metadata.uid, plan.status};
+      owed_[key] = Owed{kc.metadata.uid, plan.status, deferrals + 1};
     }
     result.status_deferred = true;
     log.Debug("status write put off: urgent KernelCaches wait for a worker");

@@ -22,7 +22,9 @@
 //    status is kept as owed instead (Result.status_deferred: the caller
 //    queues the key again, without urgency). The next pass of the key reads
 //    the owed status as if it had been written (so it decides and emits
-//    nothing twice) and writes it, never putting it off twice in a row. An
+//    nothing twice) and writes it, or puts it off once more: at most
+//    kMaxStatusDeferrals passes in a row (a change and its revert, each
+//    writing Jobs while others wait, then one status write for both). An
 //    owed status lost with the process is a status write that failed: the
 //    next pass decides again from the objects.
 // 5. Emits the plan's Events only after the status write succeeded (or
@@ -101,6 +103,9 @@ class ClientEventSink : public EventSink {
   kube::EventRecorder recorder_;
 };
 
+// Passes in a row that may put their status write off (step 4).
+inline constexpr int kMaxStatusDeferrals = 2;
+
 struct ReconcileResult {
   Status status;
   std::optional<std::chrono::seconds> requeue_after;
@@ -162,6 +167,7 @@ class Reconciler {
   struct Owed {
     std::string uid;
     core::KernelCacheStatus status;
+    int deferrals = 0;  // passes in a row that put it off
   };
   std::map<std::string, Owed> owed_;
   // "<key>/<fp>" -> when this process first saw the fingerprint in a status

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "api/meta.h"
 #include "api/time.h"
 #include "core/seal_report.h"
 #include "kube/testing/fake_client.h"
@@ -129,8 +130,8 @@ TEST(ReconcilerTest, StatusPutOffWhileUrgentKeysWaitIsWrittenOnceByTheNextPass) 
   EXPECT_NE(std::find(events.begin(), events.end(), "Normal/WarmupStarted"), events.end());
 
   // The next pass (urgent keys still waiting) reads the owed status as
-  // written: it writes it, puts nothing off twice, repeats no Event and
-  // creates nothing.
+  // written: it repeats no Event and creates nothing, and, writing no Job,
+  // writes the status.
   f.Sync();
   f.fake.ClearActions();
   ReconcileResult r2 = f.r->Reconcile("ml/llama");
@@ -153,6 +154,38 @@ TEST(ReconcilerTest, StatusPutOffWhileUrgentKeysWaitIsWrittenOnceByTheNextPass) 
   EXPECT_FALSE(r3.status_deferred);
   for (const auto& a : f.fake.Actions()) EXPECT_NE(a.verb, "create") << a.resource;
   EXPECT_EQ(f.sink.reasons, events);
+}
+
+TEST(ReconcilerTest, StatusPutOffAtMostTwiceInARow) {
+  Fixture f;
+  f.r->DeferStatusWhile([] { return true; });
+  // A new fingerprint: its Job is created, the status owed.
+  ReconcileResult r1 = f.r->Reconcile("ml/llama");
+  ASSERT_TRUE(r1.status.ok()) << r1.status << f.logs.str();
+  EXPECT_TRUE(r1.status_deferred);
+  auto listed = f.fake.List(kube::resources::kJobs, "ml", {});
+  ASSERT_EQ(listed->items.size(), 1u);
+  const std::string job_key = "ml/" + api::MetaString(listed->items[0], "name");
+  f.Sync();
+  // One pass; the Jobs and status patches it left on the server.
+  auto pass = [&f](bool want_deferred) {
+    f.fake.ClearActions();
+    ReconcileResult r = f.r->Reconcile("ml/llama");
+    EXPECT_TRUE(r.status.ok()) << r.status << f.logs.str();
+    EXPECT_EQ(r.status_deferred, want_deferred);
+    return std::pair{f.fake.List(kube::resources::kJobs, "ml", {})->items.size(),
+                     f.StatusPatches()};
+  };
+  // Its node goes (a revert): the warmup is cancelled, the status owed again.
+  ASSERT_TRUE(f.nodes.Remove("gpu-1").has_value());
+  EXPECT_EQ(pass(true), std::pair(size_t{0}, 0));
+  // It comes back: a Job again, and this time the status is written.
+  f.jobs.Remove(job_key);
+  f.nodes.Upsert(Node());
+  EXPECT_EQ(pass(false), std::pair(size_t{1}, 1));
+  auto kc = f.fake.Get(resources::KernelCaches(), "ml", "llama");
+  ASSERT_EQ((*kc)["status"]["fingerprints"].size(), 1u);
+  EXPECT_EQ((*kc)["status"]["fingerprints"][0]["state"], "Warming");
 }
 
 TEST(ReconcilerTest, NoStatusPutOffWithoutAJobWrittenOrWithoutUrgentWork) {
