@@ -26,7 +26,9 @@
 //    kMaxStatusDeferrals passes in a row (a change and its revert, each
 //    writing Jobs while others wait, then one status write for both). An
 //    owed status lost with the process is a status write that failed: the
-//    next pass decides again from the objects.
+//    next pass decides again from the objects. Only one replica writes
+//    status, and it exits when it loses the Lease (operator/main.cc), so
+//    an owed status never outlives the leadership it was decided in.
 // 5. Emits the plan's Events only after the status write succeeded (or
 //    was put off), so a retried pass does not repeat them (a refinement of
 //    decide.h's "in order": Events change no state).
