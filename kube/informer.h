@@ -102,6 +102,9 @@ class Informer {
   int ListCount() const { return list_count_.load(); }
 
  private:
+  // Lists page by page (ListEach), upserting and dispatching each item
+  // under dispatch_mu_, which it holds across the list's HTTP pages: an
+  // AddEventHandler or a resync waits for a relist to finish.
   Status ListAndReplace(const std::stop_token& stop);
   // Returns false to end the watch (ERROR event; *error set).
   bool HandleEvent(const WatchEvent& event, bool* delivered, Status* error);
