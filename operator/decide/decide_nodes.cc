@@ -77,15 +77,14 @@ NodeGroups GroupNodes(const core::KernelCacheSpec& spec, const std::vector<NodeV
     out.node_fp[n.name] = id;
     if (eligibility.eligible()) {
       g.eligible.push_back(n.name);
-      // Interned: a pool's nodes share a few sets, compared by pointer.
+      // Interned strings: a pool's nodes share a few sets, compared cheaply.
+      // Equal fingerprint labels mean equal facts, so a set not seen in any
+      // group is new to this one.
       const LabelSet& labels = n.labels.FingerprintLabels();
       if (std::find(seen_label_sets.begin(), seen_label_sets.end(), labels) ==
           seen_label_sets.end()) {
         seen_label_sets.push_back(labels);
-        auto map = labels.ToMap();
-        if (std::find(g.label_sets.begin(), g.label_sets.end(), map) == g.label_sets.end()) {
-          g.label_sets.push_back(std::move(map));
-        }
+        g.label_sets.push_back(labels.ToMap());
       }
     } else {
       g.ineligible.push_back(n.name + " (" + eligibility.reason + ")");
