@@ -42,6 +42,17 @@ std::vector<std::string> OwnerUidIndexFunc(const Json& object) {
   return out;
 }
 
+std::string PackObject(const Json& object) {
+  std::string out;
+  Json::to_cbor(object, nlohmann::detail::output_adapter<char>(out));
+  out.shrink_to_fit();
+  return out;
+}
+
+Json UnpackObject(const std::string& packed) {
+  return Json::from_cbor(packed, /*strict=*/true, /*allow_exceptions=*/false);
+}
+
 Store::Store() {
   indexers_[kNamespaceIndex] = NamespaceIndexFunc;
   indexers_[kLabelIndex] = LabelIndexFunc;
@@ -55,8 +66,8 @@ Status Store::AddIndex(const std::string& name, IndexFunc fn) {
   }
   if (!fn) return InvalidArgumentError("index \"" + name + "\" has no function");
   auto& index = indices_[name];
-  for (const auto& [key, obj] : items_) {
-    for (const std::string& v : fn(obj)) index[v].insert(key);
+  for (const auto& [key, packed] : items_) {
+    for (const std::string& v : fn(UnpackObject(packed))) index[v].insert(key);
   }
   indexers_[name] = std::move(fn);
   return OkStatus();
@@ -85,14 +96,14 @@ std::optional<Json> Store::Get(const std::string& key) const {
   std::shared_lock<std::shared_mutex> l(mu_);
   auto it = items_.find(key);
   if (it == items_.end()) return std::nullopt;
-  return it->second;
+  return UnpackObject(it->second);
 }
 
 std::vector<Json> Store::List() const {
   std::shared_lock<std::shared_mutex> l(mu_);
   std::vector<Json> out;
   out.reserve(items_.size());
-  for (const auto& [key, obj] : items_) out.push_back(obj);
+  for (const auto& [key, packed] : items_) out.push_back(UnpackObject(packed));
   return out;
 }
 
@@ -100,7 +111,7 @@ std::vector<std::string> Store::ListKeys() const {
   std::shared_lock<std::shared_mutex> l(mu_);
   std::vector<std::string> out;
   out.reserve(items_.size());
-  for (const auto& [key, obj] : items_) out.push_back(key);
+  for (const auto& [key, packed] : items_) out.push_back(key);
   return out;
 }
 
@@ -116,7 +127,8 @@ std::vector<Json> Store::ByIndex(const std::string& name, const std::string& val
   if (index == indices_.end()) return out;
   auto keys = index->second.find(value);
   if (keys == index->second.end()) return out;
-  for (const std::string& key : keys->second) out.push_back(items_.at(key));
+  out.reserve(keys->second.size());
+  for (const std::string& key : keys->second) out.push_back(UnpackObject(items_.at(key)));
   return out;
 }
 
@@ -131,15 +143,16 @@ std::vector<std::string> Store::IndexValues(const std::string& name) const {
 
 std::optional<Json> Store::Upsert(const Json& object) {
   const std::string key = ObjectKey(object);
+  std::string packed = PackObject(object);
   std::unique_lock<std::shared_mutex> l(mu_);
   std::optional<Json> previous;
   auto it = items_.find(key);
   if (it != items_.end()) {
-    previous = std::move(it->second);
+    previous = UnpackObject(it->second);
     UnindexLocked(key, *previous);
-    it->second = object;
+    it->second = std::move(packed);
   } else {
-    items_.emplace(key, object);
+    items_.emplace(key, std::move(packed));
   }
   IndexLocked(key, object);
   return previous;
@@ -149,7 +162,7 @@ std::optional<Json> Store::Remove(const std::string& key) {
   std::unique_lock<std::shared_mutex> l(mu_);
   auto it = items_.find(key);
   if (it == items_.end()) return std::nullopt;
-  Json previous = std::move(it->second);
+  Json previous = UnpackObject(it->second);
   items_.erase(it);
   UnindexLocked(key, previous);
   return previous;
