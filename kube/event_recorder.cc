@@ -1,5 +1,8 @@
 #include "kube/event_recorder.h"
 
+#include <openssl/evp.h>
+
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <iostream>
@@ -110,7 +113,16 @@ void EventRecorder::WriterLoop(const std::stop_token& stop) {
   queue_cv_.notify_all();
 }
 
-void EventRecorder::Remember(const std::string& key, Seen seen) {
+EventRecorder::Key EventRecorder::KeyOf(const std::string& text) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
+  unsigned int len = 0;
+  EVP_Digest(text.data(), text.size(), md.data(), &len, EVP_sha256(), nullptr);
+  Key key{};
+  std::copy_n(md.begin(), key.size(), key.begin());
+  return key;
+}
+
+void EventRecorder::Remember(const Key& key, Seen seen) {
   auto it = seen_.find(key);
   if (it != seen_.end()) {
     lru_.erase(it->second.lru);
@@ -125,7 +137,7 @@ void EventRecorder::Remember(const std::string& key, Seen seen) {
   }
 }
 
-bool EventRecorder::CreateLocked(const std::string& key, const ObjectReference& ref, EventType type,
+bool EventRecorder::CreateLocked(const Key& key, const ObjectReference& ref, EventType type,
                                  const std::string& reason, const std::string& message) {
   const api::Time now = clock_.WallNow();
   const std::string ns = ref.ns.empty() ? "default" : ref.ns;
@@ -167,9 +179,9 @@ void EventRecorder::Event(const ObjectReference& ref, EventType type, const std:
                           const std::string& message_in) {
   std::string message = message_in;
   if (message.size() > kMaxMessage) message.resize(kMaxMessage);
-  std::string key = ref.kind + "\x1f" + ref.ns + "\x1f" + ref.name + "\x1f" + ref.uid + "\x1f" +
-                    TypeName(type) + "\x1f" + reason + "\x1f" + message;
-  Pending e{std::move(key), ref, type, reason, std::move(message)};
+  const std::string text = ref.kind + "\x1f" + ref.ns + "\x1f" + ref.name + "\x1f" + ref.uid +
+                           "\x1f" + TypeName(type) + "\x1f" + reason + "\x1f" + message;
+  Pending e{KeyOf(text), ref, type, reason, std::move(message)};
   if (!async_) {
     std::lock_guard<std::mutex> l(mu_);
     Write(e);
@@ -192,7 +204,7 @@ void EventRecorder::Event(const ObjectReference& ref, EventType type, const std:
 }
 
 void EventRecorder::Write(const Pending& e) {
-  const std::string& key = e.key;
+  const Key& key = e.key;
   auto it = seen_.find(key);
   if (it != seen_.end() && clock_.Now() - it->second.first < options_.aggregation_window) {
     Seen& s = it->second;

@@ -24,6 +24,7 @@
 // Thread-safe.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -92,8 +93,15 @@ class EventRecorder {
   size_t Queued();
 
  private:
+  // The digest (SHA-256, first 16 bytes) of (object, type, reason, message):
+  // what the cache remembers instead of those strings, which are most of
+  // its bytes (a message is up to 1 KiB; 4,096 keys held twice).
+  using Key = std::array<unsigned char, 16>;
+
+  static Key KeyOf(const std::string& text);
+
   struct Pending {
-    std::string key;
+    Key key;
     ObjectReference ref;
     EventType type;
     std::string reason;
@@ -105,12 +113,12 @@ class EventRecorder {
     std::string name;
     int64_t count = 0;
     Clock::TimePoint first;
-    std::list<std::string>::iterator lru;
+    std::list<Key>::iterator lru;
   };
 
-  bool CreateLocked(const std::string& key, const ObjectReference& ref, EventType type,
+  bool CreateLocked(const Key& key, const ObjectReference& ref, EventType type,
                     const std::string& reason, const std::string& message);
-  void Remember(const std::string& key, Seen seen);
+  void Remember(const Key& key, Seen seen);
   void Write(const Pending& e);  // under mu_
   void WriterLoop(const std::stop_token& stop);
 
@@ -118,8 +126,8 @@ class EventRecorder {
   EventRecorderOptions options_;
   Clock& clock_;
   std::mutex mu_;
-  std::map<std::string, Seen> seen_;
-  std::list<std::string> lru_;  // front = most recent
+  std::map<Key, Seen> seen_;
+  std::list<Key> lru_;  // front = most recent
   int64_t last_nanos_ = 0;
 
   // Asynchronous mode.

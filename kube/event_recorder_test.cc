@@ -102,6 +102,30 @@ TEST(EventRecorderTest, DifferentMessageTypeOrObjectIsANewEvent) {
   EXPECT_TRUE(f.errors.empty());
 }
 
+TEST(EventRecorderTest, TheLeastRecentlySeenEventIsForgottenPastCacheSize) {
+  FakeClient client;
+  FakeClock clock;
+  EventRecorderOptions o;
+  o.clock = &clock;
+  o.cache_size = 2;
+  EventRecorder recorder(client, o);
+  auto count = [&](const std::string& verb) {
+    int n = 0;
+    for (const auto& a : client.Actions()) n += a.verb == verb && a.resource == "events";
+    return n;
+  };
+  recorder.Event(Pod(), EventType::kNormal, "Waiting", "a");
+  recorder.Event(Pod(), EventType::kNormal, "Waiting", "b");
+  recorder.Event(Pod(), EventType::kNormal, "Waiting", "a");  // patched: a is now most recent
+  recorder.Event(Pod(), EventType::kNormal, "Waiting", "c");  // forgets b
+  EXPECT_EQ(count("create"), 3);
+  EXPECT_EQ(count("patch"), 1);
+  recorder.Event(Pod(), EventType::kNormal, "Waiting", "a");  // still remembered
+  EXPECT_EQ(count("patch"), 2);
+  recorder.Event(Pod(), EventType::kNormal, "Waiting", "b");  // forgotten: a new Event
+  EXPECT_EQ(count("create"), 4);
+}
+
 TEST(EventRecorderTest, AfterTheWindowARepeatStartsANewEvent) {
   Fixture f;
   f.recorder.Event(Pod(), EventType::kNormal, "Waiting", "x");

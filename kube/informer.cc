@@ -17,7 +17,8 @@ Informer::Informer(Client& client, Resource resource, std::string ns, ListOption
       ns_(std::move(ns)),
       selector_(std::move(selector)),
       options_(std::move(options)),
-      clock_(options_.clock != nullptr ? *options_.clock : RealClock()) {
+      clock_(options_.clock != nullptr ? *options_.clock : RealClock()),
+      store_(StoreOptions{options_.indexed_labels}) {
   if (!options_.on_error) {
     const std::string what = resource_.resource;
     options_.on_error = [what](const Status& s) {

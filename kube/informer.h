@@ -71,6 +71,9 @@ struct InformerOptions {
   // hold only this. It must keep metadata name, namespace and
   // resourceVersion (a relist compares them).
   ObjectTransform keep;
+  // The label keys the store's kLabelIndex covers (StoreOptions::label_keys;
+  // empty: every label).
+  std::vector<std::string> indexed_labels;
 };
 
 class Informer {

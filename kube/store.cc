@@ -1,5 +1,6 @@
 #include "kube/store.h"
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -53,9 +54,22 @@ Json UnpackObject(const std::string& packed) {
   return Json::from_cbor(packed, /*strict=*/true, /*allow_exceptions=*/false);
 }
 
-Store::Store() {
+Store::Store(StoreOptions options) : options_(std::move(options)) {
   indexers_[kNamespaceIndex] = NamespaceIndexFunc;
-  indexers_[kLabelIndex] = LabelIndexFunc;
+  if (options_.label_keys.empty()) {
+    indexers_[kLabelIndex] = LabelIndexFunc;
+  } else {
+    indexers_[kLabelIndex] = [keys = options_.label_keys](const Json& object) {
+      std::vector<std::string> out;
+      const Json* labels = api::Field(api::Object(object, "metadata"), "labels");
+      if (labels == nullptr || !labels->is_object()) return out;
+      for (const std::string& k : keys) {
+        auto v = labels->find(k);
+        if (v != labels->end() && v->is_string()) out.push_back(k + "=" + v->get<std::string>());
+      }
+      return out;
+    };
+  }
   indexers_[kOwnerIndex] = OwnerUidIndexFunc;
 }
 
@@ -120,9 +134,26 @@ size_t Store::size() const {
   return items_.size();
 }
 
+bool Store::LabelIndexed(const std::string& value) const {
+  if (options_.label_keys.empty()) return true;
+  const std::string key = value.substr(0, value.find('='));
+  return std::find(options_.label_keys.begin(), options_.label_keys.end(), key) !=
+         options_.label_keys.end();
+}
+
 std::vector<Json> Store::ByIndex(const std::string& name, const std::string& value) const {
   std::shared_lock<std::shared_mutex> l(mu_);
   std::vector<Json> out;
+  if (name == kLabelIndex && !LabelIndexed(value)) {
+    for (const auto& [key, packed] : items_) {
+      Json object = UnpackObject(packed);
+      const std::vector<std::string> values = LabelIndexFunc(object);
+      if (std::find(values.begin(), values.end(), value) != values.end()) {
+        out.push_back(std::move(object));
+      }
+    }
+    return out;
+  }
   auto index = indices_.find(name);
   if (index == indices_.end()) return out;
   auto keys = index->second.find(value);

@@ -10,6 +10,11 @@
 //   already stored); adding an existing name is InvalidArgument.
 // - Reads return copies; Upsert/Remove (used by the informer) return the
 //   previous object, if any.
+// - StoreOptions::label_keys: kLabelIndex indexes only these label keys
+//   (empty: every label). An index entry costs about as much as a packed
+//   object's labels, and a controller looks objects up by one or two keys;
+//   ByIndex(kLabelIndex, "k=v") for a key not indexed scans the objects, so
+//   it is slower, never wrong.
 // - Objects are held packed (CBOR): a parsed nlohmann::json tree costs several
 //   times its encoded bytes (a map node, a key string and a 16-byte value per
 //   field), and an operator's stores hold thousands of Jobs and pods that a
@@ -49,9 +54,13 @@ std::vector<std::string> OwnerUidIndexFunc(const Json& object);
 std::string PackObject(const Json& object);
 Json UnpackObject(const std::string& packed);
 
+struct StoreOptions {
+  std::vector<std::string> label_keys;  // empty: every label key
+};
+
 class Store {
  public:
-  Store();
+  explicit Store(StoreOptions options = {});
 
   Status AddIndex(const std::string& name, IndexFunc fn);
 
@@ -71,6 +80,10 @@ class Store {
   void IndexLocked(const std::string& key, const Json& object);
   void UnindexLocked(const std::string& key, const Json& object);
 
+  // True when kLabelIndex's `value` ("key=value") is served by the index.
+  bool LabelIndexed(const std::string& value) const;
+
+  const StoreOptions options_;
   mutable std::shared_mutex mu_;
   std::map<std::string, std::string> items_;  // key -> PackObject(object)
   std::map<std::string, IndexFunc> indexers_;

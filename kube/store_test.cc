@@ -99,6 +99,24 @@ TEST(Store, IndexesFollowAnUpdateAndARemove) {
   EXPECT_EQ(s.ByIndex(kNamespaceIndex, "ns").size(), 1u);
 }
 
+TEST(Store, WithLabelKeysOnlyThoseAreIndexedAndOtherKeysAreFoundByAScan) {
+  Store s(StoreOptions{{"kernelcache.io/name"}});
+  s.Upsert(Obj("ns", "a", "1", {{"kernelcache.io/name", "llama"}, {"job-name", "a"}}));
+  s.Upsert(Obj("ns", "b", "1", {{"kernelcache.io/name", "llama"}, {"job-name", "b"}}));
+  s.Upsert(Obj("ns", "c", "1", {{"kernelcache.io/name", "qwen"}}));
+  EXPECT_EQ(s.IndexValues(kLabelIndex),
+            (std::vector<std::string>{"kernelcache.io/name=llama", "kernelcache.io/name=qwen"}));
+  EXPECT_EQ(s.ByIndex(kLabelIndex, "kernelcache.io/name=llama").size(), 2u);
+  const auto b = s.ByIndex(kLabelIndex, "job-name=b");  // not indexed: scanned
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(ObjectKey(b[0]), "ns/b");
+  EXPECT_TRUE(s.ByIndex(kLabelIndex, "job-name=z").empty());
+  s.Upsert(Obj("ns", "a", "2", {{"kernelcache.io/name", "qwen"}}));
+  EXPECT_EQ(s.ByIndex(kLabelIndex, "kernelcache.io/name=llama").size(), 1u);
+  EXPECT_EQ(s.ByIndex(kLabelIndex, "kernelcache.io/name=qwen").size(), 2u);
+  EXPECT_TRUE(s.ByIndex(kLabelIndex, "job-name=a").empty());
+}
+
 TEST(Store, AnIndexAddedLaterCoversTheObjectsAlreadyStored) {
   Store s;
   s.Upsert(Obj("ns", "a", "1", {{"tier", "gold"}}));

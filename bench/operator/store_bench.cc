@@ -13,6 +13,7 @@
 #include "kube/resource.h"
 #include "kube/store.h"
 #include "operator/controller/cache_transforms.h"
+#include "operator/controller/caches.h"
 #include "operator/controller/reconciler.h"
 
 namespace {
@@ -158,7 +159,19 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 struct Row {
   const char* what;
   double tree_bytes, packed_bytes, copy_us, unpack_us;
+  double store_all_bytes, store_keys_bytes;  // kube::Store: every label indexed, two keys
 };
+
+// Heap per object of a kube::Store (packed objects and their indexes) holding
+// `kept`, with `options`.
+double StoreBytes(const std::vector<Json>& kept, kc::kube::StoreOptions options) {
+  const size_t h0 = HeapInUse();
+  auto* store = new kc::kube::Store(std::move(options));
+  for (const Json& o : kept) store->Upsert(o);
+  const size_t h1 = HeapInUse();
+  delete store;
+  return static_cast<double>(h1 - h0) / static_cast<double>(kept.size());
+}
 
 // `make(i)` for i in [0, n): the kept objects, then their heap as trees in a
 // map and packed in a map, and the CPU of reading each back (a tree copy
@@ -194,8 +207,13 @@ Row Measure(const char* what, const kc::kube::Resource& resource, unsigned n, in
   delete trees;
   delete packed;
   const double reads_total = static_cast<double>(n) * reads;
-  return {what, static_cast<double>(h1 - h0) / n, static_cast<double>(h2 - h1) / n,
-          copy_s / reads_total * 1e6, unpack_s / reads_total * 1e6};
+  return {what,
+          static_cast<double>(h1 - h0) / n,
+          static_cast<double>(h2 - h1) / n,
+          copy_s / reads_total * 1e6,
+          unpack_s / reads_total * 1e6,
+          StoreBytes(kept, {}),
+          StoreBytes(kept, {kc::op::Caches::IndexedLabels()})};
 }
 
 }  // namespace
@@ -237,6 +255,14 @@ int main(int argc, char** argv) {
     std::printf("| %s | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f |\n", row.what, row.tree_bytes,
                 row.packed_bytes, row.tree_bytes / row.packed_bytes, row.copy_us, row.unpack_us,
                 row.unpack_us / row.copy_us);
+  }
+  std::printf(
+      "\nkube::Store, packed objects and their indexes, heap bytes per object:\n"
+      "| object | every label indexed | KernelCache labels only | every / only |\n"
+      "|---|---|---|---|\n");
+  for (const Row& row : rows) {
+    std::printf("| %s | %.0f | %.0f | %.2f |\n", row.what, row.store_all_bytes,
+                row.store_keys_bytes, row.store_all_bytes / row.store_keys_bytes);
   }
   return 0;
 }

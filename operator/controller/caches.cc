@@ -1,6 +1,8 @@
 #include "operator/controller/caches.h"
 
 #include "api/meta.h"
+#include "core/gate_report.h"
+#include "operator/decide/types.h"
 
 namespace kc::op {
 
@@ -21,6 +23,8 @@ std::vector<kube::Json> Caches::All(const std::vector<const kube::Store*>& store
   }
   return out;
 }
+
+std::vector<std::string> Caches::IndexedLabels() { return {kLabelName, core::kConsumerLabel}; }
 
 std::vector<kube::Json> Caches::ByLabel(const std::vector<const kube::Store*>& stores,
                                         const std::string& ns, const std::string& key,

@@ -36,6 +36,10 @@ struct Caches {
   static std::optional<kube::Json> Get(const std::vector<const kube::Store*>& stores,
                                        const std::string& key);
   static std::vector<kube::Json> All(const std::vector<const kube::Store*>& stores);
+  // The label keys the stores index (kube::InformerOptions::indexed_labels):
+  // a warmup Job's and pod's KernelCache, a gated pod's. ByLabel of another
+  // key scans the stores.
+  static std::vector<std::string> IndexedLabels();
   // Objects in namespace `ns` carrying label key=value (kube::kLabelIndex).
   static std::vector<kube::Json> ByLabel(const std::vector<const kube::Store*>& stores,
                                          const std::string& ns, const std::string& key,
