@@ -7,14 +7,16 @@
 # Usage: bench/scale/run.sh [--nodes 300[,1000,...]] [--kcs 6] [--pods-per-node 4]
 #          [--changes 50] [--roll-seconds 20] [--idle-seconds 20] [--sync-timeout 300]
 #          [--operator PATH] [--reference PATH] [--out DIR] [--only ours|reference|both]
-#          [--baseline PATH] [--repeat N] [--reference-every-run]
+#          [--baseline PATH] [--repeat N] [--reference-every-run] [--reference-changes N]
 # --operator defaults to build/operator/kernelcache-operator; --reference is
 # built from bench/scale/reference (go build) when not given. --baseline runs
 # a second kernelcache-operator binary (say, main's, for a before/after) on
 # the same cluster right after ours, named "baseline", and prints ours
 # against it. --repeat N runs the operators N times on the same cluster, the
 # order of ours and the baseline alternating run by run (the reference runs
-# in the first run only unless --reference-every-run). Every bench starts
+# in the first run only unless --reference-every-run; --reference-changes N
+# gives it N driver changes instead of --changes: at 5,000 nodes it misses
+# each one, and a miss waits out the 30 s change timeout). Every bench starts
 # only once the control plane is at rest (driver.py settle). Results:
 # DIR/<nodes>-<name>-<run>.json and DIR/<nodes>-spread.md, the table of
 # each figure's median (min-max) per operator (driver.py spread).
@@ -39,6 +41,7 @@ only=both
 baseline=""
 repeat=1
 reference_every=0
+reference_changes=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --nodes) nodes_list="$2"; shift 2 ;;
@@ -55,6 +58,7 @@ while [[ $# -gt 0 ]]; do
     --baseline) baseline="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
     --reference-every-run) reference_every=1; shift ;;
+    --reference-changes) reference_changes="$2"; shift 2 ;;
     *) sed -n '2,23p' "$0"; exit 2 ;;
   esac
 done
@@ -152,7 +156,11 @@ EOF
       fi
     done
     if [[ "$only" != ours ]] && (( r == 1 || reference_every )); then
+      saved=("${common[@]}")
+      # driver.py takes the last --changes given.
+      [[ -n "$reference_changes" ]] && common+=(--changes "$reference_changes")
       bench_one reference "$r" "$reference" --kubeconfig="$out/bench.kubeconfig"
+      common=("${saved[@]}")
     fi
   done
   python3 "$here/driver.py" spread "$out/$nodes"-*-[0-9]*.json | tee "$out/$nodes-spread.md"
