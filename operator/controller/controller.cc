@@ -218,6 +218,7 @@ kube::Informer& Controller::AddInformer(const kube::Resource& r, const std::stri
   io.transform = CacheTransformFor(r);  // only the fields the operator reads are cached
   io.keep = CacheKeepFor(r);
   io.indexed_labels = Caches::IndexedLabels();
+  io.page_size = kListPageSize;
   informers_.push_back(std::make_unique<kube::Informer>(client_, r, ns, sel, io));
   stores->push_back(&informers_.back()->store());
   return *informers_.back();

@@ -51,6 +51,14 @@
 
 namespace kc::op {
 
+// Objects per list page of the operator's informers (the API server's
+// default chunk, and client-go's, is 500). A page's response is held whole
+// while its items are parsed, two or three copies of its bytes (the HTTP
+// buffer, the string, the parser's item); at a restart every informer lists
+// at once, and pages of 500 warmup Jobs, pods and KernelCaches, whole objects
+// with their managedFields, were most of the relist's peak.
+inline constexpr int64_t kListPageSize = 100;
+
 struct ControllerOptions {
   std::vector<std::string> namespaces;  // empty: all namespaces
   int workers = 2;

@@ -333,6 +333,30 @@ TEST(ControllerTest, WatchesOnlyTheListedNamespaces) {
   controller.Stop();
 }
 
+// A restart lists every resource at once; each page's response is held
+// whole while it is parsed, so the operator asks for kListPageSize objects a
+// page, not the API server's 500.
+TEST(ControllerTest, InformersListInPagesOfKListPageSize) {
+  kube::FakeClient fake;
+  const int nodes = static_cast<int>(kListPageSize) * 2 + 1;
+  for (int i = 0; i < nodes; ++i) {
+    ASSERT_TRUE(
+        fake.Create(kube::resources::kNodes, "", GpuNode("gpu-" + std::to_string(i), "580.159.04"))
+            .ok());
+  }
+  fake.ClearActions();
+  std::ostringstream logs;
+  Controller controller(fake, ControllerOptions{}, nullptr, Logger(&logs, true, LogLevel::kInfo));
+  controller.StartInformers();
+  ASSERT_TRUE(Eventually([&] { return fake.WatchCalls() > 0; }));
+  ASSERT_TRUE(Eventually([&] {
+    int node_lists = 0;
+    for (const auto& a : fake.Actions()) node_lists += a.verb == "list" && a.resource == "nodes";
+    return node_lists == 3;  // 100 + 100 + 1
+  })) << logs.str();
+  controller.Stop();
+}
+
 // controller-runtime's per-item panic recovery: a reconcile that throws
 // (here: every Job create for KernelCache "bad") does not end the process
 // or stop the workers. That object gets Degraded/ReconcileError and is
