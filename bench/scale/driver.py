@@ -516,6 +516,23 @@ def list_kcs(api, prefix):
     return [it for it in l["items"] if it["metadata"]["name"].startswith(prefix)]
 
 
+def wait_quiet(proc, timeout, still=3, poll=0.5):
+    """Seconds until the operator's reconcile count (its /metrics) stayed the same over `still`
+    polls `poll` s apart, or `timeout`. An operator whose metrics are not read (the reference's)
+    counts as quiet after those polls. A periodic loop cannot hide behind this: if it never pauses for `still` polls the
+    wait ends at `timeout`, and a longer period lands in the window that follows."""
+    t0 = time.monotonic()
+    last, same = None, 0
+    while time.monotonic() - t0 < timeout:
+        n = proc.metrics().get("reconciles")
+        same = same + 1 if n == last else 0
+        last = n
+        if same >= still:
+            break
+        time.sleep(poll)
+    return time.monotonic() - t0
+
+
 def wait_all_ready(api, prefix, k, timeout, proc):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -690,7 +707,9 @@ def cmd_bench(api, a):
         out["roll_nodes"] = len(pool)
         out["roll_converge_after_last_s"] = conv
         out["roll_requests"] = audit.count(m2)[0]
-        # At rest: nothing changes; requests over --idle-seconds after a settle.
+        # At rest: nothing changes; requests over --idle-seconds once the operator's passes
+        # have stopped (the tail of the roll's work is not "at rest") and --settle-seconds more.
+        out["idle_wait_s"] = wait_quiet(proc, a.quiet_timeout)
         time.sleep(a.settle_seconds)
         m3 = audit.mark()
         time.sleep(a.idle_seconds)
@@ -908,6 +927,7 @@ def main():
     b.add_argument("--change-timeout", type=float, default=30)
     b.add_argument("--roll-seconds", type=float, default=60)
     b.add_argument("--settle-seconds", type=float, default=5)
+    b.add_argument("--quiet-timeout", type=float, default=60)
     b.add_argument("--idle-seconds", type=float, default=20)
     b.add_argument("--sync-timeout", type=float, default=300)
     b.add_argument("--audit-log", required=True)
