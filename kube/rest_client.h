@@ -25,6 +25,7 @@
 #include <string_view>
 
 #include "kube/client.h"
+#include "kube/throttled_transport.h"
 #include "kube/transport.h"
 
 namespace kc::kube {
@@ -64,7 +65,9 @@ class RestClient : public Client {
 };
 
 // The production client: HttpTransport (TLS, auth) under client-side QPS/burst
-// limiting and retries (kube/throttled_transport.h), per `config`.
-StatusOr<std::unique_ptr<Client>> NewClient(const ClusterConfig& config);
+// limiting and retries (kube/throttled_transport.h), per `config`; `on_wait`
+// hears each request's wait for the rate limiter (ThrottleOptions::on_wait).
+StatusOr<std::unique_ptr<Client>> NewClient(const ClusterConfig& config,
+                                            ThrottleObserver on_wait = {});
 
 }  // namespace kc::kube

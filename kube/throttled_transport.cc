@@ -67,6 +67,7 @@ ThrottledTransport::ThrottledTransport(std::shared_ptr<Transport> inner, Throttl
 StatusOr<HttpResponse> ThrottledTransport::Do(const HttpRequest& request) {
   for (int attempt = 1;; ++attempt) {
     const Clock::Duration wait = bucket_.Reserve();
+    if (options_.on_wait) options_.on_wait(request.method, wait);
     if (wait > Clock::Duration::zero()) sleep_(wait, {});
     StatusOr<HttpResponse> result = inner_->Do(request);
     std::optional<Clock::Duration> delay = DecideRetry(request.method, result, attempt, options_);
@@ -79,6 +80,7 @@ Status ThrottledTransport::Stream(const HttpRequest& request, std::stop_token st
                                   const std::function<bool(std::string_view line)>& on_line,
                                   HttpResponse* response) {
   const Clock::Duration wait = bucket_.Reserve();
+  if (options_.on_wait) options_.on_wait(request.method, wait);
   if (wait > Clock::Duration::zero() && !sleep_(wait, stop)) {
     return CancelledError("stream cancelled while rate limited");
   }

@@ -11,6 +11,10 @@
 //   is the server's Retry-After (seconds, capped at max_retry_after) when
 //   given, otherwise initial_backoff doubling per attempt up to max_backoff.
 //   After the last attempt the last response (or Status) is returned as is.
+// - `on_wait`, when set, is told of every attempt (Do and Stream) before it
+//   is sent: its method and how long it waited for a token (zero when one
+//   was there). A caller's rate-limiter histogram; it must be cheap and must
+//   not throw.
 // - Stream() is rate limited but never retried: a watch is resumed by its
 //   caller from the last resourceVersion.
 // - Time goes through the injected Clock; waiting through the Sleeper
@@ -19,6 +23,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -28,6 +33,9 @@
 
 namespace kc::kube {
 
+// Told of each attempt's method and its wait for a token (see on_wait).
+using ThrottleObserver = std::function<void(const std::string& method, Clock::Duration waited)>;
+
 struct ThrottleOptions {
   double qps = 20;  // <= 0: unlimited
   int burst = 40;
@@ -35,6 +43,7 @@ struct ThrottleOptions {
   Clock::Duration initial_backoff = std::chrono::milliseconds(200);
   Clock::Duration max_backoff = std::chrono::seconds(10);
   Clock::Duration max_retry_after = std::chrono::seconds(60);
+  ThrottleObserver on_wait;
 };
 
 // Pure: the delay before retrying after `attempt` (1-based) produced

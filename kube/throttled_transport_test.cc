@@ -137,6 +137,45 @@ TEST_F(ThrottledTransportTest, BurstThenPacedAtQps) {
   }
 }
 
+TEST_F(ThrottledTransportTest, OnWaitHearsEveryAttemptWithItsWait) {
+  ThrottleOptions o;
+  o.qps = 10;
+  o.burst = 1;
+  std::vector<std::pair<std::string, Clock::Duration>> heard;
+  o.on_wait = [&heard](const std::string& method, Clock::Duration waited) {
+    heard.emplace_back(method, waited);
+  };
+  auto t = Make(o);
+  fake_->EnqueueResponse(503, "busy");  // the GET's first attempt: retried
+  fake_->EnqueueResponse(200, "{}");
+  fake_->EnqueueResponse(201, "{}");
+  HttpRequest get;
+  get.method = "GET";
+  ASSERT_TRUE(t->Do(get).ok());
+  HttpRequest post;
+  post.method = "POST";
+  ASSERT_TRUE(t->Do(post).ok());
+  FakeStream s;
+  s.lines = {"a"};
+  fake_->EnqueueStream(s);
+  HttpResponse response;
+  ASSERT_TRUE(t->Stream(
+                   get, {}, [](std::string_view) { return true; }, &response)
+                  .ok());
+  // The burst's one token, then each attempt waits for the next (the
+  // retry's backoff of 200 ms already refilled one token for the second).
+  ASSERT_EQ(heard.size(), 4u);
+  EXPECT_EQ(heard[0], std::make_pair(std::string("GET"), Clock::Duration::zero()));
+  EXPECT_EQ(heard[1].first, "GET");
+  EXPECT_EQ(heard[1].second, Clock::Duration::zero());
+  EXPECT_EQ(heard[2].first, "POST");
+  EXPECT_NEAR(std::chrono::duration<double>(heard[2].second).count(), 0.1, 1e-6);
+  EXPECT_EQ(heard[3].first, "GET");
+  EXPECT_NEAR(std::chrono::duration<double>(heard[3].second).count(), 0.1, 1e-6);
+  // What on_wait heard is what the transport slept for the tokens.
+  EXPECT_EQ(sleeps_.size(), 3u);  // the backoff and two token waits
+}
+
 TEST_F(ThrottledTransportTest, StreamIsLimitedButNotRetried) {
   ThrottleOptions o;
   o.qps = 1;

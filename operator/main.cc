@@ -112,10 +112,16 @@ struct Clients {
   std::unique_ptr<kube::Client> events;
 };
 
-StatusOr<Clients> NewClients(const kube::ClusterConfig& cluster) {
+// Each request's wait for its client's token goes to `metrics`.
+StatusOr<Clients> NewClients(const kube::ClusterConfig& cluster, OperatorMetrics& metrics) {
+  auto observer = [&metrics](const char* client) {
+    return [&metrics, client](const std::string& verb, kube::Clock::Duration waited) {
+      metrics.ObserveRateLimiterWait(client, verb, std::chrono::duration<double>(waited).count());
+    };
+  };
   Clients out;
-  KC_ASSIGN_OR_RETURN(out.api, kube::NewClient(cluster));
-  KC_ASSIGN_OR_RETURN(out.events, kube::NewClient(cluster));
+  KC_ASSIGN_OR_RETURN(out.api, kube::NewClient(cluster, observer("api")));
+  KC_ASSIGN_OR_RETURN(out.events, kube::NewClient(cluster, observer("events")));
   return out;
 }
 
@@ -237,7 +243,8 @@ int Run(int argc, char** argv) {
     log.Error("cannot load cluster config", {{"error", cluster.status().ToString()}});
     return 2;
   }
-  auto clients = NewClients(*cluster);
+  OperatorMetrics metrics;
+  auto clients = NewClients(*cluster, metrics);
   if (!clients.ok()) {
     log.Error("cannot create API client", {{"error", clients.status().ToString()}});
     return 1;
@@ -245,7 +252,6 @@ int Run(int argc, char** argv) {
   kube::Client& client = *clients->api;
 
   HeapTrimmer trimmer(std::chrono::seconds(10));
-  OperatorMetrics metrics;
   Controller controller(client, ControllerOptionsFrom(c, clients->events.get()), &metrics,
                         log.With("logger", "controller"));
 

@@ -439,6 +439,10 @@ class Proc:
                 out[name.split("{")[0]] = float(value)
             elif name.startswith("kernelcache_enqueues_total"):
                 out["enqueues_" + name.split('source="')[1].split('"')[0]] = float(value)
+            elif name.startswith("rest_client_rate_limiter_duration_seconds_sum"):
+                # Seconds its requests waited for the client's rate limiter, by client.
+                key = "limiter_wait_%s_s" % name.split('client="')[1].split('"')[0]
+                out[key] = out.get(key, 0.0) + float(value)
         out["reconciles"] = sum(v for k, v in out.items() if k.startswith("reconciles_"))
         return out
 
@@ -684,6 +688,11 @@ def cmd_bench(api, a):
         t_sum = "controller_runtime_reconcile_time_seconds_sum"
         if out["change_reconciles"]:
             out["change_reconcile_mean_s"] = (r2.get(t_sum, 0) - r1.get(t_sum, 0)) / out["change_reconciles"]
+        for client in ("api", "events"):
+            key = "limiter_wait_%s_s" % client
+            if key in r2:
+                # What the change window's requests waited for the client's token, per change.
+                out["change_" + key] = (r2[key] - r1.get(key, 0.0)) / max(1, a.changes)
         # Rolling relabel of one pool (PRODUCTS[0]) over --roll-seconds.
         pool = [i for i in managed if i % len(PRODUCTS) == 0]
         new = "999.%d.1" % (sum(map(ord, a.name + str(a.run))) % 900 + 100)
@@ -788,6 +797,7 @@ ROWS = [("rss_sync_mb", "RSS after sync (MB)"), ("rss_peak_mb", "RSS peak (MB)")
         ("change_missed", "changes without Job in time"), ("change_requests", "requests during changes"),
         ("change_reconciles", "reconciles during changes"),
         ("change_reconcile_mean_s", "reconcile wall time, mean, changes (s)"),
+        ("change_limiter_wait_api_s", "rate-limiter wait per change, API (s)"),
         ("roll_converge_after_last_s", "pool roll: Ready after last relabel (s)"),
         ("roll_requests", "pool roll: requests"), ("idle_requests_per_s", "requests/s at rest"),
         ("restart_requests", "restart: requests (relist)"), ("restart_rss_mb", "restart: RSS (MB)"),
@@ -823,6 +833,8 @@ SPREAD_ROWS = [("rss_sync_mb", "RSS after sync (MB)"), ("rss_peak_mb", "RSS peak
                ("change_reconciles_per_change", "reconciles per change"),
                ("change_requests_per_change", "requests per change"),
                ("change_reconcile_mean_s", "reconcile wall time, mean (s)"),
+               ("change_limiter_wait_api_s", "rate-limiter wait per change, API client (s)"),
+               ("change_limiter_wait_events_s", "rate-limiter wait per change, Events client (s)"),
                ("cpu_per_1k_node_events_s", "CPU per 1,000 node events (s)"),
                ("roll_converge_after_last_s", "pool roll: Ready after last relabel (s)"),
                ("idle_requests_per_s", "requests/s at rest"),

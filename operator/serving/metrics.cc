@@ -1,6 +1,7 @@
 #include "operator/serving/metrics.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -46,9 +47,10 @@ std::string FormatValue(double v) {
   if (v == std::floor(v) && std::fabs(v) < 1e15) {
     return std::to_string(static_cast<int64_t>(v));
   }
+  // The shortest text that reads back as `v` (0.005, not 0.0050000000000000001).
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.17g", v);
-  return buf;
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
 }
 
 std::string LabelText(const MetricLabels& labels, const std::string& extra_key = {},
@@ -197,6 +199,7 @@ constexpr char kQueueDepth[] = "workqueue_depth";
 constexpr char kQueueAdds[] = "workqueue_adds_total";
 constexpr char kEnqueues[] = "kernelcache_enqueues_total";
 constexpr char kQueueRetries[] = "workqueue_retries_total";
+constexpr char kRateLimiterWait[] = "rest_client_rate_limiter_duration_seconds";
 constexpr char kLeader[] = "leader_election_master_status";
 constexpr char kFingerprints[] = "kernelcache_fingerprints";
 constexpr char kCacheBytes[] = "kernelcache_cache_bytes";
@@ -232,6 +235,10 @@ OperatorMetrics::OperatorMetrics() {
   registry_.Declare(kEnqueues, T::kCounter,
                     "KernelCache reconciles asked for, by what asked (an event of that kind)");
   registry_.Declare(kQueueRetries, T::kCounter, "Total number of retries handled by workqueue");
+  registry_.Declare(kRateLimiterWait, T::kHistogram,
+                    "Seconds an API request waited for the client-side rate limiter, by client "
+                    "(api, events) and verb",
+                    {0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60});
   registry_.Declare(kLeader, T::kGauge,
                     "Whether this replica is the leader of the lease (1) or not (0)");
   registry_.Declare(kFingerprints, T::kGauge, "Fingerprints of a KernelCache by cache state");
@@ -279,6 +286,10 @@ void OperatorMetrics::CountEnqueue(const char* source) {
 }
 void OperatorMetrics::CountQueueRetry(const std::string& queue) {
   registry_.Add(kQueueRetries, {{"name", queue}});
+}
+void OperatorMetrics::ObserveRateLimiterWait(const std::string& client, const std::string& verb,
+                                             double seconds) {
+  registry_.Observe(kRateLimiterWait, {{"client", client}, {"verb", verb}}, seconds);
 }
 void OperatorMetrics::SetLeader(const std::string& lease, bool leader) {
   registry_.Set(kLeader, {{"name", lease}}, leader ? 1 : 0);

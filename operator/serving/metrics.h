@@ -91,6 +91,10 @@ class OperatorMetrics {
   // (kernelcache, job, pod, gate, pvc, node, start).
   void CountEnqueue(const char* source);
   void CountQueueRetry(const std::string& queue);
+  // rest_client_rate_limiter_duration_seconds{client,verb}, as client-go
+  // names it: how long a request of `client` ("api" or "events") waited for
+  // its rate limiter's token (0 when it did not), each attempt once.
+  void ObserveRateLimiterWait(const std::string& client, const std::string& verb, double seconds);
   void SetLeader(const std::string& lease, bool leader);
   // Replaces the per-KernelCache gauges. `by_state` counts fingerprints.
   // The KernelCache's gate outcome counters start at 0 here, so the first

@@ -55,6 +55,32 @@ TEST(OperatorMetricsTest, ControllerRuntimeNames) {
   EXPECT_TRUE(Contains(text, "workqueue_depth{name=\"kernelcache\"} 4"));
 }
 
+TEST(OperatorMetricsTest, RateLimiterWaitByClientAndVerb) {
+  OperatorMetrics m;
+  m.ObserveRateLimiterWait("api", "POST", 0);
+  m.ObserveRateLimiterWait("api", "POST", 0.3);
+  m.ObserveRateLimiterWait("events", "POST", 0.01);
+  const std::string text = m.Render();
+  EXPECT_TRUE(Contains(
+      text, "rest_client_rate_limiter_duration_seconds_count{client=\"api\",verb=\"POST\"} 2"))
+      << text;
+  EXPECT_TRUE(Contains(
+      text, "rest_client_rate_limiter_duration_seconds_sum{client=\"api\",verb=\"POST\"} 0.3"))
+      << text;
+  EXPECT_TRUE(Contains(text,
+                       "rest_client_rate_limiter_duration_seconds_bucket{client=\"api\","
+                       "verb=\"POST\",le=\"0.25\"} 1"))
+      << text;
+  // Bounds in their shortest form.
+  EXPECT_TRUE(Contains(text,
+                       "rest_client_rate_limiter_duration_seconds_bucket{client=\"api\","
+                       "verb=\"POST\",le=\"0.005\"} 1"))
+      << text;
+  EXPECT_TRUE(Contains(
+      text, "rest_client_rate_limiter_duration_seconds_count{client=\"events\",verb=\"POST\"} 1"))
+      << text;
+}
+
 TEST(OperatorMetricsTest, KernelCacheGaugesReplacedAndForgotten) {
   OperatorMetrics m;
   m.SetKernelCache("ml", "llama", {{"Ready", 2}, {"Warming", 1}}, 2048, 10);
