@@ -54,9 +54,9 @@ std::optional<Clock::Duration> DecideRetry(const std::string& method,
 ThrottledTransport::ThrottledTransport(std::shared_ptr<Transport> inner, ThrottleOptions options,
                                        Clock& clock, Sleeper sleeper)
     : inner_(std::move(inner)),
-      options_(options),
+      options_(std::move(options)),
       sleep_(std::move(sleeper)),
-      bucket_(options.qps, options.burst, clock) {
+      bucket_(options_.qps, options_.burst, clock) {
   if (!sleep_) {
     sleep_ = [&clock](Clock::Duration d, std::stop_token stop) {
       return clock.SleepFor(d, std::move(stop));

@@ -64,8 +64,8 @@ TEST(DecideRetryTest, Table) {
 class ThrottledTransportTest : public ::testing::Test {
  protected:
   std::unique_ptr<ThrottledTransport> Make(ThrottleOptions options) {
-    return std::make_unique<ThrottledTransport>(fake_, options, clock_,
-                                                [this](Clock::Duration d, std::stop_token) {
+    return std::make_unique<ThrottledTransport>(fake_, std::move(options), clock_,
+                                                [this](Clock::Duration d, const std::stop_token&) {
                                                   sleeps_.push_back(d);
                                                   clock_.Advance(d);
                                                   return true;

@@ -84,7 +84,7 @@ Status StartWebhooks(const Config& c, kube::Client& client, Controller& controll
       [&controller](const kube::Json& secret, const std::string& reason, const std::string& msg) {
         controller.events()->Emit(secret, "Normal", reason, msg);
       });
-  w.cert_thread = std::jthread([certs = w.certs.get(), &leading](std::stop_token stop) {
+  w.cert_thread = std::jthread([certs = w.certs.get(), &leading](const std::stop_token& stop) {
     certs->Run(stop, [&leading] { return leading.load(); });
   });
   log.Info("webhooks listening (HTTPS)",
