@@ -17,7 +17,8 @@ DIR/pki.
       one GPU product pool), then starts CMD (the operator) and measures:
       sync (every KernelCache Ready), single-node driver-label changes
       (change -> every selecting KernelCache has a new warmup Job, from a
-      Job watch), a rolling relabel of one pool, requests at rest, a
+      Job watch; then the node is set back; back to back, or one every
+      --change-interval seconds), a rolling relabel of one pool, requests at rest, a
       restart (relist cost); RSS/HWM and CPU from /proc/<pid>; API requests
       from the kube-apiserver audit log (--audit-log, the operator's user).
       Deletes its KernelCaches at the end.
@@ -663,10 +664,22 @@ def cmd_bench(api, a):
         r1 = proc.metrics()
         managed = [i for i in range(a.nodes) if i % 50 not in (3, 7)]
         watched = [i for i in managed if PRODUCTS[i % len(PRODUCTS)][0] in by_product]
+        # --change-interval S > 0: change c is due at t0 + c * S (an arrival
+        # schedule, not a wait for anything); a change that is due while the one
+        # before is still open starts as soon as that one is done (counted late).
+        # 0: each change right after the one before (the operator saturated).
+        t0, late = time.monotonic(), 0
         for c in range(a.changes):
             i = watched[(c * 37) % len(watched)]
             node = "gpu-%05d" % i
             product = PRODUCTS[i % len(PRODUCTS)][0]
+            if a.change_interval > 0:
+                due = t0 + c * a.change_interval
+                now = time.monotonic()
+                if now < due:
+                    time.sleep(due - now)
+                elif c > 0 and now > due + 0.001:
+                    late += 1
             ts = time.monotonic()
             api.merge("/api/v1/nodes/" + node, {"metadata": {"labels": {DRIVER_LABEL: "999.%d.%d" % (sum(map(ord, a.name + str(a.run))) % 1000, c)}}})
             done = watch.wait_new(by_product.get(product, []), ts, a.change_timeout)
@@ -678,6 +691,8 @@ def cmd_bench(api, a):
             if (c + 1) % 50 == 0:
                 log("%s: %d/%d changes, p50 %.3f s" % (a.name, c + 1, a.changes, pctl(lat, 0.5) or -1))
         out["changes"] = a.changes
+        out["change_interval_s"] = a.change_interval
+        out["changes_late"] = late
         out["change_missed"] = missed
         out["change_p50_s"] = pctl(lat, 0.5)
         out["change_p99_s"] = pctl(lat, 0.99)
@@ -793,6 +808,7 @@ ROWS = [("rss_sync_mb", "RSS after sync (MB)"), ("rss_peak_mb", "RSS peak (MB)")
         ("rss_after_events_mb", "RSS after events (MB)"), ("sync_s", "sync wall (s)"),
         ("sync_cpu_s", "CPU to sync (s)"), ("sync_requests", "requests to sync"),
         ("cpu_per_1k_node_events_s", "CPU per 1k node events (s)"),
+        ("change_interval_s", "changes paced every (s)"), ("changes_late", "changes started late"),
         ("change_p50_s", "label change -> Job p50 (s)"), ("change_p99_s", "label change -> Job p99 (s)"),
         ("change_missed", "changes without Job in time"), ("change_requests", "requests during changes"),
         ("change_reconciles", "reconciles during changes"),
@@ -827,6 +843,8 @@ SPREAD_ROWS = [("rss_sync_mb", "RSS after sync (MB)"), ("rss_peak_mb", "RSS peak
                ("restart_rss_mb", "RSS after a restart and resync (MB)"),
                ("restart_peak_ratio", "restart peak / RSS after sync"),
                ("sync_s", "sync wall (s)"), ("sync_cpu_s", "CPU to sync (s)"),
+               ("change_interval_s", "changes paced every (s; 0: back to back)"),
+               ("changes_late", "changes started late (the one before still open)"),
                ("change_p50_s", "label change -> Jobs p50 (s)"),
                ("change_p99_s", "label change -> Jobs p99 (s)"),
                ("change_missed", "changes without a Job in time"),
@@ -937,6 +955,8 @@ def main():
     b.add_argument("--kcs", type=int, default=6)
     b.add_argument("--changes", type=int, default=500)
     b.add_argument("--change-timeout", type=float, default=30)
+    b.add_argument("--change-interval", type=float, default=0,
+                   help="seconds between changes' starts (0: back to back)")
     b.add_argument("--roll-seconds", type=float, default=60)
     b.add_argument("--settle-seconds", type=float, default=5)
     b.add_argument("--quiet-timeout", type=float, default=60)

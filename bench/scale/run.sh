@@ -8,6 +8,7 @@
 #          [--changes 50] [--roll-seconds 20] [--idle-seconds 20] [--sync-timeout 300]
 #          [--operator PATH] [--reference PATH] [--out DIR] [--only ours|reference|both]
 #          [--baseline PATH] [--repeat N] [--reference-every-run] [--reference-changes N]
+#          [--change-interval S]
 # --operator defaults to build/operator/kernelcache-operator; --reference is
 # built from bench/scale/reference (go build) when not given. --baseline runs
 # a second kernelcache-operator binary (say, main's, for a before/after) on
@@ -16,7 +17,10 @@
 # order of ours and the baseline alternating run by run (the reference runs
 # in the first run only unless --reference-every-run; --reference-changes N
 # gives it N driver changes instead of --changes: at 5,000 nodes it misses
-# each one, and a miss waits out the 30 s change timeout). Every bench starts
+# each one, and a miss waits out the 30 s change timeout). --change-interval S
+# starts a driver change every S seconds (an arrival rate, as a fleet's
+# upgrades come) instead of each right after the one before (the default, 0:
+# the operator saturated). Every bench starts
 # only once the control plane is at rest (driver.py settle). Results:
 # DIR/<nodes>-<name>-<run>.json and DIR/<nodes>-spread.md, the table of
 # each figure's median (min-max) per operator (driver.py spread).
@@ -42,6 +46,7 @@ baseline=""
 repeat=1
 reference_every=0
 reference_changes=""
+change_interval=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --nodes) nodes_list="$2"; shift 2 ;;
@@ -59,7 +64,8 @@ while [[ $# -gt 0 ]]; do
     --repeat) repeat="$2"; shift 2 ;;
     --reference-every-run) reference_every=1; shift ;;
     --reference-changes) reference_changes="$2"; shift 2 ;;
-    *) sed -n '2,23p' "$0"; exit 2 ;;
+    --change-interval) change_interval="$2"; shift 2 ;;
+    *) sed -n '2,27p' "$0"; exit 2 ;;
   esac
 done
 say() { echo "[scale $(date +%H:%M:%S)] $*" >&2; }
@@ -128,7 +134,8 @@ EOF
   say "$nodes nodes: fleet ($((nodes * pods_per_node)) pods, $ns namespaces)"
   python3 "$here/driver.py" --cluster "$cluster" fleet --nodes "$nodes" --pods $((nodes * pods_per_node)) \
     --namespaces "$ns"
-  common=(--nodes "$nodes" --kcs "$kcs" --namespaces "$ns" --changes "$changes" --roll-seconds "$roll_seconds"
+  common=(--nodes "$nodes" --kcs "$kcs" --namespaces "$ns" --changes "$changes" --change-interval "$change_interval"
+    --roll-seconds "$roll_seconds"
     --idle-seconds "$idle_seconds" --sync-timeout "$sync_timeout" --audit-log "$out/audit.log")
   bench_one() {  # NAME RUN BINARY...: one operator's bench, DIR/<nodes>-<name>-<run>.json
     local who="$1" r="$2"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scale_rig_test (ctest, label integration): the small version of the scale
 # rig, so it cannot rot. 200 kwok GPU nodes, 6 KernelCaches, 10 driver-label
-# changes, a pool roll, a restart, against kernelcache-operator only. Asserts
+# changes (one a second: the paced schedule), a pool roll, a restart, against kernelcache-operator only. Asserts
 # invariants, not timings (driver.py check): the control plane settles before
 # the operator starts, every KernelCache Ready at sync
 # and at the end, every change got its new warmup Jobs, zero duplicate Jobs
@@ -23,5 +23,5 @@ finish() {
 }
 trap finish EXIT
 "$src/bench/scale/run.sh" --only ours --operator "$operator" --out "$out" --nodes 200 --kcs 6 \
-  --pods-per-node 2 --changes 10 --roll-seconds 5 --idle-seconds 10 --sync-timeout 120
+  --pods-per-node 2 --changes 10 --change-interval 1 --roll-seconds 5 --idle-seconds 10 --sync-timeout 120
 python3 "$src/bench/scale/driver.py" check "$out/200-ours-1.json"
