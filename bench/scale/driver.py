@@ -696,6 +696,9 @@ def cmd_bench(api, a):
         out["change_missed"] = missed
         out["change_p50_s"] = pctl(lat, 0.5)
         out["change_p99_s"] = pctl(lat, 0.99)
+        out["change_max_s"] = max(lat) if lat else None
+        out["changes_over_1s"] = sum(1 for x in lat if x > 1.0)
+        out["change_latencies_s"] = [round(x, 4) for x in lat]
         out["cpu_per_1k_node_events_s"] = (proc.cpu() - cpu0) * 1000.0 / max(1, 2 * a.changes)
         out["change_requests"] = audit.count(m1)[0]
         r2 = proc.metrics()
@@ -801,7 +804,7 @@ def cmd_bench(api, a):
                 api.merge("/api/v1/nodes/gpu-%05d" % i, {"metadata": {"labels": {DRIVER_LABEL: pool_driver(i)}}})
     with open(a.out, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
-    log("%s: %s" % (a.name, json.dumps({k: v for k, v in out.items() if not isinstance(v, dict)}, sort_keys=True)))
+    log("%s: %s" % (a.name, json.dumps({k: v for k, v in out.items() if not isinstance(v, (dict, list))}, sort_keys=True)))
 
 
 ROWS = [("rss_sync_mb", "RSS after sync (MB)"), ("rss_peak_mb", "RSS peak (MB)"),
@@ -847,6 +850,8 @@ SPREAD_ROWS = [("rss_sync_mb", "RSS after sync (MB)"), ("rss_peak_mb", "RSS peak
                ("changes_late", "changes started late (the one before still open)"),
                ("change_p50_s", "label change -> Jobs p50 (s)"),
                ("change_p99_s", "label change -> Jobs p99 (s)"),
+               ("change_max_s", "label change -> Jobs, slowest (s)"),
+               ("changes_over_1s", "changes over 1 s"),
                ("change_missed", "changes without a Job in time"),
                ("change_reconciles_per_change", "reconciles per change"),
                ("change_requests_per_change", "requests per change"),
