@@ -51,7 +51,7 @@ struct Config {
   bool in_cluster = false;  // --in-cluster: require the in-cluster config
   // Namespaces to watch; empty = all namespaces (--namespaces=a,b or "all").
   std::vector<std::string> namespaces;
-  int workers = 2;  // --workers, 1..64
+  int workers = 4;  // --workers, 1..64
   // Client-side rate limit of API requests (token bucket; 0 = none). Events
   // have a bucket of their own of the same size. bench/scale: 20/40 held a
   // 200-KernelCache sync to 20 requests a second (docs/benchmarks.md).

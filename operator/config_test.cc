@@ -31,7 +31,7 @@ TEST(ConfigTest, Defaults) {
   f.env["POD_NAME"] = "op-0";
   auto c = f.Parse({});
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->workers, 2);
+  EXPECT_EQ(c->workers, 4);
   EXPECT_TRUE(c->leader_elect);
   EXPECT_EQ(c->lease_name, "kernelcache-operator");
   EXPECT_EQ(c->identity, "op-0");

@@ -7,5 +7,7 @@ import (
 
 func resourceOne() resource.Quantity { return resource.MustParse("1") }
 
-// Two workers, as kernelcache-operator's default --workers.
-func controllerOptions() controller.Options { return controller.Options{MaxConcurrentReconciles: 2} }
+// Concurrent reconciles (-workers), by default kernelcache-operator's default --workers.
+func controllerOptions(workers int) controller.Options {
+	return controller.Options{MaxConcurrentReconciles: workers}
+}

@@ -198,7 +198,12 @@ func (r *reconciler) job(kc *unstructured.Unstructured, id string, n *corev1.Nod
 func main() {
 	metricsAddr := flag.String("metrics-bind-address", "127.0.0.1:0", "controller-runtime metrics (rest_client_requests_total)")
 	image := flag.String("initwarm-image", "kc.local/initwarm:test", "seal container image")
+	workers := flag.Int("workers", 4, "concurrent reconciles (kernelcache-operator's --workers default)")
 	flag.Parse()
+	if *workers < 1 || *workers > 64 {
+		fmt.Fprintln(os.Stderr, "-workers: out of range 1..64")
+		os.Exit(2)
+	}
 	cfg, err := ctrl.GetConfig() // --kubeconfig (registered by controller-runtime)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kubeconfig:", err)
@@ -247,7 +252,7 @@ func main() {
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(all)).
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(byOwnerLabel)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(byOwnerLabel)).
-		WithOptions(controllerOptions()).
+		WithOptions(controllerOptions(*workers)).
 		Complete(r)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "controller:", err)
