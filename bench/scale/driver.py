@@ -18,8 +18,8 @@ DIR/pki.
       sync (every KernelCache Ready), single-node driver-label changes
       (change -> every selecting KernelCache has a new warmup Job, from a
       Job watch; then the node is set back; back to back, or one every
-      --change-interval seconds), a rolling relabel of one pool, requests at rest, a
-      restart (relist cost); RSS/HWM and CPU from /proc/<pid>; API requests
+      --change-interval seconds), a rolling relabel of one pool, requests
+      at rest, a restart (relist cost); RSS/HWM and CPU from /proc/<pid>; API requests
       from the kube-apiserver audit log (--audit-log, the operator's user).
       Deletes its KernelCaches at the end.
   driver.py --cluster DIR settle [--quiet-writes 3] [--window 20] [--timeout 900]
@@ -813,6 +813,7 @@ ROWS = [("rss_sync_mb", "RSS after sync (MB)"), ("rss_peak_mb", "RSS peak (MB)")
         ("cpu_per_1k_node_events_s", "CPU per 1k node events (s)"),
         ("change_interval_s", "changes paced every (s)"), ("changes_late", "changes started late"),
         ("change_p50_s", "label change -> Job p50 (s)"), ("change_p99_s", "label change -> Job p99 (s)"),
+        ("change_max_s", "label change -> Job, slowest (s)"),
         ("change_missed", "changes without Job in time"), ("change_requests", "requests during changes"),
         ("change_reconciles", "reconciles during changes"),
         ("change_reconcile_mean_s", "reconcile wall time, mean, changes (s)"),
