@@ -270,20 +270,19 @@ ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
   // What the API server holds; the pass decides from the owed status, when
   // one is (step 4), and writes whatever differs from this.
   const core::KernelCacheStatus written = observed.kc.status;
-  bool owed = false;
-  int deferrals = 0;  // in a row, before this pass
+  std::optional<Time> owed_since;
   {
     std::lock_guard<std::mutex> l(mu_);
     if (auto it = owed_.find(key); it != owed_.end()) {
       if (it->second.uid == observed.kc.metadata.uid) {
         observed.kc.status = it->second.status;
-        owed = true;
-        deferrals = it->second.deferrals;
+        owed_since = it->second.since;
       } else {
         owed_.erase(it);  // another object of that name
       }
     }
   }
+  const bool owed = owed_since.has_value();
   if (owed) ObserveMisses(observed);  // by the owed status's digests
   const core::KernelCache& kc = observed.kc;
   Logger log = logger_.With({{"kernelcache", key}, {"reconcileID", NewReconcileId()}});
@@ -310,15 +309,17 @@ ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
   const bool gone = kc.metadata.deletion_timestamp.has_value() &&
                     std::find(finalizers.begin(), finalizers.end(),
                               std::string(core::kFinalizer)) == finalizers.end();
-  if (!gone && deferrals < kMaxStatusDeferrals && job_written && !(plan.status == written) &&
-      urgent_waiting_ && urgent_waiting_()) {
+  const StatusWriteDecision write = DecideStatusWrite(
+      {!(plan.status == written), gone, job_written, owed_since, now, status_window_});
+  if (write.what == StatusWrite::kPutOff) {
     {
       std::lock_guard<std::mutex> l(mu_);
-      owed_[key] = Owed{kc.metadata.uid, plan.status, deferrals + 1};
+      owed_[key] = Owed{kc.metadata.uid, plan.status, write.owed_since};
     }
-    result.status_deferred = true;
-    log.Debug("status write put off: urgent KernelCaches wait for a worker");
-  } else if (!gone && !(plan.status == written)) {
+    result.status_due_in = std::chrono::duration_cast<std::chrono::milliseconds>(write.due - now);
+    log.Debug("status write put off: it is written once for this pass and the next ones",
+              {{"dueInMs", result.status_due_in->count()}});
+  } else if (write.what == StatusWrite::kNow) {
     Json new_status = core::StatusToJson(plan.status);
     if (auto old = kc_json->find("status"); old != kc_json->end() && old->is_object()) {
       for (const auto& [k, v] : old->items()) {
@@ -336,7 +337,7 @@ ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
     }
     log.Info("status updated", {{"phase", plan.status.phase}, {"ready", plan.status.ready}});
   }
-  if (owed && !result.status_deferred) {
+  if (owed && write.what != StatusWrite::kPutOff) {
     std::lock_guard<std::mutex> l(mu_);
     owed_.erase(key);
   }
