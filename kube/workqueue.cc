@@ -93,17 +93,7 @@ std::optional<std::string> WorkQueue::Get() {
              waiting_.size() != waiting_before || (next && clock_.Now() >= *next);
     });
   }
-  return TakeLocked(urgent_.empty() ? queue_ : urgent_);
-}
-
-std::optional<std::string> WorkQueue::GetUrgent() {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return !urgent_.empty() || shutting_down_; });
-  if (shutting_down_) return std::nullopt;
-  return TakeLocked(urgent_);
-}
-
-std::string WorkQueue::TakeLocked(std::deque<std::string>& from) {
+  std::deque<std::string>& from = urgent_.empty() ? queue_ : urgent_;
   std::string key = std::move(from.front());
   from.pop_front();
   urgent_keys_.erase(key);

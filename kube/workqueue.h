@@ -8,10 +8,6 @@
 // - Get(): blocks until a key is available (returns it and marks it
 //   processing) or the queue is shut down and empty (returns nullopt).
 //   Every key returned must be passed to Done().
-// - GetUrgent(): as Get, but hands out urgent keys only: blocks until one is
-//   queued or the queue is shut down (returns nullopt then, urgent keys
-//   still queued are left to Get). For extra workers that run only the work
-//   users wait for.
 // - AddUrgent(key): as Add, but the key is handed out before every key
 //   added without urgency (first come, first served among urgent keys); a
 //   key already queued moves ahead, a key being processed is queued ahead
@@ -71,7 +67,6 @@ class WorkQueue {
   int NumRequeues(const std::string& key);
 
   std::optional<std::string> Get();
-  std::optional<std::string> GetUrgent();
   void Done(const std::string& key);
 
   size_t Len();
@@ -100,8 +95,6 @@ class WorkQueue {
   // Moves waiting keys whose time has come into the queue; returns the next
   // ready time of a still-waiting key, if any.
   std::optional<Clock::TimePoint> PromoteLocked(Clock::TimePoint now);
-  // Hands out the front key of `from` (marks it processing).
-  std::string TakeLocked(std::deque<std::string>& from);
 
   const std::string name_;
   std::unique_ptr<RateLimiter> rate_limiter_;

@@ -3,9 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <optional>
 #include <set>
-#include <string>
 #include <thread>
 #include <vector>
 
@@ -87,53 +85,6 @@ TEST(WorkQueueTest, UrgentAddWhileProcessingIsQueuedAheadWhenDone) {
   EXPECT_EQ(q.Get(), "busy");
   q.Done("c");
   q.Done("busy");
-  EXPECT_EQ(q.Get(), std::nullopt);
-}
-
-TEST(WorkQueueTest, GetUrgentHandsOutUrgentKeysOnlyAndNeverAKeyInProcess) {
-  WorkQueue q;
-  q.Add("plain");
-  q.Add("busy");
-  EXPECT_EQ(q.Get(), "plain");  // plain keys go first while nothing is urgent
-  q.AddUrgent("busy");
-  q.AddUrgent("u");
-  EXPECT_EQ(q.GetUrgent(), "busy");
-  q.AddUrgent("busy");  // dirty while processing: not handed out again
-  EXPECT_EQ(q.GetUrgent(), "u");
-  EXPECT_EQ(q.UrgentLen(), 0u);
-  q.Done("busy");  // now queued, urgent
-  EXPECT_EQ(q.UrgentLen(), 1u);
-  EXPECT_EQ(q.GetUrgent(), "busy");
-  q.Done("busy");
-  q.Done("u");
-  q.Done("plain");
-  EXPECT_EQ(q.Len(), 0u);
-}
-
-TEST(WorkQueueTest, GetUrgentWaitsPastPlainKeysForAnUrgentOne) {
-  WorkQueue q;
-  std::optional<std::string> got;
-  std::thread t([&] { got = q.GetUrgent(); });
-  q.Add("plain");  // whether or not the thread waits yet, plain keys are not its
-  q.AddUrgent("u");
-  t.join();
-  EXPECT_EQ(got, "u");
-  EXPECT_EQ(q.Len(), 1u);
-  EXPECT_EQ(q.Get(), "plain");
-  q.Done("u");
-  q.Done("plain");
-}
-
-TEST(WorkQueueTest, GetUrgentReturnsNothingOnceShutDown) {
-  WorkQueue q;
-  std::optional<std::string> got = "unset";
-  std::thread t([&] { got = q.GetUrgent(); });
-  q.Add("plain");
-  q.ShutDown();
-  t.join();
-  EXPECT_EQ(got, std::nullopt);
-  EXPECT_EQ(q.Get(), "plain");  // queued keys are left to Get
-  q.Done("plain");
   EXPECT_EQ(q.Get(), std::nullopt);
 }
 

@@ -36,8 +36,6 @@ void DeclareFlags(FlagSet& f, Config& c) {
   f.List("namespaces", &c.namespaces, "namespaces to watch, comma separated, or \"all\"")
       .DefaultText("all");
   f.Int("workers", &c.workers, 1, 64, "concurrent reconciles");
-  f.Int("urgent-workers", &c.urgent_workers, 0, 64,
-        "more concurrent reconciles for node changes only (a moved fingerprint's Jobs)");
   f.Int("kube-api-qps", &c.kube_api_qps, 0, 100000,
         "API requests per second (client-side limit; Events have their own); 0 = unlimited");
   f.Int("kube-api-burst", &c.kube_api_burst, 1, 100000, "API requests allowed in a burst");

@@ -52,10 +52,6 @@ struct Config {
   // Namespaces to watch; empty = all namespaces (--namespaces=a,b or "all").
   std::vector<std::string> namespaces;
   int workers = 4;  // --workers, 1..64
-  // More workers that run only the KernelCaches a node change concerns (the
-  // urgent keys: a fingerprint moved, its warmup Job is waited for), so a
-  // pool's Jobs are created in one or two rounds of API round trips.
-  int urgent_workers = 16;  // --urgent-workers, 0..64
   // Client-side rate limit of API requests (token bucket; 0 = none). Events
   // have a bucket of their own of the same size. bench/scale: 20/40 held a
   // 200-KernelCache sync to 20 requests a second (docs/benchmarks.md).

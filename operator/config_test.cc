@@ -32,7 +32,6 @@ TEST(ConfigTest, Defaults) {
   auto c = f.Parse({});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->workers, 4);
-  EXPECT_EQ(c->urgent_workers, 16);
   EXPECT_TRUE(c->leader_elect);
   EXPECT_EQ(c->lease_name, "kernelcache-operator");
   EXPECT_EQ(c->identity, "op-0");
@@ -140,7 +139,6 @@ TEST(ConfigTest, BadConfigNamesTheProblem) {
   } cases[] = {
       {{"--workers=0"}, "", "--workers: 0 is out of range 1..64"},
       {{"--workers=many"}, "", "--workers: \"many\" is not an integer"},
-      {{"--urgent-workers=-1"}, "", "--urgent-workers: -1 is out of range 0..64"},
       {{"--nope=1"}, "", "unknown flag --nope"},
       {{"stray"}, "", "unexpected argument \"stray\""},
       {{"--kubeconfig"}, "", "--kubeconfig: missing value"},

@@ -21,7 +21,6 @@ ControllerOptions ControllerOptionsFrom(const Config& c, kube::Client* events_cl
   ControllerOptions o;
   o.namespaces = c.namespaces;
   o.workers = c.workers;
-  o.urgent_workers = c.urgent_workers;
   o.resync_period = c.resync_period;
   o.identity = c.identity;
   o.events_client = events_client;

@@ -30,7 +30,6 @@ TEST(WiringTest, ControllerOptionsCarryTheFlags) {
   Config c;
   c.namespaces = {"a", "b"};
   c.workers = 7;
-  c.urgent_workers = 5;
   c.resync_period = 42s;
   c.identity = "op-1";
   c.initwarm_image = "registry.example/initwarm:1";
@@ -45,7 +44,6 @@ TEST(WiringTest, ControllerOptionsCarryTheFlags) {
   const ControllerOptions o = ControllerOptionsFrom(c, &events);
   EXPECT_EQ(o.namespaces, c.namespaces);
   EXPECT_EQ(o.workers, 7);
-  EXPECT_EQ(o.urgent_workers, 5);
   EXPECT_EQ(o.resync_period, 42s);
   EXPECT_EQ(o.identity, "op-1");
   EXPECT_EQ(o.events_client, &events);

@@ -315,9 +315,9 @@ void Controller::EnqueueForPvc(const Json& pvc) {
   });
 }
 
-void Controller::Worker(bool urgent_only) {
+void Controller::Worker() {
   const std::string& qn = options_.queue_name;
-  while (auto key = urgent_only ? queue_->GetUrgent() : queue_->Get()) {
+  while (auto key = queue_->Get()) {
     if (metrics_ != nullptr) metrics_->SetQueueDepth(qn, static_cast<int>(queue_->Len()));
     const auto start = std::chrono::steady_clock::now();
     // Reconcile never throws (it turns an exception into an error on that
@@ -361,13 +361,11 @@ void Controller::Worker(bool urgent_only) {
 void Controller::RunWorkers(const std::stop_token& stop) {
   logger_.Info("waiting for informer caches to sync");
   if (!WaitForSync(stop, std::chrono::hours(24))) return;
-  logger_.Info("caches synced; starting workers",
-               {{"workers", options_.workers}, {"urgentWorkers", options_.urgent_workers}});
+  logger_.Info("caches synced; starting workers", {{"workers", options_.workers}});
   for (const Json& kc : Caches::All(caches_.kernelcaches)) Enqueue(kube::ObjectKey(kc), "start");
   std::vector<std::thread> workers;
-  workers.reserve(static_cast<size_t>(options_.workers + options_.urgent_workers));
-  for (int i = 0; i < options_.workers; ++i) workers.emplace_back([this] { Worker(false); });
-  for (int i = 0; i < options_.urgent_workers; ++i) workers.emplace_back([this] { Worker(true); });
+  workers.reserve(static_cast<size_t>(options_.workers));
+  for (int i = 0; i < options_.workers; ++i) workers.emplace_back([this] { Worker(); });
   {
     std::mutex mu;
     std::condition_variable_any cv;

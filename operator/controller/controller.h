@@ -1,7 +1,6 @@
 // Controller: informers on KernelCache, Node, Job, Pod and PVC; event
 // handlers that map every object back to the KernelCache key(s) it affects;
-// a rate-limited work queue; N workers running the Reconciler, and M more
-// that run only urgent keys.
+// a rate-limited work queue; N workers running the Reconciler.
 //
 // Mapping (level-triggered: a key means "look at this KernelCache again"):
 //   KernelCache          -> itself
@@ -63,10 +62,6 @@ inline constexpr int64_t kListPageSize = 100;
 struct ControllerOptions {
   std::vector<std::string> namespaces;  // empty: all namespaces
   int workers = 2;
-  // Workers that run urgent keys only (a node change's KernelCaches), on
-  // top of `workers`, which take urgent keys first too: a pool's 33
-  // KernelCaches create their Jobs in one or two round trips, not eight.
-  int urgent_workers = 0;
   Settings settings;
   std::chrono::seconds resync_period{600};
   std::string queue_name = "kernelcache";
@@ -145,9 +140,7 @@ class Controller {
   void EnqueueByLabel(const kube::Json& obj, const char* source);
   void EnqueueConsumer(const kube::Json& pod);  // label kernelcache.io/consumer
   void EnqueueForPvc(const kube::Json& pvc);
-  // Runs keys until the queue shuts down: any key (urgent ones first), or
-  // urgent ones only.
-  void Worker(bool urgent_only);
+  void Worker();
 
   kube::Client& client_;
   ControllerOptions options_;

@@ -162,7 +162,6 @@ done <<'EOF'
 --set httpPort=0|/httpPort
 --set webhook.timeoutSeconds=60|/webhook/timeoutSeconds
 --set workers=0|/workers
---set urgentWorkers=65|/urgentWorkers
 --set warmupUnschedulableGrace=2minutes|/warmupUnschedulableGrace
 --set webhook.certLifetime=90d|/webhook/certLifetime
 --set serviceMonitor.interval=often|/serviceMonitor/interval
