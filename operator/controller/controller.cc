@@ -71,6 +71,7 @@ Controller::Controller(kube::Client& client, ControllerOptions options, Operator
   caches_.misses = &misses_;
   reconciler_ = std::make_unique<Reconciler>(client_, caches_, options_.settings, events_.get(),
                                              metrics_, logger_);
+  reconciler_->DeferStatusWhile([q = queue_.get()] { return q->UrgentLen() > 0; });
 }
 
 void Controller::WatchKernelCaches(const std::string& ns) {
@@ -341,10 +342,10 @@ void Controller::Worker() {
       result = "requeue";
       logger_.Debug("caches behind the API server; retrying", {{"kernelcache", *key}});
       queue_->AddRateLimited(*key);
-    } else if (r.status_due_in) {
+    } else if (r.status_deferred) {
       result = "status_deferred";
       queue_->Forget(*key);
-      queue_->AddAfter(*key, std::chrono::duration_cast<kube::Clock::Duration>(*r.status_due_in));
+      queue_->Add(*key);  // dirty while processing: queued again at Done
     } else if (r.requeue_after) {
       result = "requeue_after";
       queue_->Forget(*key);

@@ -23,7 +23,7 @@
 // `stop`, then drains the queue (in-flight reconciles finish). Stop()
 // stops the informers and joins their threads.
 // Worker outcome: error -> AddRateLimited (backoff per key); status
-// put off (Reconciler step 4) -> Forget + AddAfter its due time;
+// deferred (urgent keys were waiting, Reconciler step 4) -> Forget + Add;
 // requeue_after -> Forget + AddAfter; success -> Forget.
 #pragma once
 

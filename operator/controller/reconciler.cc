@@ -270,19 +270,20 @@ ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
   // What the API server holds; the pass decides from the owed status, when
   // one is (step 4), and writes whatever differs from this.
   const core::KernelCacheStatus written = observed.kc.status;
-  std::optional<Time> owed_since;
+  bool owed = false;
+  int deferrals = 0;  // in a row, before this pass
   {
     std::lock_guard<std::mutex> l(mu_);
     if (auto it = owed_.find(key); it != owed_.end()) {
       if (it->second.uid == observed.kc.metadata.uid) {
         observed.kc.status = it->second.status;
-        owed_since = it->second.since;
+        owed = true;
+        deferrals = it->second.deferrals;
       } else {
         owed_.erase(it);  // another object of that name
       }
     }
   }
-  const bool owed = owed_since.has_value();
   if (owed) ObserveMisses(observed);  // by the owed status's digests
   const core::KernelCache& kc = observed.kc;
   Logger log = logger_.With({{"kernelcache", key}, {"reconcileID", NewReconcileId()}});
@@ -309,17 +310,15 @@ ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
   const bool gone = kc.metadata.deletion_timestamp.has_value() &&
                     std::find(finalizers.begin(), finalizers.end(),
                               std::string(core::kFinalizer)) == finalizers.end();
-  const StatusWriteDecision write = DecideStatusWrite(
-      {!(plan.status == written), gone, job_written, owed_since, now, status_window_});
-  if (write.what == StatusWrite::kPutOff) {
+  if (!gone && deferrals < kMaxStatusDeferrals && job_written && !(plan.status == written) &&
+      urgent_waiting_ && urgent_waiting_()) {
     {
       std::lock_guard<std::mutex> l(mu_);
-      owed_[key] = Owed{kc.metadata.uid, plan.status, write.owed_since};
+      owed_[key] = Owed{kc.metadata.uid, plan.status, deferrals + 1};
     }
-    result.status_due_in = std::chrono::duration_cast<std::chrono::milliseconds>(write.due - now);
-    log.Debug("status write put off: it is written once for this pass and the next ones",
-              {{"dueInMs", result.status_due_in->count()}});
-  } else if (write.what == StatusWrite::kNow) {
+    result.status_deferred = true;
+    log.Debug("status write put off: urgent KernelCaches wait for a worker");
+  } else if (!gone && !(plan.status == written)) {
     Json new_status = core::StatusToJson(plan.status);
     if (auto old = kc_json->find("status"); old != kc_json->end() && old->is_object()) {
       for (const auto& [k, v] : old->items()) {
@@ -337,7 +336,7 @@ ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
     }
     log.Info("status updated", {{"phase", plan.status.phase}, {"ready", plan.status.ready}});
   }
-  if (owed && write.what != StatusWrite::kPutOff) {
+  if (owed && !result.status_deferred) {
     std::lock_guard<std::mutex> l(mu_);
     owed_.erase(key);
   }

@@ -16,16 +16,19 @@
 //    with the resourceVersion precondition, only when it differs from the
 //    status read. A Conflict (the cache was behind) is an error: the key is
 //    retried with backoff and the next pass reads the newer object.
-//    Put off for a moment after a Job write (operator/controller/
-//    status_write.h): a pass that created or deleted a Job keeps the status
-//    owed instead (Result.status_due_in: the caller queues the key again
-//    for then), and every pass of the key until then reads the owed status
-//    as if it had been written (so it decides and emits nothing twice); the
-//    first pass after the window writes it once. An owed status lost with
-//    the process is a status write that failed: the next pass decides again
-//    from the objects. Only one replica writes status, and it exits when it
-//    loses the Lease (operator/main.cc), so an owed status never outlives
-//    the leadership it was decided in.
+//    Put off while others wait: when the pass created or deleted a Job
+//    and DeferStatusWhile's predicate says urgent keys wait for a worker
+//    (a node change's KernelCaches, each waiting for its Job create), the
+//    status is kept as owed instead (Result.status_deferred: the caller
+//    queues the key again, without urgency). The next pass of the key reads
+//    the owed status as if it had been written (so it decides and emits
+//    nothing twice) and writes it, or puts it off once more: at most
+//    kMaxStatusDeferrals passes in a row (a change and its revert, each
+//    writing Jobs while others wait, then one status write for both). An
+//    owed status lost with the process is a status write that failed: the
+//    next pass decides again from the objects. Only one replica writes
+//    status, and it exits when it loses the Lease (operator/main.cc), so
+//    an owed status never outlives the leadership it was decided in.
 // 5. Emits the plan's Events only after the status write succeeded (or
 //    was put off), so a retried pass does not repeat them (a refinement of
 //    decide.h's "in order": Events change no state).
@@ -64,7 +67,6 @@
 #include "kube/event_recorder.h"
 #include "operator/controller/caches.h"
 #include "operator/controller/gate_metrics.h"
-#include "operator/controller/status_write.h"
 #include "operator/decide/types.h"
 #include "operator/serving/logging.h"
 #include "operator/serving/metrics.h"
@@ -103,6 +105,9 @@ class ClientEventSink : public EventSink {
   kube::EventRecorder recorder_;
 };
 
+// Passes in a row that may put their status write off (step 4).
+inline constexpr int kMaxStatusDeferrals = 2;
+
 struct ReconcileResult {
   Status status;
   std::optional<std::chrono::seconds> requeue_after;
@@ -113,9 +118,8 @@ struct ReconcileResult {
   // rate-limited backoff. A cache that stays behind for ever therefore
   // costs backoff, not a hot loop, and never duplicate Events.
   bool stale_cache = false;
-  // The status write was put off (see step 4): queue the key again, to run
-  // this much later.
-  std::optional<std::chrono::milliseconds> status_due_in;
+  // The status write was put off (see step 4): queue the key again.
+  bool status_deferred = false;
 };
 
 class Reconciler {
@@ -127,10 +131,11 @@ class Reconciler {
 
   ReconcileResult Reconcile(const std::string& key) noexcept;
 
-  // Step 4's window (operator/controller/status_write.h); 0: every
-  // status is written by the pass that decided it. Set before the first
-  // Reconcile.
-  void SetStatusCoalesceWindow(std::chrono::milliseconds window) { status_window_ = window; }
+  // Step 4's predicate: true while urgent keys wait for a worker. Unset:
+  // never put off. Set before the first Reconcile.
+  void DeferStatusWhile(std::function<bool()> urgent_waiting) {
+    urgent_waiting_ = std::move(urgent_waiting);
+  }
 
   // Builds the Observed for `kc_json` from the caches (exposed for tests).
   Observed Observe(const kube::Json& kc_json) const;
@@ -157,14 +162,14 @@ class Reconciler {
   OperatorMetrics* metrics_;
   Logger logger_;
   std::function<Time()> now_;
-  std::chrono::milliseconds status_window_ = kStatusCoalesceWindow;
+  std::function<bool()> urgent_waiting_;
   std::mutex mu_;
   // Per KernelCache key: the status a pass decided but did not write yet
   // (step 4), for the object of that uid.
   struct Owed {
     std::string uid;
     core::KernelCacheStatus status;
-    Time since;  // the first pass that put it off
+    int deferrals = 0;  // passes in a row that put it off
   };
   std::map<std::string, Owed> owed_;
   // "<key>/<fp>" -> when this process first saw the fingerprint in a status

@@ -62,18 +62,12 @@ struct Fixture {
   }
   // A Reconciler on the stores and the fixture's clock (another one: an
   // operator restarted).
-  // Status written by the pass that decided it unless `window` (the
-  // coalescing tests give the operator's).
-  std::unique_ptr<Reconciler> NewReconciler(
-      OperatorMetrics* m, std::chrono::milliseconds window = std::chrono::milliseconds(0)) {
+  std::unique_ptr<Reconciler> NewReconciler(OperatorMetrics* m) {
     Caches c{{&kcs}, &nodes, {&jobs}, {&pods}, {&pvcs}, {&gated}};
-    auto r = std::make_unique<Reconciler>(fake, c, Settings{}, &sink, m,
-                                          Logger(&logs, true, LogLevel::kDebug),
-                                          [this] { return clock; });
-    r->SetStatusCoalesceWindow(window);
-    return r;
+    return std::make_unique<Reconciler>(fake, c, Settings{}, &sink, m,
+                                        Logger(&logs, true, LogLevel::kDebug),
+                                        [this] { return clock; });
   }
-  void CoalesceStatus() { r = NewReconciler(&metrics, kStatusCoalesceWindow); }
   // Copies the server's current objects into the stores (an informer catching up).
   void Sync() {
     kcs.Upsert(*fake.Get(resources::KernelCaches(), "ml", "llama"));
@@ -121,13 +115,13 @@ TEST(ReconcilerTest, OneStatusWritePerPassAndNoneWhenUnchanged) {
   EXPECT_EQ(f.sink.reasons.size(), events);
 }
 
-TEST(ReconcilerTest, StatusPutOffAfterAJobWriteIsWrittenOnceWhenTheWindowEnds) {
+TEST(ReconcilerTest, StatusPutOffWhileUrgentKeysWaitIsWrittenOnceByTheNextPass) {
   Fixture f;
-  f.CoalesceStatus();
+  bool urgent_waiting = true;
+  f.r->DeferStatusWhile([&] { return urgent_waiting; });
   ReconcileResult r1 = f.r->Reconcile("ml/llama");
   ASSERT_TRUE(r1.status.ok()) << r1.status << f.logs.str();
-  ASSERT_TRUE(r1.status_due_in.has_value());
-  EXPECT_EQ(*r1.status_due_in, kStatusCoalesceWindow);
+  EXPECT_TRUE(r1.status_deferred);
   EXPECT_EQ(f.StatusPatches(), 0);
   EXPECT_EQ(f.fake.List(kube::resources::kJobs, "ml", {})->items.size(), 1u);
   auto kc = f.fake.Get(resources::KernelCaches(), "ml", "llama");
@@ -135,27 +129,15 @@ TEST(ReconcilerTest, StatusPutOffAfterAJobWriteIsWrittenOnceWhenTheWindowEnds) {
   const std::vector<std::string> events = f.sink.reasons;  // told at once: the Job exists
   EXPECT_NE(std::find(events.begin(), events.end(), "Normal/WarmupStarted"), events.end());
 
-  // A pass in the window (the Job's first event) reads the owed status as
-  // written: it repeats no Event, creates nothing, writes nothing, and is
-  // due when the window ends, not later.
+  // The next pass (urgent keys still waiting) reads the owed status as
+  // written: it repeats no Event and creates nothing, and, writing no Job,
+  // writes the status.
   f.Sync();
-  f.clock += std::chrono::milliseconds(500);
   f.fake.ClearActions();
   ReconcileResult r2 = f.r->Reconcile("ml/llama");
   ASSERT_TRUE(r2.status.ok()) << r2.status << f.logs.str();
-  ASSERT_TRUE(r2.status_due_in.has_value());
-  EXPECT_EQ(*r2.status_due_in, kStatusCoalesceWindow - std::chrono::milliseconds(500));
-  EXPECT_EQ(f.StatusPatches(), 0);
-  for (const auto& a : f.fake.Actions()) EXPECT_NE(a.verb, "create") << a.resource;
-  EXPECT_EQ(f.sink.reasons, events);
-
-  // The window over: one status write, the Job's state in it.
-  f.clock += kStatusCoalesceWindow;
-  f.fake.ClearActions();
-  ReconcileResult r3 = f.r->Reconcile("ml/llama");
-  ASSERT_TRUE(r3.status.ok()) << r3.status << f.logs.str();
-  EXPECT_FALSE(r3.status_due_in.has_value());
-  EXPECT_FALSE(r3.stale_cache);
+  EXPECT_FALSE(r2.status_deferred);
+  EXPECT_FALSE(r2.stale_cache);
   EXPECT_EQ(f.StatusPatches(), 1);
   for (const auto& a : f.fake.Actions()) EXPECT_NE(a.verb, "create") << a.resource;
   EXPECT_EQ(f.sink.reasons, events);
@@ -164,68 +146,62 @@ TEST(ReconcilerTest, StatusPutOffAfterAJobWriteIsWrittenOnceWhenTheWindowEnds) {
   EXPECT_EQ((*kc)["status"]["fingerprints"][0]["state"], "Warming");
 
   // Written: later passes decide from the server's status again.
+  urgent_waiting = false;
   f.Sync();
   f.fake.ClearActions();
-  ReconcileResult r4 = f.r->Reconcile("ml/llama");
-  ASSERT_TRUE(r4.status.ok()) << r4.status;
-  EXPECT_FALSE(r4.status_due_in.has_value());
-  EXPECT_EQ(f.StatusPatches(), 0);
+  ReconcileResult r3 = f.r->Reconcile("ml/llama");
+  ASSERT_TRUE(r3.status.ok()) << r3.status;
+  EXPECT_FALSE(r3.status_deferred);
   for (const auto& a : f.fake.Actions()) EXPECT_NE(a.verb, "create") << a.resource;
   EXPECT_EQ(f.sink.reasons, events);
 }
 
-TEST(ReconcilerTest, AChangeAndItsRevertInTheWindowCostOneStatusWrite) {
+TEST(ReconcilerTest, StatusPutOffAtMostTwiceInARow) {
   Fixture f;
-  f.CoalesceStatus();
+  f.r->DeferStatusWhile([] { return true; });
   // A new fingerprint: its Job is created, the status owed.
   ReconcileResult r1 = f.r->Reconcile("ml/llama");
   ASSERT_TRUE(r1.status.ok()) << r1.status << f.logs.str();
-  ASSERT_TRUE(r1.status_due_in.has_value());
+  EXPECT_TRUE(r1.status_deferred);
   auto listed = f.fake.List(kube::resources::kJobs, "ml", {});
   ASSERT_EQ(listed->items.size(), 1u);
+  const std::string job_key = "ml/" + api::MetaString(listed->items[0], "name");
   f.Sync();
-  // One pass at `at` after the first; the Jobs and status patches it left.
-  auto pass = [&f](std::chrono::milliseconds at, bool want_put_off) {
-    f.clock += at;
+  // One pass; the Jobs and status patches it left on the server.
+  auto pass = [&f](bool want_deferred) {
     f.fake.ClearActions();
     ReconcileResult r = f.r->Reconcile("ml/llama");
-    f.clock -= at;
     EXPECT_TRUE(r.status.ok()) << r.status << f.logs.str();
-    EXPECT_EQ(r.status_due_in.has_value(), want_put_off);
+    EXPECT_EQ(r.status_deferred, want_deferred);
     return std::pair{f.fake.List(kube::resources::kJobs, "ml", {})->items.size(),
                      f.StatusPatches()};
   };
-  // Its node goes (a revert): the warmup is cancelled, the status still owed.
+  // Its node goes (a revert): the warmup is cancelled, the status owed again.
   ASSERT_TRUE(f.nodes.Remove("gpu-1").has_value());
-  EXPECT_EQ(pass(std::chrono::milliseconds(300), true), std::pair(size_t{0}, 0));
-  // The window over: one write for both.
-  EXPECT_EQ(pass(kStatusCoalesceWindow, false), std::pair(size_t{0}, 1));
+  EXPECT_EQ(pass(true), std::pair(size_t{0}, 0));
+  // It comes back: a Job again, and this time the status is written.
+  f.jobs.Remove(job_key);
+  f.nodes.Upsert(Node());
+  EXPECT_EQ(pass(false), std::pair(size_t{1}, 1));
   auto kc = f.fake.Get(resources::KernelCaches(), "ml", "llama");
   ASSERT_EQ((*kc)["status"]["fingerprints"].size(), 1u);
-  EXPECT_NE((*kc)["status"]["fingerprints"][0]["state"], "Warming");
+  EXPECT_EQ((*kc)["status"]["fingerprints"][0]["state"], "Warming");
 }
 
-TEST(ReconcilerTest, NoStatusPutOffWithoutAJobWritten) {
+TEST(ReconcilerTest, NoStatusPutOffWithoutAJobWrittenOrWithoutUrgentWork) {
   Fixture f;
-  f.CoalesceStatus();
-  ReconcileResult r1 = f.r->Reconcile("ml/llama");  // creates the Job: put off
+  f.r->DeferStatusWhile([] { return false; });
+  ReconcileResult r1 = f.r->Reconcile("ml/llama");  // creates the Job: nothing urgent waits
   ASSERT_TRUE(r1.status.ok()) << r1.status;
-  ASSERT_TRUE(r1.status_due_in.has_value());
-  f.Sync();
-  f.clock += kStatusCoalesceWindow;
-  ASSERT_TRUE(f.r->Reconcile("ml/llama").status.ok());  // writes it
-  // A second node of the fingerprint: the status changes, no Job is written.
-  f.Sync();
-  f.nodes.Upsert(*f.fake.Create(kube::resources::kNodes, "", fixtures::GpuNodeJson("gpu-2")));
-  f.fake.ClearActions();
-  ReconcileResult r2 = f.r->Reconcile("ml/llama");
-  ASSERT_TRUE(r2.status.ok()) << r2.status << f.logs.str();
-  EXPECT_FALSE(r2.status_due_in.has_value());
+  EXPECT_FALSE(r1.status_deferred);
   EXPECT_EQ(f.StatusPatches(), 1);
-  for (const auto& a : f.fake.Actions()) EXPECT_NE(a.verb, "create") << a.resource;
-  auto kc = f.fake.Get(resources::KernelCaches(), "ml", "llama");
-  ASSERT_EQ((*kc)["status"]["fingerprints"].size(), 1u);
-  EXPECT_EQ((*kc)["status"]["fingerprints"][0]["nodes"], 2);
+  f.r->DeferStatusWhile([] { return true; });
+  f.Sync();
+  f.fake.ClearActions();
+  ReconcileResult r2 = f.r->Reconcile("ml/llama");  // records the Job's uid, writes no Job
+  ASSERT_TRUE(r2.status.ok()) << r2.status;
+  EXPECT_FALSE(r2.status_deferred);
+  EXPECT_EQ(f.StatusPatches(), 1);
 }
 
 TEST(ReconcilerTest, StaleCacheWritesNoStatusAndNoEvents) {
