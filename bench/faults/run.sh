@@ -76,11 +76,7 @@ say "2. control plane with kwok in $cluster"
 # shellcheck disable=SC2086
 "$root/tests/cluster/cluster.sh" --dir "$cluster" up $up_args >&2
 "$root/tests/cluster/cluster.sh" --dir "$cluster" kubectl apply -f "$root/crds/" >&2
-for _ in $(seq 30); do
-  "$root/tests/cluster/cluster.sh" --dir "$cluster" kubectl wait --for=condition=Established \
-    --timeout=10s crd/kernelcaches.kernelcache.io >/dev/null 2>&1 && break
-  sleep 1
-done
+"$root/tests/cluster/cluster.sh" --dir "$cluster" wait-crd crd/kernelcaches.kernelcache.io >&2
 ns=$((kcs < 20 ? kcs : 20))
 say "fleet: $nodes nodes, $((nodes * pods_per_node)) pods, $ns namespaces"
 python3 "$root/bench/scale/driver.py" --cluster "$cluster" fleet --nodes "$nodes" \

@@ -123,13 +123,7 @@ EOF
     -e "s|client-key-data: .*|client-key-data: $(base64 -w0 <"$out/bench.key")|" \
     "$cluster/kubeconfig" >"$out/bench.kubeconfig"
   "$root/tests/cluster/cluster.sh" --dir "$cluster" kubectl apply -f "$root/crds/" >&2
-  # kubectl wait fails at once ("<nil> is of the type <nil>") when it reads the
-  # CRD before the apiserver wrote any condition: retry until Established.
-  for _ in $(seq 60); do
-    "$root/tests/cluster/cluster.sh" --dir "$cluster" kubectl wait --for=condition=Established \
-      --timeout=60s crd/kernelcaches.kernelcache.io >&2 2>/dev/null && break
-    sleep 1
-  done
+  "$root/tests/cluster/cluster.sh" --dir "$cluster" wait-crd crd/kernelcaches.kernelcache.io >&2
   ns=$(( kcs < 20 ? kcs : 20 ))
   say "$nodes nodes: fleet ($((nodes * pods_per_node)) pods, $ns namespaces)"
   python3 "$here/driver.py" --cluster "$cluster" fleet --nodes "$nodes" --pods $((nodes * pods_per_node)) \

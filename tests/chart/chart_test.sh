@@ -31,18 +31,6 @@ kubectl="$KC_K8S_DIR/kubectl"
 chart="$root/charts/kernelcache"
 ns=kernelcache-system
 fail() { echo "FAIL: $*"; exit 1; }
-# kubectl wait fails at once ("<nil> is of the type <nil>") when it reads a
-# CRD before the API server wrote any condition: retry until Established.
-wait_established() {
-  local out
-  for _ in $(seq 60); do
-    out=$("$kubectl" wait --for condition=established --timeout=60s "$@" 2>&1) && return 0
-    grep -q "is of the type <nil>" <<<"$out" || { echo "$out"; return 1; }
-    sleep 1
-  done
-  echo "$out"
-  return 1
-}
 work=$(mktemp -d /tmp/kc-chart-render.XXXXXX)
 dir=""
 cleanup() {
@@ -196,7 +184,7 @@ cluster up --owner-pid $$ >/dev/null
 export KUBECONFIG="$dir/kubeconfig"
 for n in "$ns" team-a team-b; do "$kubectl" create namespace "$n" >/dev/null; done
 "$kubectl" apply -f "$root/crds/" -f "$here/testdata/stub-crds.yaml" >/dev/null
-wait_established crd --all >/dev/null
+cluster wait-crd crd --all >/dev/null || fail "CRDs not Established"
 # The ServiceAccount admission plugin refuses a pod whose ServiceAccount does
 # not exist, and a dry run creates nothing: the test pod's ServiceAccount (a
 # test hook of the chart) exists for real during the dry runs; the namespace's
@@ -218,7 +206,7 @@ echo "ok: kubectl apply --dry-run=server of ${#names[@]} value sets (cert-manage
 
 # 6. helm install / uninstall (no node: the pods stay Pending).
 "$helm" install kc "$chart" -n "$ns" --wait=false >/dev/null
-wait_established crd/kernelcaches.kernelcache.io >/dev/null
+cluster wait-crd crd/kernelcaches.kernelcache.io >/dev/null || fail "the CRD is not Established after helm install"
 for obj in serviceaccount/kc-operator deployment/kc-operator service/kc-operator role/kc-operator-leader \
   poddisruptionbudget/kc-operator service/kc-operator-webhook; do
   "$kubectl" -n "$ns" get "$obj" >/dev/null || fail "$obj missing after helm install"

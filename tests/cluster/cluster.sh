@@ -22,6 +22,8 @@
 #   stop-apiserver | start-apiserver | restart-apiserver
 #   compact             compact etcd at its current revision (prints it)
 #   env                 print export lines (KUBECONFIG, PATH, KC_CLUSTER_DIR)
+#   wait-crd ARGS...    wait until the CRDs named (crd/NAME..., or crd --all)
+#                       are Established, for up to 60 s
 #   kubectl ARGS...     run the cached kubectl against this cluster
 #   helm ARGS...        run the cached helm against this cluster
 #   crictl ARGS... | ctr ARGS...   against the real node's containerd
@@ -50,7 +52,7 @@ if [[ "${1:-}" == "--dir" ]]; then
   shift 2
 fi
 cmd="${1:-}"
-[[ -n "$cmd" ]] || { sed -n '2,40p' "$0"; exit 2; }
+[[ -n "$cmd" ]] || { sed -n '2,42p' "$0"; exit 2; }
 shift
 mkdir -p "$DIR"
 DIR="$(cd "$DIR" && pwd)"
@@ -273,6 +275,23 @@ stop_component() {
   kill -0 "$pid" 2>/dev/null && die "$name (pid $pid) did not exit"
   rm -f "$PIDS/$name.pid"
   say "stopped $name (pid $pid)"
+}
+
+# kubectl wait fails at once ("<nil> is of the type <nil>") when it reads a CRD
+# before the API server wrote any condition, and with NotFound just after the
+# apply: those two are retried (each try waits up to the time left); any other
+# error, or 60 s without Established, ends the wait.
+wait_crds() {
+  local out deadline=$((SECONDS + 60)) left
+  while :; do
+    left=$((deadline - SECONDS))
+    ((left > 0)) || break
+    out="$("$KC_K8S_DIR/kubectl" --kubeconfig="$KUBECONFIG_FILE" wait --for=condition=Established \
+      --timeout="${left}s" "$@" 2>&1)" && return 0
+    grep -q -e "is of the type <nil>" -e "NotFound" -e "not found" <<<"$out" || break
+    sleep 1
+  done
+  die "wait-crd $*: not Established: $out"
 }
 
 log_tail() { [[ -f "$LOGS/$1.log" ]] && tail -n "${2:-25}" "$LOGS/$1.log" | sed "s/^/  $1| /" >&2 || true; }
@@ -626,6 +645,10 @@ EOF
   ctr)
     exec ctr --address "$NODE_SOCK" --namespace k8s.io "$@"
     ;;
+  wait-crd)
+    [[ $# -gt 0 ]] || die "wait-crd needs the CRDs to wait for (crd/NAME..., or crd --all)"
+    wait_crds "$@"
+    ;;
   kubectl)
     exec "$KC_K8S_DIR/kubectl" --kubeconfig="$KUBECONFIG_FILE" "$@"
     ;;
@@ -633,6 +656,6 @@ EOF
     exec "$KC_HELM_DIR/helm" --kubeconfig="$KUBECONFIG_FILE" "$@"
     ;;
   *)
-    die "unknown command '$cmd' (up, down, status, stop-apiserver, start-apiserver, restart-apiserver, compact, env, kubectl, helm, crictl, ctr, leftovers)"
+    die "unknown command '$cmd' (up, down, status, stop-apiserver, start-apiserver, restart-apiserver, compact, env, wait-crd, kubectl, helm, crictl, ctr, leftovers)"
     ;;
 esac

@@ -98,13 +98,7 @@ cluster up --owner-pid $$ >/dev/null
 export KUBECONFIG="$dir/kubeconfig"
 
 "$kubectl" apply -f "$root/crds/" >/dev/null
-# kubectl wait fails at once ("<nil> is of the type <nil>") when it reads the
-# CRD before the API server wrote any condition: retry until Established.
-for i in $(seq 60); do
-  out=$("$kubectl" wait --for condition=established --timeout=60s crd/kernelcaches.kernelcache.io 2>&1) && break
-  grep -q "is of the type <nil>" <<<"$out" && [ "$i" -lt 60 ] || { echo "FAIL: $out"; exit 1; }
-  sleep 1
-done
+cluster wait-crd crd/kernelcaches.kernelcache.io >/dev/null || { echo "FAIL: the CRD is not Established"; exit 1; }
 ns=kc-examples
 "$kubectl" create namespace "$ns" >/dev/null
 n=0
