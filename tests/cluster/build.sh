@@ -34,6 +34,7 @@ done
 [[ ${#components[@]} -gt 0 ]] || components=(etcd kubernetes kubernetes-node kwok helm)
 
 log() { echo "[build.sh $(date +%H:%M:%S)] $*"; }
+die() { log "ERROR: $*" >&2; exit 1; }
 fmt_dur() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
 # --- version checks: succeed when the cached binaries are the pinned ones ---
@@ -61,7 +62,7 @@ have_kubernetes-node() {
 }
 have_kwok() {
   [[ -x "$KC_KWOK_DIR/kwok" && -f "$KC_KWOK_DIR/stages/pod-fast/pod-ready.yaml" ]] || return 1
-  [[ "$("$KC_KWOK_DIR/kwok" --version 2>/dev/null)" == *"${KC_KWOK_VERSION#v}"* ]]
+  [[ "$("$KC_KWOK_DIR/kwok" --version 2>/dev/null)" == *"$KC_KWOK_VERSION+$KC_KWOK_PATCHLEVEL "* ]]
 }
 have_helm() {
   [[ -x "$KC_HELM_DIR/helm" ]] &&
@@ -204,20 +205,27 @@ build_kubernetes-node() {
 }
 
 build_kwok() {
-  local out="$KC_KWOK_DIR.tmp" dir
-  rm -rf "$out"
+  # kwok from its pinned module source with the patches in kwok-patches/ applied
+  # (each says what it fixes); --version reports v<pin>+<patch level>.
+  local out="$KC_KWOK_DIR.tmp" src="$KC_CACHE_DIR/work/kwok-src" dir p
+  rm -rf "$out" "$src"
   mkdir -p "$out/stages/pod-fast"
-  run_go "kwok $KC_KWOK_VERSION" 0 "5-8 min" "$KC_CACHE_DIR/logs/kwok.log" \
-    env GOFLAGS= GOBIN="$out" "$KC_GO" install -v -trimpath \
-    -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=${KC_KWOK_VERSION#v}" \
-    "sigs.k8s.io/kwok/cmd/kwok@$KC_KWOK_VERSION"
-  # kwok replaces its default pod stages when any pod Stage is configured;
-  # cluster.sh re-adds these so extra stage files extend the defaults.
   dir="$(GOFLAGS= "$KC_GO" mod download -json "sigs.k8s.io/kwok@$KC_KWOK_VERSION" |
     sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-  cp "$dir"/kustomize/stage/pod/fast/pod-*.yaml "$out/stages/pod-fast/"
-  chmod u+w "$out"/stages/pod-fast/*.yaml
-  rm -rf "$KC_KWOK_DIR"
+  [[ -n "$dir" && -d "$dir" ]] || die "kwok $KC_KWOK_VERSION: go mod download gave no source directory"
+  cp -r "$dir" "$src"
+  chmod -R u+w "$src"
+  for p in "$here"/kwok-patches/*.patch; do
+    (cd "$src" && git apply "$p") || die "kwok $KC_KWOK_VERSION: $p does not apply"
+  done
+  (cd "$src" && run_go "kwok $KC_KWOK_VERSION+$KC_KWOK_PATCHLEVEL" 0 "5-8 min" "$KC_CACHE_DIR/logs/kwok.log" \
+    env GOFLAGS= "$KC_GO" build -v -trimpath \
+    -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=${KC_KWOK_VERSION#v}+$KC_KWOK_PATCHLEVEL" \
+    -o "$out/kwok" ./cmd/kwok)
+  # kwok replaces its default pod stages when any pod Stage is configured;
+  # cluster.sh re-adds these so extra stage files extend the defaults.
+  cp "$src"/kustomize/stage/pod/fast/pod-*.yaml "$out/stages/pod-fast/"
+  rm -rf "$src" "$KC_KWOK_DIR"
   mv "$out" "$KC_KWOK_DIR"
 }
 
@@ -246,4 +254,4 @@ for c in "${components[@]}"; do
     exit 1
   fi
 done
-log "done in $(fmt_dur $(($(date +%s) - overall))): ${components[*]} (etcd $KC_ETCD_VERSION, kubernetes and kubernetes-node $KC_K8S_VERSION, kwok $KC_KWOK_VERSION, helm $KC_HELM_VERSION)"
+log "done in $(fmt_dur $(($(date +%s) - overall))): ${components[*]} (etcd $KC_ETCD_VERSION, kubernetes and kubernetes-node $KC_K8S_VERSION, kwok $KC_KWOK_VERSION+$KC_KWOK_PATCHLEVEL, helm $KC_HELM_VERSION)"
