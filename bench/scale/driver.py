@@ -121,6 +121,30 @@ class Api:
     def merge(self, path, body):
         return self.call("PATCH", path, body, "application/merge-patch+json")
 
+    def counters(self, names):
+        """The API server's /metrics counters named, each summed over its label sets ({} on error)."""
+        try:
+            c = self.conn()
+            c.request("GET", "/metrics")
+            r = c.getresponse()
+            text = r.read().decode()
+            if r.status != 200:
+                return {}
+        except (OSError, http.client.HTTPException, UnicodeDecodeError):
+            return {}
+        out = {}
+        for line in text.splitlines():
+            name = line.split("{", 1)[0].split(" ", 1)[0]
+            if name in names:
+                try:
+                    out[name] = out.get(name, 0.0) + float(line.rsplit(" ", 1)[1])
+                except (ValueError, IndexError):
+                    pass
+        return out
+
+
+WATCH_COUNTERS = ("apiserver_init_events_total", "apiserver_terminated_watchers_total")
+
 
 class Limiter:
     def __init__(self, qps):
@@ -662,6 +686,7 @@ def cmd_bench(api, a):
         # until every KernelCache selecting its pool has a new warmup Job; then back.
         lat, missed, cpu0, m1 = [], 0, proc.cpu(), audit.mark()
         r1 = proc.metrics()
+        w1 = api.counters(WATCH_COUNTERS)
         managed = [i for i in range(a.nodes) if i % 50 not in (3, 7)]
         watched = [i for i in managed if PRODUCTS[i % len(PRODUCTS)][0] in by_product]
         # --change-interval S > 0: change c is due at t0 + c * S (an arrival
@@ -701,6 +726,14 @@ def cmd_bench(api, a):
         out["change_latencies_s"] = [round(x, 4) for x in lat]
         out["cpu_per_1k_node_events_s"] = (proc.cpu() - cpu0) * 1000.0 / max(1, 2 * a.changes)
         out["change_requests"] = audit.count(m1)[0]
+        # The rig's own health: a watcher of the control plane (kwok's pod watch
+        # above all) that falls behind is closed by the API server, and one that
+        # comes back at resource version 0 is sent every object again.
+        w2 = api.counters(WATCH_COUNTERS)
+        for key, name in (("change_watch_init_events", "apiserver_init_events_total"),
+                          ("change_watchers_closed", "apiserver_terminated_watchers_total")):
+            if w1 and w2:
+                out[key] = w2.get(name, 0.0) - w1.get(name, 0.0)
         r2 = proc.metrics()
         out["change_reconciles"] = r2.get("reconciles", 0) - r1.get("reconciles", 0)
         t_sum = "controller_runtime_reconcile_time_seconds_sum"
@@ -860,6 +893,8 @@ SPREAD_ROWS = [("rss_sync_mb", "RSS after sync (MB)"), ("rss_peak_mb", "RSS peak
                ("change_limiter_wait_api_s", "rate-limiter wait per change, API client (s)"),
                ("change_limiter_wait_events_s", "rate-limiter wait per change, Events client (s)"),
                ("cpu_per_1k_node_events_s", "CPU per 1,000 node events (s)"),
+               ("change_watch_init_events", "rig: objects the API server replayed to new watches, during the changes"),
+               ("change_watchers_closed", "rig: watchers the API server closed as too slow, during the changes"),
                ("roll_converge_after_last_s", "pool roll: Ready after last relabel (s)"),
                ("idle_requests_per_s", "requests/s at rest"),
                ("restart_requests", "restart: requests (relist)"),
