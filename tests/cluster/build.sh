@@ -62,7 +62,7 @@ have_kubernetes-node() {
 }
 have_kwok() {
   [[ -x "$KC_KWOK_DIR/kwok" && -f "$KC_KWOK_DIR/stages/pod-fast/pod-ready.yaml" ]] || return 1
-  [[ "$("$KC_KWOK_DIR/kwok" --version 2>/dev/null)" == *"$KC_KWOK_VERSION+$KC_KWOK_PATCHLEVEL "* ]]
+  [[ "$("$KC_KWOK_DIR/kwok" --version 2>/dev/null)" == *"$KC_KWOK_BUILD "* ]]
 }
 have_helm() {
   [[ -x "$KC_HELM_DIR/helm" ]] &&
@@ -218,9 +218,9 @@ build_kwok() {
   for p in "$here"/kwok-patches/*.patch; do
     (cd "$src" && git apply "$p") || die "kwok $KC_KWOK_VERSION: $p does not apply"
   done
-  (cd "$src" && run_go "kwok $KC_KWOK_VERSION+$KC_KWOK_PATCHLEVEL" 0 "5-8 min" "$KC_CACHE_DIR/logs/kwok.log" \
+  (cd "$src" && run_go "kwok $KC_KWOK_BUILD" 0 "5-8 min" "$KC_CACHE_DIR/logs/kwok.log" \
     env GOFLAGS= "$KC_GO" build -v -trimpath \
-    -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=${KC_KWOK_VERSION#v}+$KC_KWOK_PATCHLEVEL" \
+    -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=${KC_KWOK_BUILD#v}" \
     -o "$out/kwok" ./cmd/kwok)
   # kwok replaces its default pod stages when any pod Stage is configured;
   # cluster.sh re-adds these so extra stage files extend the defaults.
@@ -254,4 +254,4 @@ for c in "${components[@]}"; do
     exit 1
   fi
 done
-log "done in $(fmt_dur $(($(date +%s) - overall))): ${components[*]} (etcd $KC_ETCD_VERSION, kubernetes and kubernetes-node $KC_K8S_VERSION, kwok $KC_KWOK_VERSION+$KC_KWOK_PATCHLEVEL, helm $KC_HELM_VERSION)"
+log "done in $(fmt_dur $(($(date +%s) - overall))): ${components[*]} (etcd $KC_ETCD_VERSION, kubernetes and kubernetes-node $KC_K8S_VERSION, kwok $KC_KWOK_BUILD, helm $KC_HELM_VERSION)"

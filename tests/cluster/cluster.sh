@@ -77,7 +77,7 @@ require_binaries() {
   local missing=()
   [[ -x "$KC_ETCD_DIR/etcd" ]] || missing+=("etcd $KC_ETCD_VERSION")
   [[ -x "$KC_K8S_DIR/kube-apiserver" && -x "$KC_K8S_DIR/kubectl" ]] || missing+=("kubernetes $KC_K8S_VERSION")
-  if [[ "${WITH_KWOK:-0}" == 1 && ! -x "$KC_KWOK_DIR/kwok" ]]; then missing+=("kwok $KC_KWOK_VERSION+$KC_KWOK_PATCHLEVEL"); fi
+  if [[ "${WITH_KWOK:-0}" == 1 && ! -x "$KC_KWOK_DIR/kwok" ]]; then missing+=("kwok $KC_KWOK_BUILD"); fi
   if [[ ${#missing[@]} -gt 0 ]]; then
     die "missing binaries in $KC_CACHE_DIR/bin: ${missing[*]}. Run tests/cluster/build.sh (first build: ~20-25 min on 2 cores; later runs: seconds)."
   fi
