@@ -261,6 +261,7 @@ KernelCacheStatus StatusFromJson(const Json& s, std::vector<std::string>* errors
     ReadTime(j, "lastFailureTime", fp, errors, &f.last_failure_time);
     ReadInt(j, "warmGeneration", fp, errors, &f.warm_generation);
     ReadString(j, "jobUid", fp, errors, &f.job_uid);
+    ReadStringList(j, "cancelledJobUids", fp, errors, &f.cancelled_job_uids);
     ReadTime(j, "lastTransitionTime", fp, errors, &f.last_transition_time);
     if (j.contains("runtimeMisses")) f.runtime_misses = RuntimeMissesFromJson(j, fp, errors);
     if (j.contains("harvest")) f.harvest = HarvestStatusFromJson(j, fp, errors);
@@ -305,6 +306,7 @@ Json StatusToJson(const KernelCacheStatus& st) {
     PutTime(j, "lastFailureTime", f.last_failure_time);
     if (f.warm_generation != 0) j["warmGeneration"] = f.warm_generation;
     if (!f.job_uid.empty()) j["jobUid"] = f.job_uid;
+    if (!f.cancelled_job_uids.empty()) j["cancelledJobUids"] = f.cancelled_job_uids;
     PutTime(j, "lastTransitionTime", f.last_transition_time);
     if (f.runtime_misses) j["runtimeMisses"] = RuntimeMissesToJson(*f.runtime_misses);
     if (f.harvest) j["harvest"] = HarvestStatusToJson(*f.harvest);

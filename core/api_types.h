@@ -175,7 +175,8 @@ inline constexpr std::array<std::string_view, 7> kAll = {kPending, kWarming, kRe
                                                          kFailed,  kStale,   kAbsent};
 }  // namespace fp_state
 
-inline constexpr size_t kMaxLastNodes = 32;  // the CRD's maxItems of lastNodes
+inline constexpr size_t kMaxLastNodes = 32;     // the CRD's maxItems of lastNodes
+inline constexpr size_t kMaxCancelledJobs = 4;  // the CRD's maxItems of cancelledJobUids
 
 // One fingerprint's cache, status.fingerprints[].
 // What gated pods compiled after their gate for one fingerprint's current
@@ -238,6 +239,12 @@ struct FingerprintStatus {
   std::optional<api::Time> last_failure_time;  // "lastFailureTime": backoff starts here
   int32_t warm_generation = 0;                 // "warmGeneration": bumped by each purge re-warm
   std::string job_uid;  // "jobUid": uid of the Job whose outcome is recorded here
+  // "cancelledJobUids": uids of this fingerprint's warmup Jobs the operator
+  // stopped while they ran (newest last, at most kMaxCancelledJobs); their
+  // prepare-held lock stays on the volume, so the next warmup (once the Job
+  // is gone, and with it its pods) and GC may break it. Cleared when a
+  // warmup publishes.
+  std::vector<std::string> cancelled_job_uids;
   std::optional<api::Time> last_transition_time;  // "lastTransitionTime": of `state`
   // "runtimeMisses": of the cache with manifest_digest; absent when none
   // was reported (cleared when the digest changes).

@@ -51,7 +51,7 @@ const char* kFull = R"({
                       "readyAt": "2026-12-01T11:00:00Z", "failures": 1,
                       "lastFailure": "BackoffLimitExceeded",
                       "lastFailureTime": "2026-12-01T10:30:00Z", "warmGeneration": 2, "jobUid": "ju",
-                      "lastTransitionTime": "2026-12-01T11:00:00Z"},
+                      "cancelledJobUids": ["c1", "c2"], "lastTransitionTime": "2026-12-01T11:00:00Z"},
                      {"id": "0123456789abcdef", "nodes": 0, "state": "Absent",
                       "absentSince": "2026-12-01T20:00:00Z", "lastNodes": ["gpu-1", "gpu-2"]}]
   }
@@ -94,6 +94,7 @@ TEST(ApiTypes, ParsesEveryField) {
   EXPECT_EQ(f.state, "Ready");
   EXPECT_EQ(f.warm_generation, 2);
   EXPECT_EQ(f.job_uid, "ju");
+  EXPECT_EQ(f.cancelled_job_uids, (std::vector<std::string>{"c1", "c2"}));
   ASSERT_TRUE(f.ready_at.has_value());
   EXPECT_EQ(api::FormatTime(*f.ready_at), "2026-12-01T11:00:00Z");
   EXPECT_EQ(kc.status.conditions[0].observed_generation, 3);

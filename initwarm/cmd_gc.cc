@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "core/exit_codes.h"
+#include "core/layout.h"
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
 #include "initwarm/fsutil.h"
@@ -18,13 +19,15 @@ int RunGc(const std::vector<std::string>& args) {
             "cache while its READY still holds that digest (never one sealed since), under the "
             "fingerprint lock; with --remove, only the named fingerprints' staging (older than "
             "--staging-max-age, no live writer), quarantine (older than --quarantine-max-age) "
-            "and dead locks go too. Without --remove, only such leftovers are removed, volume "
+            "and dead locks go too; so do the staging and lock of every --break-lock-of owner, at "
+            "any age. Without --remove, only such leftovers are removed, volume "
             "wide, and no published cache. --keep protects fingerprints. --dry-run lists only.\n\n"
             "exit codes: 0 done; 2 bad flags; 1 a removal failed or was skipped because a live "
             "writer holds the fingerprint (the rest were still tried; retry later).");
   std::string root;
   std::vector<std::string> remove;
   std::vector<std::string> keep;
+  std::vector<std::string> dead;
   GcPolicy p;  // its ages are the flags' defaults
   std::chrono::seconds staging_max_age{p.staging_max_age_s};
   std::chrono::seconds quarantine_max_age{p.quarantine_max_age_s};
@@ -36,6 +39,10 @@ int RunGc(const std::vector<std::string>& args) {
          "leftovers (staging, quarantine, dead lock) go")
       .Repeatable();
   f.List("keep", &keep, "fingerprint ids never to touch").Repeatable();
+  f.List("break-lock-of", &dead,
+         "owner ids (Job uids) of warmups the operator saw end: their locks are broken and "
+         "their staging removed at any age")
+      .Repeatable();
   f.Duration("staging-max-age", &staging_max_age, kInitwarmDurations,
              "remove staging directories older than this");
   f.Duration("quarantine-max-age", &quarantine_max_age, kInitwarmDurations,
@@ -62,12 +69,20 @@ int RunGc(const std::vector<std::string>& args) {
       return core::kExitUsage;
     }
   }
+  for (const auto& d : dead) {
+    if (!core::IsSafeUid(d)) {
+      PrintError("gc", InvalidArgumentError("--break-lock-of \"" + d +
+                                            "\" is unsafe (want 1-128 of [A-Za-z0-9._-])"));
+      return core::kExitUsage;
+    }
+    p.dead_owners.insert(d);
+  }
   p.scoped = f.IsSet("remove");
   p.staging_max_age_s = staging_max_age.count();
   p.quarantine_max_age_s = quarantine_max_age.count();
   p.now = NowSeconds();
   core::Layout layout(root);
-  auto entries = ScanVolume(layout, lock_stale_after.count());
+  auto entries = ScanVolume(layout, lock_stale_after.count(), dead);
   if (!entries.ok()) {
     PrintError("gc", entries.status());
     return core::kExitError;
@@ -83,7 +98,7 @@ int RunGc(const std::vector<std::string>& args) {
   std::cout << (dry ? "dry run: " : "") << removed << " of " << plan.size() << " entries "
             << (dry ? "would be " : "") << "removed\n";
   if (dry) return core::kExitOk;
-  Status s = ApplyGc(layout, plan, lock_stale_after.count());
+  Status s = ApplyGc(layout, plan, lock_stale_after.count(), dead);
   if (!s.ok()) {
     PrintError("gc", s);
     return core::kExitError;

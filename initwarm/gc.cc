@@ -83,7 +83,8 @@ Status ParseRemoveSpec(std::string_view value, std::map<std::string, std::string
 }
 
 StatusOr<std::vector<GcEntry>> ScanVolume(const core::Layout& layout,
-                                          std::int64_t lock_stale_after_s) {
+                                          std::int64_t lock_stale_after_s,
+                                          const std::vector<std::string>& dead_owners) {
   std::vector<GcEntry> out;
   if (!IsRealDirectory(layout.VersionDir())) {
     return NotFoundError(layout.VersionDir().string() +
@@ -94,12 +95,15 @@ StatusOr<std::vector<GcEntry>> ScanVolume(const core::Layout& layout,
     KC_RETURN_IF_ERROR(CheckLayoutDir(dir));
   }
   const LockRecord me = SelfLockRecord("initwarm-gc-" + std::to_string(::getpid()), "");
-  auto live_lock = [&](const fs::path& lock, const std::string& owner) {
+  // Whether a live writer holds `lock` (for `owner` when not empty); the
+  // holder's owner goes to `holder`.
+  auto live_lock = [&](const fs::path& lock, const std::string& owner, std::string* holder) {
     auto rec = ReadLock(lock);
     if (!rec.ok() || !rec->has_value()) return false;
+    if (holder != nullptr) *holder = (*rec)->owner;
     if (!owner.empty() && (*rec)->owner != owner) return false;
     auto j = JudgeLock(**rec, MtimeSeconds(lock), me, NowSeconds(), lock_stale_after_s,
-                       (*rec)->host == me.host ? PidAlive((*rec)->pid) : true);
+                       (*rec)->host == me.host ? PidAlive((*rec)->pid) : true, dead_owners);
     return j.verdict != LockVerdict::kStale;
   };
   for (const auto& p : List(layout.VersionDir())) {
@@ -111,7 +115,10 @@ StatusOr<std::vector<GcEntry>> ScanVolume(const core::Layout& layout,
   for (const auto& p : List(layout.StagingRoot())) {
     auto split = core::SplitFingerprintName(p.filename().string());
     GcEntry e{Kind::kStaging, p, split.ok() ? split->fingerprint : "", MtimeSeconds(p), false};
-    if (split.ok()) e.live_writer = live_lock(layout.Lock(split->fingerprint), split->suffix);
+    if (split.ok()) {
+      e.owner = split->suffix;
+      e.live_writer = live_lock(layout.Lock(split->fingerprint), split->suffix, nullptr);
+    }
     out.push_back(e);
   }
   for (const auto& p : List(layout.QuarantineRoot())) {
@@ -124,7 +131,9 @@ StatusOr<std::vector<GcEntry>> ScanVolume(const core::Layout& layout,
     std::string fp =
         name.size() >= 16 && core::IsFingerprintId(name.substr(0, 16)) ? name.substr(0, 16) : "";
     bool is_lock = name.size() == 21 && name.ends_with(".lock");
-    out.push_back({Kind::kLock, p, fp, MtimeSeconds(p), is_lock && live_lock(p, "")});
+    GcEntry e{Kind::kLock, p, fp, MtimeSeconds(p), false};
+    if (is_lock) e.live_writer = live_lock(p, "", &e.owner);
+    out.push_back(e);
   }
   for (const auto& fp_dir : List(layout.InboxRoot())) {
     const std::string fp = fp_dir.filename().string();
@@ -173,6 +182,9 @@ std::vector<GcDecision> PlanGc(const std::vector<GcEntry>& entries, const GcPoli
       case Kind::kStaging:
         if (e.live_writer) {
           d.why = "a live warmup holds its lock";
+        } else if (!e.owner.empty() && p.dead_owners.count(e.owner) > 0) {
+          d.remove = true;
+          d.why = "staging of " + e.owner + ", a warmup the operator saw end (--break-lock-of)";
         } else if (age <= p.staging_max_age_s) {
           d.why = "younger than --staging-max-age";
         } else {
@@ -202,6 +214,9 @@ std::vector<GcDecision> PlanGc(const std::vector<GcEntry>& entries, const GcPoli
       case Kind::kLock:
         if (e.live_writer) {
           d.why = "held by a live writer";
+        } else if (!e.owner.empty() && p.dead_owners.count(e.owner) > 0) {
+          d.remove = true;
+          d.why = "lock of " + e.owner + ", a warmup the operator saw end (--break-lock-of)";
         } else if (age <= p.staging_max_age_s) {
           d.why = "younger than --staging-max-age";
         } else {
@@ -220,10 +235,11 @@ namespace {
 // Removes one published cache under its fingerprint lock, only while READY
 // still holds the digest the plan saw.
 Status RemovePublished(const core::Layout& layout, const GcEntry& e,
-                       std::int64_t lock_stale_after_s) {
+                       std::int64_t lock_stale_after_s, const std::vector<std::string>& dead) {
   const std::string owner = "initwarm-gc-" + RandomHex();
   LockOptions lo;
   lo.stale_after_s = lock_stale_after_s;
+  lo.dead_owners = dead;
   const fs::path lock = layout.Lock(e.fingerprint);
   Status locked = AcquireLock(lock, SelfLockRecord(owner, ""), lo);
   if (!locked.ok()) {
@@ -252,13 +268,13 @@ Status RemovePublished(const core::Layout& layout, const GcEntry& e,
 }  // namespace
 
 Status ApplyGc(const core::Layout& layout, const std::vector<GcDecision>& plan,
-               std::int64_t lock_stale_after_s) {
+               std::int64_t lock_stale_after_s, const std::vector<std::string>& dead_owners) {
   Status first;
   for (const auto& d : plan) {
     if (!d.remove) continue;
     Status s;
     if (d.entry.kind == Kind::kPublished) {
-      s = RemovePublished(layout, d.entry, lock_stale_after_s);
+      s = RemovePublished(layout, d.entry, lock_stale_after_s, dead_owners);
     } else if (d.entry.kind == Kind::kLock) {
       if (::unlink(d.entry.path.c_str()) != 0 && errno != ENOENT) {
         s = ErrnoStatus(errno, "unlink " + d.entry.path.string());

@@ -16,6 +16,9 @@
 //                      by a live writer
 //   quarantine         removed when older than quarantine_max_age
 //   lock file          removed when older than staging_max_age and not live
+//   staging or lock of an owner in `dead_owners` (the operator's
+//                      --break-lock-of: a warmup Job that failed, or that
+//                      it cancelled and is gone): removed at once
 //   inbox <fp>/<uid>   what a pod's miss watcher copied for a harvest:
 //                      removed with its fingerprint (scoped), or when older
 //                      than staging_max_age (never merged: its pod is long
@@ -55,6 +58,7 @@ struct GcEntry {
   std::int64_t mtime = 0;
   bool live_writer = false;  // staging/lock: a live writer holds the lock
   std::string ready_digest;  // published: READY's content ("" when absent)
+  std::string owner;         // staging: its owner suffix; lock: the record's owner
 };
 
 struct GcPolicy {
@@ -63,6 +67,9 @@ struct GcPolicy {
   // none: its published directory is not provably ours and is kept).
   std::map<std::string, std::string> remove;
   bool scoped = false;  // consider only the fingerprints in `remove`
+  // Owners (warmup Job uids) the operator knows are gone: their staging
+  // and locks go at any age.
+  std::set<std::string> dead_owners;
   std::int64_t staging_max_age_s = 24 * 3600;
   std::int64_t quarantine_max_age_s = 0;
   std::int64_t now = 0;
@@ -74,14 +81,17 @@ struct GcDecision {
   std::string why;
 };
 
+// `dead_owners`: a lock of one of them is not live (initwarm/lock.h JudgeLock).
 StatusOr<std::vector<GcEntry>> ScanVolume(const core::Layout& layout,
-                                          std::int64_t lock_stale_after_s);
+                                          std::int64_t lock_stale_after_s,
+                                          const std::vector<std::string>& dead_owners = {});
 std::vector<GcDecision> PlanGc(const std::vector<GcEntry>& entries, const GcPolicy& policy);
 // "<fp>" or "<fp>:<64-hex manifest digest>" (a --remove value).
 // InvalidArgument naming the value otherwise.
 Status ParseRemoveSpec(std::string_view value, std::map<std::string, std::string>* out);
 // Removes what the plan says; returns the first error (continuing past it).
 Status ApplyGc(const core::Layout& layout, const std::vector<GcDecision>& plan,
-               std::int64_t lock_stale_after_s = 2 * 3600);
+               std::int64_t lock_stale_after_s = 2 * 3600,
+               const std::vector<std::string>& dead_owners = {});
 
 }  // namespace kc::initwarm

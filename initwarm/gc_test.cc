@@ -61,6 +61,22 @@ TEST(PlanGc, Table) {
        false,
        false},
       {"old inbox, admin run", {Kind::kInbox, "i/" + kB + "/p", kB, 0, false}, false, true},
+      {"young staging of a dead owner",
+       {Kind::kStaging, "s/" + kA + "-dead", kA, now, false, "", "dead"},
+       true,
+       true},
+      {"young lock of a dead owner",
+       {Kind::kLock, "l/" + kA + ".lock", kA, now, false, "", "dead"},
+       true,
+       true},
+      {"young staging of another owner",
+       {Kind::kStaging, "s/" + kA + "-other", kA, now, false, "", "other"},
+       true,
+       false},
+      {"dead owner of an unlisted fp",
+       {Kind::kLock, "l/" + kB, kB, now, false, "", "dead"},
+       true,
+       false},
       {"unparsable staging name, operator run",
        {Kind::kStaging, "s/zz", "", 0, false},
        true,
@@ -74,6 +90,7 @@ TEST(PlanGc, Table) {
     }
     p.staging_max_age_s = 3600;
     p.now = now;
+    p.dead_owners = {"dead"};
     auto plan = PlanGc({c.entry}, p);
     ASSERT_EQ(plan.size(), 1u);
     EXPECT_EQ(plan[0].remove, c.want_remove) << c.name << ": " << plan[0].why;
@@ -182,6 +199,44 @@ TEST(Gc, SkipsACacheWhoseFingerprintALiveWriterHolds) {
   EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s;
   EXPECT_TRUE(Exists(l.Ready(kA)));
   EXPECT_EQ((*ReadLock(l.Lock(kA)))->owner, "warming");
+}
+
+// A warmup the operator cancelled left its prepare's lock (pid 0: nothing
+// to watch) and its staging, both fresh. Named in --break-lock-of, they go
+// at once, and the cache is removed under a lock GC could take; unnamed,
+// GC keeps away (a live writer, as far as it can tell).
+TEST(Gc, BreaksTheLockAndStagingOfADeadOwner) {
+  for (bool named : {false, true}) {
+    testing::ScratchDir d;
+    core::Layout l(d.path());
+    testing::WriteTritonCache(l.Published(kA), 1);
+    testing::WriteFile(l.Ready(kA), kDigestA + "\n");
+    testing::WriteFile(l.Staging(kA, "cancelled") / "triton/x", "x");
+    LockOptions prepare;
+    prepare.record_pid = false;
+    ASSERT_TRUE(AcquireLock(l.Lock(kA), SelfLockRecord("cancelled", ""), prepare).ok());
+    const std::vector<std::string> dead =
+        named ? std::vector<std::string>{"cancelled"} : std::vector<std::string>{};
+    GcPolicy p;
+    p.remove[kA] = kDigestA;
+    p.scoped = true;
+    p.now = NowSeconds();
+    p.dead_owners = {dead.begin(), dead.end()};
+    auto entries = ScanVolume(l, 7200, dead);
+    ASSERT_TRUE(entries.ok()) << entries.status();
+    Status s = ApplyGc(l, PlanGc(*entries, p), 7200, dead);
+    if (named) {
+      EXPECT_TRUE(s.ok()) << s;
+      EXPECT_FALSE(Exists(l.Published(kA)));
+      EXPECT_FALSE(Exists(l.Staging(kA, "cancelled")));
+      EXPECT_FALSE(Exists(l.Lock(kA)));
+    } else {
+      EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s;
+      EXPECT_TRUE(Exists(l.Ready(kA)));
+      EXPECT_TRUE(Exists(l.Staging(kA, "cancelled")));
+      EXPECT_EQ((*ReadLock(l.Lock(kA)))->owner, "cancelled");
+    }
+  }
 }
 
 TEST(Inspect, Summarises) {

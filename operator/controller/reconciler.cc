@@ -151,12 +151,14 @@ Status Reconciler::Execute(const Action& a, const core::KernelCache& kc,
       return OkStatus();
     }
     case Action::Kind::kDeleteJob:
+    case Action::Kind::kCancelJob:
     case Action::Kind::kDeletePvc: {
-      const kube::Resource& r = a.kind == Action::Kind::kDeleteJob
-                                    ? kube::resources::kJobs
-                                    : kube::resources::kPersistentVolumeClaims;
+      const kube::Resource& r = a.kind == Action::Kind::kDeletePvc
+                                    ? kube::resources::kPersistentVolumeClaims
+                                    : kube::resources::kJobs;
       kube::DeleteOptions opts;
-      opts.propagation = kube::PropagationPolicy::kBackground;
+      opts.propagation = a.kind == Action::Kind::kCancelJob ? kube::PropagationPolicy::kForeground
+                                                            : kube::PropagationPolicy::kBackground;
       if (!a.uid.empty()) opts.precondition_uid = a.uid;
       Status s = client_.Delete(r, ns, a.name, opts);
       if (!s.ok() && !IsNotFound(s) && !IsConflict(s)) return s;
@@ -299,7 +301,8 @@ ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
       result.status = s.WithContext(std::string(ActionKindName(a.kind)) + " " + a.name);
       return result;
     }
-    job_written |= a.kind == Action::Kind::kCreateJob || a.kind == Action::Kind::kDeleteJob;
+    job_written |= a.kind == Action::Kind::kCreateJob || a.kind == Action::Kind::kDeleteJob ||
+                   a.kind == Action::Kind::kCancelJob;
   }
 
   if (stale) {

@@ -106,7 +106,8 @@ std::vector<Action> Assemble(Effects effects) {
   std::vector<Action> out;
   std::set<std::string> deleted;
   for (auto& a : effects.actions) {
-    if (a.kind == Action::Kind::kDeleteJob && !deleted.insert(a.name).second) continue;
+    const bool del = a.kind == Action::Kind::kDeleteJob || a.kind == Action::Kind::kCancelJob;
+    if (del && !deleted.insert(a.name).second) continue;
     out.push_back(std::move(a));
   }
   for (auto& e : effects.events) out.push_back(std::move(e));

@@ -24,6 +24,8 @@
 //     AlreadyExists is success.
 //   kDeleteJob: Delete(jobs, name) with propagation Background and, when
 //     `uid` is set, a uid precondition; NotFound is success.
+//   kCancelJob: the same with propagation Foreground (a running warmup
+//     stopped: the Job is gone only once its pods are).
 //   kDeletePvc: Delete(persistentvolumeclaims, name) with the uid precondition.
 //   kEmitEvent: an Event on the KernelCache (involvedObject = the
 //     KernelCache) with event_type ("Normal"|"Warning"), event_reason,

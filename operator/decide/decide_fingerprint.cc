@@ -78,6 +78,7 @@ void RecordSuccess(Recorded& out, const JobView& j, const SealResult& r, const P
   f.last_failure_time.reset();
   f.job_uid = j.uid;
   f.job = j.name;
+  f.cancelled_job_uids.clear();  // this Job took the lock and seal released it
   const bool was_ready = f.state == st::kReady;
   SetState(f, st::kReady, now);
   f.last_transition_time = f.ready_at;  // a re-warm is a transition to a new cache
@@ -87,16 +88,17 @@ void RecordSuccess(Recorded& out, const JobView& j, const SealResult& r, const P
                         (pod.node_name.empty() ? "" : " on node " + pod.node_name));
 }
 
-// Owners (Job uids) of this fingerprint's earlier warmups that can no
-// longer write: the Job whose outcome the status records (recorded only
-// once it finished) and every Job of it seen Complete or Failed (a Job's
-// terminal condition comes after its pods have terminated). The next
-// warmup's prepare may break their lock at once (item: a failed warmup
-// never reaches seal, which releases it). A running Job is never listed.
+}  // namespace
+
 std::vector<std::string> DeadOwners(const FingerprintStatus& f, const std::vector<JobView>& jobs,
                                     const std::string& kc_name) {
   std::set<std::string> dead;
   if (!f.job_uid.empty()) dead.insert(f.job_uid);
+  for (const auto& uid : f.cancelled_job_uids) {
+    const bool listed =
+        std::any_of(jobs.begin(), jobs.end(), [&](const JobView& j) { return j.uid == uid; });
+    if (!listed && !uid.empty()) dead.insert(uid);  // deleted in the foreground: no pod left
+  }
   for (const auto& j : jobs) {
     if (WarmupOf(j, kc_name, f.id) && !j.uid.empty() && (j.complete || j.failed_condition)) {
       dead.insert(j.uid);
@@ -107,6 +109,8 @@ std::vector<std::string> DeadOwners(const FingerprintStatus& f, const std::vecto
   }
   return {dead.begin(), dead.end()};
 }
+
+namespace {
 
 void CreateWarmup(FingerprintStep& out, const Group& g, const std::string& name,
                   const FingerprintInputs& in) {

@@ -82,6 +82,18 @@ struct NextInputs {
   Time now{};
 };
 
+// Owners (Job uids) of this fingerprint's earlier warmups that can no
+// longer write, whose lock the next warmup's prepare (and GC) may break at
+// once: the Job whose outcome the status records (recorded only once it
+// finished), every Job of it seen Complete or Failed (a Job's terminal
+// condition comes after its pods have terminated), and every Job the
+// operator cancelled (f.cancelled_job_uids) that is no longer listed (it
+// was deleted in the foreground, so its pods are gone too). A failed or
+// cancelled warmup never reaches seal, which would release the lock. A
+// listed Job that has not finished is never named. Sorted.
+std::vector<std::string> DeadOwners(const core::FingerprintStatus& f,
+                                    const std::vector<JobView>& jobs, const std::string& kc_name);
+
 // `f`: the status after RecordOutcome; `job` as given to it.
 Next NextAction(const core::FingerprintStatus& f, const JobView* job, const NextInputs& in);
 

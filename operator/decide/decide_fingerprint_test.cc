@@ -383,5 +383,66 @@ TEST(FoldNewFingerprintTest, Table) {
   }
 }
 
+// The status remembers the last kMaxCancelledJobs cancellations, newest
+// last; a Job still listed (deleting, or running) is never a dead owner.
+TEST(DeadOwnersTest, Table) {
+  FingerprintStatus f;
+  f.id = kFp;
+  auto job = [&](const std::string& uid, bool complete, bool failed, bool deleting) {
+    JobView j;
+    j.name = "llama-warm-" + f.id;
+    j.uid = uid;
+    j.labels = {{kLabelName, "llama"}, {kLabelComponent, "warmup"}, {kLabelFingerprint, f.id}};
+    j.complete = complete;
+    j.failed_condition = failed;
+    j.deleting = deleting;
+    return j;
+  };
+  struct Case {
+    const char* name;
+    std::string recorded;
+    std::vector<std::string> cancelled;
+    std::vector<JobView> jobs;
+    std::vector<std::string> want;
+  };
+  const std::vector<Case> cases = {
+      {"nothing known", "", {}, {}, {}},
+      {"the recorded outcome", "r", {}, {}, {"r"}},
+      {"a failed Job still listed", "", {}, {job("f", false, true, false)}, {"f"}},
+      {"a running Job is never dead", "r", {}, {job("r", false, false, false)}, {}},
+      {"a cancelled Job, gone", "", {"c"}, {}, {"c"}},
+      {"a cancelled Job still deleting", "", {"c"}, {job("c", false, false, true)}, {}},
+      {"all of them, sorted",
+       "r",
+       {"c2", "c1"},
+       {job("f", true, false, false)},
+       {"c1", "c2", "f", "r"}},
+  };
+  for (const auto& c : cases) {
+    f.job_uid = c.recorded;
+    f.cancelled_job_uids = c.cancelled;
+    EXPECT_EQ(DeadOwners(f, c.jobs, "llama"), c.want) << c.name;
+  }
+}
+
+TEST(CancelWarmupTest, CancelledJobsAreCappedNewestLast) {
+  FingerprintStatus f;
+  Effects e;
+  for (int i = 0; i < 6; ++i) {
+    JobView j;
+    j.name = "llama-warm";
+    j.uid = "u" + std::to_string(i);
+    e.CancelWarmup(j, f);
+  }
+  JobView again;
+  again.name = "llama-warm";
+  again.uid = "u3";
+  e.CancelWarmup(again, f);  // named again: moved to the end, not doubled
+  EXPECT_EQ(f.cancelled_job_uids, (std::vector<std::string>{"u2", "u4", "u5", "u3"}));
+  EXPECT_EQ(f.cancelled_job_uids.size(), core::kMaxCancelledJobs);
+  EXPECT_EQ(e.actions.size(), 7u);
+  EXPECT_EQ(e.actions.back().kind, Action::Kind::kCancelJob);
+}
+
 }  // namespace
 }  // namespace kc::op::decide

@@ -1,9 +1,11 @@
 #include "operator/decide/decide_gc.h"
 
 #include <algorithm>
+#include <set>
 #include <tuple>
 
 #include "base/strings.h"
+#include "operator/decide/decide_fingerprint.h"
 #include "operator/decide/names.h"
 #include "operator/decide/warmup_job.h"
 
@@ -95,10 +97,11 @@ Retirement Retire(Entries entries, const std::set<std::string>& in_use,
               spec.absent_after +
               (retention.max_bytes ? " or until spec.retention.maxBytes needs the space" : ""));
     }
-    // A warmup that can no longer be placed is stopped.
+    // A warmup that can no longer be placed is stopped (and remembered:
+    // the lock its prepare took outlives it).
     for (const auto& j : jobs) {
       if (WarmupOf(j, kc.metadata.name, id) && !j.complete && !j.failed_condition) {
-        r.effects.DeleteJob(j);
+        r.effects.CancelWarmup(j, f);
       }
     }
     const bool stale = f.state == st::kStale;
@@ -138,14 +141,18 @@ GcVerdict CollectGarbage(Entries entries, std::vector<std::string> collectable,
           v.entries.erase(e);
           continue;
         }
-        // In use again, but its directory is gone: warm it anew.
+        // In use again, but its directory is gone: warm it anew. Its
+        // finished warmup Jobs go (so a new one is made under the name); a
+        // running one is left to seal into the empty place.
         FingerprintStatus& f = e->second;
         f.bytes = f.files = 0;
         f.manifest_digest.clear();
         f.ready_at.reset();
         SetState(f, st::kPending, now);
         for (const auto& w : jobs) {
-          if (WarmupOf(w, kc_name, id)) v.effects.DeleteJob(w);
+          if (WarmupOf(w, kc_name, id) && (w.complete || w.failed_condition)) {
+            v.effects.DeleteJob(w);
+          }
         }
       }
       if (!removed.empty()) {
@@ -178,15 +185,18 @@ GcVerdict CollectGarbage(Entries entries, std::vector<std::string> collectable,
   // never removes a cache it was not given (a shared claim holds other
   // KernelCaches' caches) nor one sealed after this Job was made.
   std::map<std::string, std::string> remove;
+  std::set<std::string> dead;  // their failed or cancelled warmups' locks go too
   for (const auto& id : v.collectable) {
     auto e = v.entries.find(id);
     remove[id] = e == v.entries.end() ? "" : e->second.manifest_digest;
+    if (e == v.entries.end()) continue;
+    for (auto& uid : DeadOwners(e->second, jobs, kc_name)) dead.insert(std::move(uid));
   }
   Action a;
   a.kind = Action::Kind::kCreateJob;
   a.name = GcJobName(kc_name, v.collectable);
   if (FindJob(jobs, a.name) != nullptr) return v;  // finished and being handled above
-  a.object = BuildGcJob(kc, remove, settings);
+  a.object = BuildGcJob(kc, remove, settings, {dead.begin(), dead.end()});
   std::vector<std::string> what;
   for (const auto& id : v.collectable) {
     auto w = why.find(id);

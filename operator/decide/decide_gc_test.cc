@@ -119,8 +119,11 @@ TEST(RetireTest, InUseIsLeftAloneAndRunningWarmupsOfUnusedStop) {
   EXPECT_EQ(r.entries.at(kA), Fp(kA, st::kReady, 10));
   EXPECT_EQ(r.entries.at(kB).state, st::kAbsent);
   ASSERT_EQ(r.effects.actions.size(), 1u);
-  EXPECT_EQ(r.effects.actions[0].kind, Action::Kind::kDeleteJob);
+  EXPECT_EQ(r.effects.actions[0].kind, Action::Kind::kCancelJob);  // foreground
   EXPECT_EQ(r.effects.actions[0].name, WarmupJobName("llama", kB, 0));
+  // Remembered: its prepare's lock outlives it.
+  EXPECT_EQ(r.entries.at(kB).cancelled_job_uids, std::vector<std::string>{"uid-" + kB});
+  EXPECT_TRUE(r.entries.at(kA).cancelled_job_uids.empty());
 }
 
 TEST(RetireTest, OverMaxBytesTheLongestAbsentMakeRoom) {
@@ -204,6 +207,21 @@ TEST(CollectGarbageTest, Table) {
   const GcVerdict v = CollectGarbage(entries, {}, {}, {done}, Kc(), Settings{}, true, kT0);
   EXPECT_EQ(v.entries.at(kB).state, st::kPending);
   EXPECT_TRUE(v.entries.at(kB).manifest_digest.empty());
+  // Its finished warmup goes (a new one is made under its name); a running
+  // one seals into the empty place and is left alone.
+  JobView finished = WarmupJob(kB, true);
+  JobView warming = WarmupJob(kB, false);
+  warming.name = WarmupJobName("llama", kB, 1);
+  warming.uid = "uid-warming";
+  const GcVerdict w =
+      CollectGarbage(entries, {}, {}, {done, finished, warming}, Kc(), Settings{}, true, kT0);
+  std::vector<std::string> deleted;
+  for (const auto& a : w.effects.actions) {
+    if (a.kind == Action::Kind::kDeleteJob || a.kind == Action::Kind::kCancelJob) {
+      deleted.push_back(a.name);
+    }
+  }
+  EXPECT_EQ(deleted, (std::vector<std::string>{finished.name, done.name}));
 }
 
 TEST(CleanupJobsTest, Table) {

@@ -18,13 +18,26 @@ void Effects::Event(const std::string& type, const std::string& reason,
   events.push_back(std::move(a));
 }
 
-void Effects::DeleteJob(const JobView& j) {
-  if (j.deleting) return;
+void Effects::DeleteJob(const JobView& j) { RemoveJob(Action::Kind::kDeleteJob, j); }
+
+void Effects::RemoveJob(Action::Kind kind, const JobView& j) {
   Action a;
-  a.kind = Action::Kind::kDeleteJob;
+  a.kind = kind;
   a.name = j.name;
   a.uid = j.uid;
-  actions.push_back(std::move(a));
+  if (!j.deleting) actions.push_back(std::move(a));
+}
+
+void Effects::CancelWarmup(const JobView& j, core::FingerprintStatus& f) {
+  if (j.deleting) return;
+  RemoveJob(Action::Kind::kCancelJob, j);
+  if (j.uid.empty()) return;
+  auto& uids = f.cancelled_job_uids;
+  std::erase(uids, j.uid);
+  uids.push_back(j.uid);
+  if (uids.size() > core::kMaxCancelledJobs) {
+    uids.erase(uids.begin(), uids.end() - static_cast<std::ptrdiff_t>(core::kMaxCancelledJobs));
+  }
 }
 
 void Effects::WakeAt(Time t, Time now) {

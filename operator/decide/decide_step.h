@@ -32,6 +32,14 @@ struct Effects {
   // Deletes `j` unless it is being deleted already (the Plan drops a
   // second delete of the same Job).
   void DeleteJob(const JobView& j);
+  // Stops `j`, a running warmup of `f`, the same way (kCancelJob: in the
+  // foreground) and records its uid in f.cancelled_job_uids: the lock its
+  // prepare took stays on the volume, and only the operator knows its
+  // owner is gone once the Job is.
+  void CancelWarmup(const JobView& j, core::FingerprintStatus& f);
+  // kDeleteJob or kCancelJob of `j` (uid precondition) unless it is being
+  // deleted already.
+  void RemoveJob(Action::Kind kind, const JobView& j);
   // A timer at `t`; one in the past fires a second from `now`.
   void WakeAt(Time t, Time now);
   void Append(Effects other);

@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "core/fingerprint.h"
+#include "operator/decide/decide_fingerprint.h"
 #include "operator/decide/decide_nodes.h"
 #include "operator/decide/names.h"
 #include "operator/testing/objects.h"
@@ -140,6 +141,9 @@ struct World {
           std::erase_if(obs.jobs, [&](const JobView& j) { return j.name == a.name; });
           std::erase_if(obs.pods, [&](const PodView& pd) { return pd.job_name == a.name; });
           break;
+        case Kind::kCancelJob:  // foreground: the Job stays until its pods are gone
+          if (JobView* j = FindJob(a.name); j != nullptr) j->deleting = true;
+          break;
         case Kind::kDeletePvc:
           obs.pvc.reset();
           break;
@@ -148,6 +152,16 @@ struct World {
       }
     }
     obs.kc.status = p.status;
+  }
+
+  // The garbage collector finished the foreground deletes: the pods of the
+  // cancelled Jobs are gone, then the Jobs.
+  void ForegroundDeletesDone() {
+    for (const auto& j : obs.jobs) {
+      if (j.deleting)
+        std::erase_if(obs.pods, [&](const PodView& pd) { return pd.job_name == j.name; });
+    }
+    std::erase_if(obs.jobs, [](const JobView& j) { return j.deleting; });
   }
 
   JobView* FindJob(const std::string& name) {
@@ -774,10 +788,12 @@ TEST(Decide, DriverUpgradeWarmsNewFingerprintAndCollectsOldAfterGrace) {
   const Action& a = *std::find_if(p.actions.begin(), p.actions.end(),
                                   [](const Action& x) { return x.kind == Kind::kCreateJob; });
   // Only the stale fingerprint, with the digest recorded for it: never the
-  // new one, nor anything else on the claim.
+  // new one, nor anything else on the claim; the finished warmup of the
+  // old one is a dead lock owner.
   const Json& gc_args = a.object["spec"]["template"]["spec"]["containers"][0]["args"];
-  ASSERT_EQ(gc_args.size(), 3u) << gc_args;
+  ASSERT_EQ(gc_args.size(), 4u) << gc_args;
   EXPECT_EQ(gc_args[2], "--remove=" + old_fp + ":" + kDigest);
+  EXPECT_EQ(gc_args[3], "--break-lock-of=" + w.Status(old_fp)->job_uid);
   for (const auto& arg : gc_args) EXPECT_EQ(arg.get<std::string>().find(new_fp), std::string::npos);
   EXPECT_NE(FindEvent(p, "GcStarted"), nullptr);
   // While it runs: nothing new.
@@ -1171,9 +1187,57 @@ TEST(Decide, RuntimeChangeRetiresOldFingerprintsAndStopsTheirWarmups) {
   const std::string old_fp = w.Fp(GpuLabels());
   w.obs.kc.spec.runtime["triton"] = "3.6.0";
   Plan p = w.Step(kT0 + minutes(1));
-  EXPECT_EQ(Names(p, Kind::kDeleteJob), std::vector<std::string>{WarmupJobName("llama", old_fp)});
+  EXPECT_EQ(Names(p, Kind::kCancelJob), std::vector<std::string>{WarmupJobName("llama", old_fp)});
   EXPECT_EQ(CountKind(p, Kind::kCreateJob), 1u);
   EXPECT_EQ(w.Status(old_fp)->state, "Stale");
+}
+
+// A warmup the operator stops (its fingerprint went Stale mid-warmup) never
+// reaches seal: the lock its prepare took stays on the volume. The Job is
+// deleted in the foreground and remembered; once it is gone (and its pods
+// with it), the next warmup of that fingerprint and its GC may break the
+// lock. A publish forgets it.
+TEST(Decide, CancelledWarmupIsADeadLockOwnerOnceItsJobIsGone) {
+  World w;
+  const Labels old_labels = GpuLabels();
+  const Labels new_labels = GpuLabels("NVIDIA-H200", "580.200.01");
+  w.obs.nodes = {GpuNodeView("gpu-1", old_labels)};
+  w.Step(kT0);
+  const std::string fp = w.Fp(old_labels);
+  const std::string job = WarmupJobName("llama", fp);
+  const std::string cancelled = w.FindJob(job)->uid;
+
+  w.obs.nodes[0].labels = new_labels;  // the driver changes mid-warmup
+  Plan p = w.Step(kT0 + minutes(1));
+  EXPECT_EQ(Names(p, Kind::kCancelJob), std::vector<std::string>{job});
+  EXPECT_EQ(CountKind(p, Kind::kDeleteJob), 0u);
+  EXPECT_EQ(w.Status(fp)->state, "Stale");
+  EXPECT_EQ(w.Status(fp)->cancelled_job_uids, std::vector<std::string>{cancelled});
+  p = w.Step(kT0 + minutes(1) + seconds(5));  // still deleting: asked once
+  EXPECT_EQ(CountKind(p, Kind::kCancelJob), 0u);
+
+  // Back to the old driver while the cancelled Job's pods still terminate:
+  // nothing is created under its name, and it is no dead owner yet.
+  w.obs.nodes[0].labels = old_labels;
+  p = w.Step(kT0 + minutes(2));
+  EXPECT_EQ(CountKind(p, Kind::kCreateJob), 0u);
+  EXPECT_TRUE(decide::DeadOwners(*w.Status(fp), w.obs.jobs, "llama").empty());
+
+  w.ForegroundDeletesDone();
+  EXPECT_EQ(decide::DeadOwners(*w.Status(fp), w.obs.jobs, "llama"),
+            std::vector<std::string>{cancelled});
+  p = w.Step(kT0 + minutes(3));
+  ASSERT_EQ(Names(p, Kind::kCreateJob), std::vector<std::string>{job});
+  const Action& create = *std::find_if(p.actions.begin(), p.actions.end(),
+                                       [](const Action& x) { return x.kind == Kind::kCreateJob; });
+  const Json& args = create.object["spec"]["template"]["spec"]["initContainers"][0]["args"];
+  EXPECT_EQ(args.back(), "--break-lock-of=" + cancelled) << args;
+
+  // The new Job publishes: the cancelled owner is forgotten.
+  w.Succeed(job, SealMsg(fp), kT0 + minutes(4));
+  w.Step(kT0 + minutes(4) + seconds(1));
+  EXPECT_EQ(w.Status(fp)->state, "Ready");
+  EXPECT_TRUE(w.Status(fp)->cancelled_job_uids.empty());
 }
 
 // ---- invalid spec --------------------------------------------------------------------
@@ -1457,6 +1521,7 @@ TEST(Decide, RequeueIsTheEarliestTimer) {
 TEST(Decide, ActionKindNames) {
   EXPECT_STREQ(ActionKindName(Kind::kCreateJob), "CreateJob");
   EXPECT_STREQ(ActionKindName(Kind::kRemoveFinalizer), "RemoveFinalizer");
+  EXPECT_STREQ(ActionKindName(Kind::kCancelJob), "CancelJob");
 }
 
 // Decide's node step alone (decide_nodes.h), with this file's node fixtures.

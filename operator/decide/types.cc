@@ -26,6 +26,8 @@ const char* ActionKindName(Action::Kind kind) {
       return "CreateJob";
     case Action::Kind::kDeleteJob:
       return "DeleteJob";
+    case Action::Kind::kCancelJob:
+      return "CancelJob";
     case Action::Kind::kDeletePvc:
       return "DeletePvc";
     case Action::Kind::kEmitEvent:

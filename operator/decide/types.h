@@ -176,6 +176,10 @@ struct Action {
     kCreatePvc,
     kCreateJob,
     kDeleteJob,
+    // A running Job stopped by the operator: deleted in the foreground, so
+    // the Job stays (deleting) until its pods are gone; its uid is recorded
+    // in the fingerprint's cancelledJobUids.
+    kCancelJob,
     kDeletePvc,
     kEmitEvent,
   };

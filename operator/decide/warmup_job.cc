@@ -130,13 +130,14 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
 }
 
 Json BuildGcJob(const core::KernelCache& kc, const std::map<std::string, std::string>& remove,
-                const Settings& settings) {
+                const Settings& settings, const std::vector<std::string>& break_lock_of) {
   std::vector<std::string> ids;  // sorted: std::map order
   std::vector<std::string> args = {"gc", std::string("--root=") + kCacheMountPath};
   for (const auto& [id, digest] : remove) {
     ids.push_back(id);
     args.push_back("--remove=" + id + (digest.empty() ? "" : ":" + digest));
   }
+  if (!break_lock_of.empty()) args.push_back("--break-lock-of=" + StrJoin(break_lock_of, ","));
   Json gc = InitwarmContainer("gc", settings, std::move(args));
   gc["volumeMounts"] = Json::array({{{"name", "cache"}, {"mountPath", kCacheMountPath}}});
   Json pod = {{"restartPolicy", "Never"},

@@ -69,9 +69,11 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
 // shared claim is touched) and their leftovers. `remove`: fingerprint ->
 // status manifestDigest ("" when none was recorded: only leftovers go).
 // The ids are recorded in the annotation kernelcache.io/gc-fingerprints
-// (and name the Job).
+// (and name the Job). `break_lock_of`: the dead warmup owners of those
+// fingerprints (decide_fingerprint.h DeadOwners), `--break-lock-of=<uids>`:
+// their locks and staging go at once.
 Json BuildGcJob(const core::KernelCache& kc, const std::map<std::string, std::string>& remove,
-                const Settings& settings);
+                const Settings& settings, const std::vector<std::string>& break_lock_of = {});
 
 // The harvest Job of fingerprint `fp_id` (spec.harvest.mode Merge): one
 // container "harvest", `initwarm harvest --root=/var/cache/kernelcache

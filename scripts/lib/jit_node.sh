@@ -37,6 +37,23 @@ spec:
 YAML
 }
 
+# jit_hostpath_claim <namespace> <name> <dir>: jit_hostpath_pv <name>
+# (storage class kc-<name>) and a ReadWriteMany claim <name> in <namespace>
+# bound to it: an existingClaim whose files the test reads in <dir>.
+jit_hostpath_claim() {
+  jit_hostpath_pv "$2" "kc-$2" "$3"
+  "$kubectl" -n "$1" apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: $2}
+spec:
+  accessModes: [ReadWriteMany]
+  storageClassName: kc-$2
+  volumeName: $2
+  resources: {requests: {storage: 1Gi}}
+YAML
+}
+
 # jit_deployment <namespace> <name> <app label> <replicas> [env yaml] [annotations]: a
 # Deployment of the workload in `serve` mode (it prints one JSON line with
 # its first call's figures, then idles as a server would).

@@ -185,6 +185,34 @@ TEST_F(Cli, PrepareBreaksTheLockOfAnOwnerDeclaredDead) {
   EXPECT_EQ(prepare("job-next", {"--break-lock-of", "job-next"}), core::kExitUsage) << last_;
 }
 
+// A warmup the operator cancelled left its prepare-held lock and staging,
+// and the fingerprint is collected: GC removes them only when told the
+// owner is dead, and then the next prepare needs no --break-lock-of.
+TEST_F(Cli, GcRemovesTheLockAndStagingOfAnOwnerDeclaredDead) {
+  const core::Layout l(root());
+  ASSERT_EQ(Run({"prepare", "--root", root(), "--fingerprint", kFp, "--job-uid", "job-gone",
+                 "--view", ""}),
+            0)
+      << last_;
+  ASSERT_TRUE(fs::exists(l.Staging(kFp, "job-gone")));
+  std::string out;
+  EXPECT_EQ(Run({"gc", "--root", root(), "--remove", kFp}, &out), 0) << out;
+  EXPECT_TRUE(fs::exists(l.Lock(kFp))) << out;
+  EXPECT_TRUE(fs::exists(l.Staging(kFp, "job-gone"))) << out;
+  EXPECT_EQ(Run({"gc", "--root", root(), "--remove", kFp, "--break-lock-of", "../job-gone"}, &out),
+            core::kExitUsage);
+  EXPECT_NE(out.find("--break-lock-of"), std::string::npos) << out;
+  EXPECT_EQ(
+      Run({"gc", "--root", root(), "--remove", kFp, "--break-lock-of=job-other,job-gone"}, &out), 0)
+      << out;
+  EXPECT_FALSE(fs::exists(l.Lock(kFp))) << out;
+  EXPECT_FALSE(fs::exists(l.Staging(kFp, "job-gone"))) << out;
+  EXPECT_EQ(Run({"prepare", "--root", root(), "--fingerprint", kFp, "--job-uid", "job-new",
+                 "--view", ""}),
+            0)
+      << last_;
+}
+
 TEST_F(Cli, EmptySealRefused) {
   ASSERT_EQ(
       Run({"prepare", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1", "--view", ""}), 0);

@@ -69,19 +69,6 @@ cleanup() {
 }
 trap cleanup EXIT
 t_all=$(date +%s)
-phase() { echo "== [$(($(date +%s) - t_all)) s] $*"; }
-
-# until <what> <seconds> <command...>: polls the condition every second
-# (a deadline, never a sleep standing in for it).
-until_ok() {
-  local what=$1 secs=$2 i
-  shift 2
-  for ((i = 0; i < secs; i++)); do
-    "$@" >/dev/null 2>&1 && return 0
-    sleep 1
-  done
-  fail "timed out after ${secs}s waiting for $what"
-}
 fp_of() {  # <kc> <driver> -> that fingerprint's id, or nothing
   k -n "$ns" get kcache "$1" -o json | python3 -c '
 import json, sys
@@ -137,17 +124,7 @@ phase "helm install charts/kernelcache"
 out=$(jit_helm_install --set logFormat=text 2>&1) || fail "helm install: $out"
 k create namespace "$ns" >/dev/null
 vol="$dir/volumes/du"
-jit_hostpath_pv du-cache kc-du "$vol"
-k -n "$ns" apply -f - >/dev/null <<'EOF'
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: {name: du-cache}
-spec:
-  accessModes: [ReadWriteMany]
-  storageClassName: kc-du
-  volumeName: du-cache
-  resources: {requests: {storage: 1Gi}}
-EOF
+jit_hostpath_claim "$ns" du-cache "$vol"
 shared="storage: {existingClaim: du-cache, shareExistingClaim: true}"
 jit_kernelcache du du '{triton: "3.6.0"}' "$shared" "consume: {waitTimeoutSeconds: 300, onTimeout: Fail}" \
   "retention: {staleAfter: 30s}" | k -n "$ns" apply -f - >/dev/null
