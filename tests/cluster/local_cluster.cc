@@ -297,6 +297,12 @@ Status LocalCluster::Compact(int64_t* revision) {
   return OkStatus();
 }
 
+Status LocalCluster::ApplyCrd(const std::string& manifest, const std::string& crd) {
+  std::string out;
+  KC_RETURN_IF_ERROR(Kubectl({"apply", "-f", manifest}, &out));
+  return RunScript({"wait-crd", "crd/" + crd}, &out);
+}
+
 Status LocalCluster::Kubectl(const std::vector<std::string>& args, std::string* out) {
   return KubectlWithInput(args, "", out);
 }

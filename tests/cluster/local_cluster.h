@@ -111,6 +111,12 @@ class LocalCluster {
   Status KubectlWithInput(const std::vector<std::string>& args, const std::string& stdin_data,
                           std::string* out = nullptr);
 
+  // kubectl apply -f `manifest`, then waits until the CRD `crd` (e.g.
+  // "kernelcaches.kernelcache.io") is Established: cluster.sh wait-crd, which
+  // retries the kubectl wait errors of a CRD the API server has only just
+  // stored.
+  Status ApplyCrd(const std::string& manifest, const std::string& crd);
+
   // PIDs of the running components as recorded in <dir>/pids/ (etcd,
   // kube-apiserver, ...). For tests that check nothing is left running.
   std::vector<pid_t> RecordedPids() const;

@@ -23,14 +23,10 @@ LocalCluster& Cluster() { return *LocalClusterEnvironment::cluster(); }
 void ApplyCrd() {
   static bool done = false;
   if (done) return;
-  ASSERT_TRUE(Cluster()
-                  .Kubectl({"apply", "-f",
-                            std::string(KC_SOURCE_DIR) + "/crds/kernelcache.kernelcache.io.yaml"})
-                  .ok());
-  ASSERT_TRUE(Cluster()
-                  .Kubectl({"wait", "--for=condition=Established",
-                            "crd/kernelcaches.kernelcache.io", "--timeout=60s"})
-                  .ok());
+  const Status s =
+      Cluster().ApplyCrd(std::string(KC_SOURCE_DIR) + "/crds/kernelcache.kernelcache.io.yaml",
+                         "kernelcaches.kernelcache.io");
+  ASSERT_TRUE(s.ok()) << s;
   done = true;
 }
 

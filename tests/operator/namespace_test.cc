@@ -27,14 +27,8 @@ const kube::Resource kSa{"", "v1", "serviceaccounts", "ServiceAccount", true};
 
 std::string InstallCrd(LocalCluster* cluster) {
   if (cluster == nullptr) return "";  // SetUp reports the cluster's own error
-  std::string out;
-  Status s = cluster->Kubectl(
-      {"apply", "-f", std::string(KC_SOURCE_DIR) + "/crds/kernelcache.kernelcache.io.yaml"}, &out);
-  if (s.ok()) {
-    s = cluster->Kubectl(
-        {"wait", "--for=condition=Established", "--timeout=60s", "crd/kernelcaches.kernelcache.io"},
-        &out);
-  }
+  Status s = cluster->ApplyCrd(std::string(KC_SOURCE_DIR) + "/crds/kernelcache.kernelcache.io.yaml",
+                               "kernelcaches.kernelcache.io");
   return s.ok() ? "" : s.ToString();
 }
 

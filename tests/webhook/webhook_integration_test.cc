@@ -46,15 +46,8 @@ class WebhookIntegrationTest : public ::testing::Test {
   static void SetUpTestSuite() {
     auto c = SharedLocalCluster();
     if (!c.ok()) return;
-    std::string out;
-    Status s = (*c)->Kubectl(
-        {"apply", "-f", std::string(KC_SOURCE_DIR) + "/crds/kernelcache.kernelcache.io.yaml"},
-        &out);
-    if (s.ok()) {
-      s = (*c)->Kubectl({"wait", "--for=condition=Established", "--timeout=60s",
-                         "crd/kernelcaches.kernelcache.io"},
-                        &out);
-    }
+    Status s = (*c)->ApplyCrd(std::string(KC_SOURCE_DIR) + "/crds/kernelcache.kernelcache.io.yaml",
+                              "kernelcaches.kernelcache.io");
     if (!s.ok()) crd_error_ = s.ToString();
   }
 
