@@ -347,6 +347,11 @@ FingerprintStep StepFingerprint(FingerprintStatus f, const Group& g, const Finge
   const JobView* job = FindJob(in.jobs, want);
   if (job != nullptr && !Ours(*job, kc_name)) job = nullptr;
 
+  for (const auto& j : in.jobs) {
+    if (j.deleting && j.foreground_deletion && WarmupOf(j, kc_name, gate.status.id)) {
+      RememberStopped(gate.status, j);  // stopped mid-run: its lock outlives it
+    }
+  }
   Recorded rec = RecordOutcome(std::move(gate.status), job, in.pods, in.settings, in.now);
   out.status = std::move(rec.status);
   out.effects.Append(std::move(rec.effects));

@@ -434,14 +434,30 @@ TEST(CancelWarmupTest, CancelledJobsAreCappedNewestLast) {
     j.uid = "u" + std::to_string(i);
     e.CancelWarmup(j, f);
   }
+  EXPECT_EQ(f.cancelled_job_uids, (std::vector<std::string>{"u2", "u3", "u4", "u5"}));
+  EXPECT_EQ(f.cancelled_job_uids.size(), core::kMaxCancelledJobs);
+  EXPECT_EQ(e.actions.size(), 6u);
+  EXPECT_EQ(e.actions.back().kind, Action::Kind::kCancelJob);
+  // Seen again, now deleting in the foreground: recorded once, not asked again.
   JobView again;
   again.name = "llama-warm";
-  again.uid = "u3";
-  e.CancelWarmup(again, f);  // named again: moved to the end, not doubled
-  EXPECT_EQ(f.cancelled_job_uids, (std::vector<std::string>{"u2", "u4", "u5", "u3"}));
-  EXPECT_EQ(f.cancelled_job_uids.size(), core::kMaxCancelledJobs);
-  EXPECT_EQ(e.actions.size(), 7u);
-  EXPECT_EQ(e.actions.back().kind, Action::Kind::kCancelJob);
+  again.uid = "u5";
+  again.deleting = again.foreground_deletion = true;
+  e.CancelWarmup(again, f);
+  EXPECT_EQ(f.cancelled_job_uids, (std::vector<std::string>{"u2", "u3", "u4", "u5"}));
+  EXPECT_EQ(e.actions.size(), 6u);
+  // Deleting in the background (by someone else: its pods may outlive it),
+  // or finished: never recorded.
+  FingerprintStatus g;
+  JobView background = again;
+  background.uid = "bg";
+  background.foreground_deletion = false;
+  e.CancelWarmup(background, g);
+  JobView finished;
+  finished.uid = "done";
+  finished.complete = true;
+  e.CancelWarmup(finished, g);
+  EXPECT_TRUE(g.cancelled_job_uids.empty());
 }
 
 }  // namespace

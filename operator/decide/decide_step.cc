@@ -29,11 +29,18 @@ void Effects::RemoveJob(Action::Kind kind, const JobView& j) {
 }
 
 void Effects::CancelWarmup(const JobView& j, core::FingerprintStatus& f) {
-  if (j.deleting) return;
-  RemoveJob(Action::Kind::kCancelJob, j);
-  if (j.uid.empty()) return;
+  if (!j.deleting) {
+    RemoveJob(Action::Kind::kCancelJob, j);
+    RememberStopped(f, j);
+  } else if (j.foreground_deletion) {
+    RememberStopped(f, j);
+  }
+}
+
+void RememberStopped(core::FingerprintStatus& f, const JobView& j) {
   auto& uids = f.cancelled_job_uids;
-  std::erase(uids, j.uid);
+  if (j.uid.empty() || j.complete || j.failed_condition) return;
+  if (std::find(uids.begin(), uids.end(), j.uid) != uids.end()) return;
   uids.push_back(j.uid);
   if (uids.size() > core::kMaxCancelledJobs) {
     uids.erase(uids.begin(), uids.end() - static_cast<std::ptrdiff_t>(core::kMaxCancelledJobs));

@@ -33,9 +33,10 @@ struct Effects {
   // second delete of the same Job).
   void DeleteJob(const JobView& j);
   // Stops `j`, a running warmup of `f`, the same way (kCancelJob: in the
-  // foreground) and records its uid in f.cancelled_job_uids: the lock its
-  // prepare took stays on the volume, and only the operator knows its
-  // owner is gone once the Job is.
+  // foreground) and records it (RememberStopped): the lock its prepare took
+  // stays on the volume, and only the operator knows its owner is gone once
+  // the Job is. A Job already being deleted in the foreground (a pass whose
+  // status write was put off or lost asked for it) is recorded all the same.
   void CancelWarmup(const JobView& j, core::FingerprintStatus& f);
   // kDeleteJob or kCancelJob of `j` (uid precondition) unless it is being
   // deleted already.
@@ -80,6 +81,12 @@ std::string JobFingerprint(const JobView& j);
 // A warmup Job of `kc_name` for fingerprint `id`.
 bool WarmupOf(const JobView& j, const std::string& kc_name, const std::string& id);
 const JobView* FindJob(const std::vector<JobView>& jobs, const std::string& name);
+
+// Records `j`, an unfinished warmup of `f` deleted (or about to be) in the
+// foreground, in f.cancelled_job_uids: newest last, at most
+// core::kMaxCancelledJobs, once. A finished Job needs no record (DeadOwners
+// names it from its condition).
+void RememberStopped(core::FingerprintStatus& f, const JobView& j);
 
 // Moves f.state (and its lastTransitionTime) when it changes.
 void SetState(core::FingerprintStatus& f, std::string_view state, Time now);

@@ -142,7 +142,10 @@ struct World {
           std::erase_if(obs.pods, [&](const PodView& pd) { return pd.job_name == a.name; });
           break;
         case Kind::kCancelJob:  // foreground: the Job stays until its pods are gone
-          if (JobView* j = FindJob(a.name); j != nullptr) j->deleting = true;
+          if (JobView* j = FindJob(a.name); j != nullptr) {
+            j->deleting = true;
+            j->foreground_deletion = true;
+          }
           break;
         case Kind::kDeletePvc:
           obs.pvc.reset();
@@ -1208,13 +1211,18 @@ TEST(Decide, CancelledWarmupIsADeadLockOwnerOnceItsJobIsGone) {
   const std::string cancelled = w.FindJob(job)->uid;
 
   w.obs.nodes[0].labels = new_labels;  // the driver changes mid-warmup
+  const auto before = w.obs.kc.status;
   Plan p = w.Step(kT0 + minutes(1));
   EXPECT_EQ(Names(p, Kind::kCancelJob), std::vector<std::string>{job});
   EXPECT_EQ(CountKind(p, Kind::kDeleteJob), 0u);
   EXPECT_EQ(w.Status(fp)->state, "Stale");
   EXPECT_EQ(w.Status(fp)->cancelled_job_uids, std::vector<std::string>{cancelled});
+  // That pass's status write was put off (or lost): the next pass, from the
+  // older status, finds the Job deleting in the foreground and records it.
+  w.obs.kc.status = before;
   p = w.Step(kT0 + minutes(1) + seconds(5));  // still deleting: asked once
   EXPECT_EQ(CountKind(p, Kind::kCancelJob), 0u);
+  EXPECT_EQ(w.Status(fp)->cancelled_job_uids, std::vector<std::string>{cancelled});
 
   // Back to the old driver while the cancelled Job's pods still terminate:
   // nothing is created under its name, and it is no dead owner yet.

@@ -79,6 +79,9 @@ struct JobView {
       failure_reason;  // the Failed condition's reason (BackoffLimitExceeded, DeadlineExceeded)
   std::string failure_message;  // the Failed condition's message
   bool deleting = false;        // metadata.deletionTimestamp set
+  // metadata.finalizers holds "foregroundDeletion": a delete with
+  // propagation Foreground, so the Job is gone only once its pods are.
+  bool foreground_deletion = false;
   Time created{};
   std::optional<Time> finished;  // status.completionTime or the Failed condition's time
   friend bool operator==(const JobView&, const JobView&) = default;

@@ -50,6 +50,8 @@ JobView JobViewFromJson(const Json& json) {
   v.labels = job.metadata.labels;
   v.annotations = job.metadata.annotations;
   v.deleting = job.metadata.BeingDeleted();
+  v.foreground_deletion = std::find(job.metadata.finalizers.begin(), job.metadata.finalizers.end(),
+                                    "foregroundDeletion") != job.metadata.finalizers.end();
   v.created = job.metadata.creation_timestamp.value_or(Time{});
   v.active = job.active;
   v.succeeded = job.succeeded;

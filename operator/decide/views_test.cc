@@ -46,7 +46,17 @@ TEST(Views, CompleteJob) {
                "conditions": [{"type": "Complete", "status": "True"}]}})"));
   EXPECT_TRUE(v.complete);
   EXPECT_TRUE(v.deleting);
+  EXPECT_FALSE(v.foreground_deletion);
   EXPECT_EQ(api::FormatTime(*v.finished), "2026-12-02T09:10:00Z");
+}
+
+TEST(Views, JobDeletedInTheForeground) {
+  JobView v = JobViewFromJson(Json::parse(R"({
+    "metadata": {"name": "j", "deletionTimestamp": "2026-12-02T09:11:00Z",
+                 "finalizers": ["foregroundDeletion"]},
+    "status": {"active": 1}})"));
+  EXPECT_TRUE(v.deleting);
+  EXPECT_TRUE(v.foreground_deletion);
 }
 
 TEST(Views, PodSealMessageAndFailure) {
