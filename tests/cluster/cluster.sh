@@ -85,17 +85,41 @@ require_binaries() {
 
 # ------------------------------------------------------------------- ports --
 port_in_use() { ss -Htln "sport = :$1" 2>/dev/null | grep . >/dev/null; }
-pick_port() {  # a free port below the ephemeral range, not in $taken
-  local p
-  for _ in $(seq 200); do
-    p=$((20000 + RANDOM % 12000))
-    [[ " ${taken:-} " == *" $p "* ]] && continue
-    port_in_use "$p" && continue
-    taken="${taken:-} $p"
-    echo "$p"
-    return 0
-  done
-  die "no free port found on 127.0.0.1 in 20000-31999"
+# Ports handed out to the clusters of this machine: one line "PORT DIR" per
+# port, under an flock, so that two components of one cluster and two
+# clusters started at once never get the same port. A line whose cluster
+# folder is gone is dropped when the file is next written.
+PORT_REGISTRY="${KC_PORT_REGISTRY:-/tmp/kernelcache-ports}"
+# pick_ports VAR...: sets each VAR to a free port below the ephemeral range
+# that no other cluster of this machine holds and no process listens on.
+pick_ports() {
+  local var p picked
+  picked=$(
+    exec 9>"$PORT_REGISTRY.lock"
+    flock 9
+    kept=""
+    if [[ -f "$PORT_REGISTRY" ]]; then
+      while read -r p dir; do
+        [[ -n "$p" && -n "$dir" && -d "$dir" ]] && kept+="$p $dir"$'\n'
+      done <"$PORT_REGISTRY"
+    fi
+    for var in "$@"; do
+      for _ in $(seq 200); do
+        p=$((20000 + RANDOM % 12000))
+        [[ $'\n'"$kept" == *$'\n'"$p "* ]] && { p=""; continue; }
+        port_in_use "$p" && { p=""; continue; }
+        break
+      done
+      [[ -n "$p" ]] || exit 1
+      kept+="$p $DIR"$'\n'
+      echo "$var=$p"
+    done
+    printf '%s' "$kept" >"$PORT_REGISTRY.tmp.$$" && mv "$PORT_REGISTRY.tmp.$$" "$PORT_REGISTRY"
+  ) || die "no free port found on 127.0.0.1 in 20000-31999"
+  while IFS== read -r var p; do
+    printf -v "$var" '%s' "$p"
+  done <<<"$picked"
+  for var in "$@"; do [[ -n "${!var:-}" ]] || die "no port picked for $var"; done
 }
 
 load_env() {
@@ -120,13 +144,7 @@ ensure_ports() {
   fi
   if [[ $need_new == 1 ]]; then
     if [[ -n "${ETCD_PORT:-}" ]]; then say "a recorded port is taken by another process; choosing new ports"; fi
-    local taken=""
-    ETCD_PORT=$(pick_port)
-    ETCD_PEER_PORT=$(pick_port)
-    APISERVER_PORT=$(pick_port)
-    KCM_PORT=$(pick_port)
-    SCHEDULER_PORT=$(pick_port)
-    KWOK_PORT=$(pick_port)
+    pick_ports ETCD_PORT ETCD_PEER_PORT APISERVER_PORT KCM_PORT SCHEDULER_PORT KWOK_PORT
     cat >"$DIR/cluster.env" <<EOF
 ETCD_PORT=$ETCD_PORT
 ETCD_PEER_PORT=$ETCD_PEER_PORT

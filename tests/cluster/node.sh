@@ -99,11 +99,7 @@ node_ports() {
   # shellcheck disable=SC1091
   [[ -f "$NODE_DIR/node.env" ]] && source "$NODE_DIR/node.env"
   [[ -n "${KUBELET_PORT:-}" ]] && ! port_in_use "$KUBELET_PORT" && return 0
-  local taken=""
-  KUBELET_PORT=$(pick_port)
-  KUBELET_HEALTHZ_PORT=$(pick_port)
-  PROXY_HEALTHZ_PORT=$(pick_port)
-  PROXY_METRICS_PORT=$(pick_port)
+  pick_ports KUBELET_PORT KUBELET_HEALTHZ_PORT PROXY_HEALTHZ_PORT PROXY_METRICS_PORT
   cat >"$NODE_DIR/node.env" <<EOF
 KUBELET_PORT=$KUBELET_PORT
 KUBELET_HEALTHZ_PORT=$KUBELET_HEALTHZ_PORT
