@@ -85,6 +85,43 @@ Json HarvestStatusToJson(const HarvestStatus& h) {
   return j;
 }
 
+ConvergenceStatus ConvergenceStatusFromJson(const Json& fp_json, const std::string& fp,
+                                            Errors* errors) {
+  const std::string p = api::JoinPath(fp, "convergence");
+  const Json& j = ReadObject(fp_json, "convergence", fp, errors);
+  ConvergenceStatus c;
+  ReadInt(j, "passes", p, errors, &c.passes);
+  ReadBool(j, "converged", p, errors, &c.converged);
+  ReadInt(j, "lastPassEntries", p, errors, &c.last_pass_entries);
+  ReadInt(j, "lastPassAutotune", p, errors, &c.last_pass_autotune);
+  ReadString(j, "message", p, errors, &c.message);
+  return c;
+}
+
+Json ConvergenceStatusToJson(const ConvergenceStatus& c) {
+  return {{"passes", c.passes},
+          {"converged", c.converged},
+          {"lastPassEntries", c.last_pass_entries},
+          {"lastPassAutotune", c.last_pass_autotune},
+          {"message", c.message}};
+}
+
+ConvergenceSpec ConvergenceSpecFromJson(const Json& w, const std::string& wp, Errors* errors) {
+  const std::string p = wp + ".convergence";
+  const Json& j = ReadObject(w, "convergence", wp, errors);
+  ConvergenceSpec c;
+  ReadInt(j, "maxPasses", p, errors, &c.max_passes);
+  std::string policy(NotConvergedPolicyName(c.on_not_converged));
+  ReadString(j, "onNotConverged", p, errors, &policy);
+  auto parsed = ParseNotConvergedPolicy(policy);
+  if (parsed.ok()) {
+    c.on_not_converged = *parsed;
+  } else {
+    AddFieldError(errors, p + ".onNotConverged", parsed.status().message());
+  }
+  return c;
+}
+
 }  // namespace
 
 KernelCacheSpec SpecFromJson(const Json& s, std::vector<std::string>* errors) {
@@ -117,6 +154,7 @@ KernelCacheSpec SpecFromJson(const Json& s, std::vector<std::string>* errors) {
   ReadInt(w, "activeDeadlineSeconds", wp, errors, &spec.warmup.active_deadline_seconds);
   ReadInt(w, "backoffLimit", wp, errors, &spec.warmup.backoff_limit);
   ReadStringMap(w, "podAnnotations", wp, errors, &spec.warmup.pod_annotations);
+  spec.warmup.convergence = ConvergenceSpecFromJson(w, wp, errors);
   if (const Json* server = api::Field(w, "server"); server != nullptr) {
     if (server->is_object()) {
       spec.warmup.server = ServerSpecFromJson(*server, wp + ".server", errors);
@@ -190,6 +228,11 @@ Json SpecToJson(const KernelCacheSpec& spec) {
   w["activeDeadlineSeconds"] = spec.warmup.active_deadline_seconds;
   w["backoffLimit"] = spec.warmup.backoff_limit;
   if (!spec.warmup.pod_annotations.empty()) w["podAnnotations"] = spec.warmup.pod_annotations;
+  if (spec.warmup.convergence != ConvergenceSpec{}) {
+    w["convergence"] = {
+        {"maxPasses", spec.warmup.convergence.max_passes},
+        {"onNotConverged", NotConvergedPolicyName(spec.warmup.convergence.on_not_converged)}};
+  }
   s["warmup"] = std::move(w);
   Json st = Json::object();
   if (!spec.storage.storage_class_name.empty()) {
@@ -265,6 +308,7 @@ KernelCacheStatus StatusFromJson(const Json& s, std::vector<std::string>* errors
     ReadTime(j, "lastTransitionTime", fp, errors, &f.last_transition_time);
     if (j.contains("runtimeMisses")) f.runtime_misses = RuntimeMissesFromJson(j, fp, errors);
     if (j.contains("harvest")) f.harvest = HarvestStatusFromJson(j, fp, errors);
+    if (j.contains("convergence")) f.convergence = ConvergenceStatusFromJson(j, fp, errors);
     st.fingerprints.push_back(std::move(f));
   }
   return st;
@@ -310,6 +354,7 @@ Json StatusToJson(const KernelCacheStatus& st) {
     PutTime(j, "lastTransitionTime", f.last_transition_time);
     if (f.runtime_misses) j["runtimeMisses"] = RuntimeMissesToJson(*f.runtime_misses);
     if (f.harvest) j["harvest"] = HarvestStatusToJson(*f.harvest);
+    if (f.convergence) j["convergence"] = ConvergenceStatusToJson(*f.convergence);
     fps.push_back(std::move(j));
   }
   s["fingerprints"] = std::move(fps);

@@ -29,6 +29,7 @@
 #include "api/time.h"
 #include "base/status.h"
 #include "core/consume.h"
+#include "core/convergence.h"
 #include "core/fingerprint.h"
 #include "core/harvest.h"
 #include "core/server_warmup.h"
@@ -43,6 +44,14 @@ inline constexpr std::string_view kApiVersion = "kernelcache.io/v1alpha1";
 inline constexpr std::string_view kKind = "KernelCache";
 inline constexpr std::string_view kPlural = "kernelcaches";
 inline constexpr std::string_view kFinalizer = "kernelcache.io/cleanup";
+
+// spec.warmup.convergence (core/convergence.h): the command form's
+// convergence passes.
+struct ConvergenceSpec {
+  int32_t max_passes = kDefaultMaxPasses;  // "maxPasses", 0..10; 0 runs the warmup once
+  NotConvergedPolicy on_not_converged = NotConvergedPolicy::kPublish;  // "onNotConverged"
+  friend bool operator==(const ConvergenceSpec&, const ConvergenceSpec&) = default;
+};
 
 struct WarmupSpec {
   // "command": the command form (a script in spec.image); exactly one of
@@ -59,6 +68,9 @@ struct WarmupSpec {
   // fingerprint input. Empty: the pod carries none (the behaviour before
   // the field existed).
   std::map<std::string, std::string> pod_annotations;
+  // "convergence": after the command, run it again in fresh processes until
+  // a pass compiles nothing (command form only).
+  ConvergenceSpec convergence;
   // "server": the server form (the model's own pod template, driven by
   // requests; core/server_warmup.h). Then command, args, env, shapes and
   // resources stay empty and spec.image is unset.
@@ -213,6 +225,16 @@ struct HarvestStatus {
   friend bool operator==(const HarvestStatus&, const HarvestStatus&) = default;
 };
 
+// status.fingerprints[].convergence.
+struct ConvergenceStatus {
+  int32_t passes = 0;              // "passes": convergence passes run
+  bool converged = false;          // "converged"
+  int64_t last_pass_entries = 0;   // "lastPassEntries": what the last pass still compiled
+  int64_t last_pass_autotune = 0;  // "lastPassAutotune": of them, autotune variants
+  std::string message;             // "message": "converged after 2 passes" | "not converged ..."
+  friend bool operator==(const ConvergenceStatus&, const ConvergenceStatus&) = default;
+};
+
 struct FingerprintStatus {
   std::string id;                  // "id": 16 hex digits
   std::string gpu_product;         // "gpuProduct"
@@ -251,6 +273,9 @@ struct FingerprintStatus {
   std::optional<RuntimeMissStatus> runtime_misses;
   // "harvest": absent until a harvest Job of this fingerprint finished.
   std::optional<HarvestStatus> harvest;
+  // "convergence": what the convergence passes of the warmup that sealed
+  // the cache with manifest_digest found; absent when it ran none.
+  std::optional<ConvergenceStatus> convergence;
   friend bool operator==(const FingerprintStatus&, const FingerprintStatus&) = default;
 };
 

@@ -233,5 +233,48 @@ TEST(ApiTypes, RuntimeMissesRoundTripAndStayAbsentWhenNone) {
       << errors[0];
 }
 
+TEST(ApiTypes, ConvergenceSpecAndStatusRoundTrip) {
+  Json kc_json = {
+      {"metadata", {{"name", "a"}}},
+      {"spec",
+       {{"image", "i"},
+        {"warmup",
+         {{"command", {"x"}}, {"convergence", {{"maxPasses", 5}, {"onNotConverged", "Fail"}}}}}}},
+      {"status",
+       {{"fingerprints", Json::array({{{"id", "0123456789abcdef"},
+                                       {"state", "Ready"},
+                                       {"convergence",
+                                        {{"passes", 2},
+                                         {"converged", true},
+                                         {"lastPassEntries", 0},
+                                         {"lastPassAutotune", 0},
+                                         {"message", "converged after 2 passes"}}}}})}}}};
+  std::vector<std::string> errors;
+  KernelCache kc = KernelCacheFromJson(kc_json, &errors);
+  EXPECT_TRUE(errors.empty()) << errors[0];
+  EXPECT_EQ(kc.spec.warmup.convergence.max_passes, 5);
+  EXPECT_EQ(kc.spec.warmup.convergence.on_not_converged, NotConvergedPolicy::kFail);
+  ASSERT_TRUE(kc.status.fingerprints[0].convergence.has_value());
+  EXPECT_EQ(kc.status.fingerprints[0].convergence->message, "converged after 2 passes");
+  const Json back = KernelCacheToJson(kc);
+  EXPECT_EQ(back["spec"]["warmup"]["convergence"], kc_json["spec"]["warmup"]["convergence"]);
+  EXPECT_EQ(back["status"]["fingerprints"][0]["convergence"],
+            kc_json["status"]["fingerprints"][0]["convergence"]);
+
+  // Absent: the defaults, and nothing written back.
+  kc_json["spec"]["warmup"].erase("convergence");
+  kc = KernelCacheFromJson(kc_json, &errors);
+  EXPECT_EQ(kc.spec.warmup.convergence, ConvergenceSpec{});
+  EXPECT_EQ(kc.spec.warmup.convergence.max_passes, 3);
+  EXPECT_FALSE(KernelCacheToJson(kc)["spec"]["warmup"].contains("convergence"));
+
+  kc_json["spec"]["warmup"]["convergence"] = {{"onNotConverged", "publish"}};
+  errors.clear();
+  KernelCacheFromJson(kc_json, &errors);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("spec.warmup.convergence.onNotConverged"), std::string::npos)
+      << errors[0];
+}
+
 }  // namespace
 }  // namespace kc::core

@@ -30,5 +30,8 @@ inline constexpr int kExitRefused = 12;
 // request of the plan failed or answered non-2xx, or the staging tree never
 // settled; nothing published (the seal did not run).
 inline constexpr int kExitDriveFailed = 13;
+// seal: the warmup did not converge within its convergence passes and
+// spec.warmup.convergence.onNotConverged is Fail; nothing published.
+inline constexpr int kExitNotConverged = 14;
 
 }  // namespace kc::core

@@ -36,6 +36,12 @@ inline constexpr std::string_view kManifestFileName = "manifest.json";
 inline constexpr std::string_view kReasonFileName = "REASON";
 inline constexpr std::string_view kDefaultRoot = "/var/cache/kernelcache";
 inline constexpr std::string_view kDefaultView = "/var/run/kernelcache/view";
+// In a warmup pod's run volume (beside the view): the static convergence
+// runner prepare installs for the warmup container (kc-converge runs the
+// warmup command inside the model image), and the record the seal reads.
+inline constexpr std::string_view kDefaultRunner = "/var/run/kernelcache/bin/kc-converge";
+inline constexpr std::string_view kDefaultConvergenceRecord =
+    "/var/run/kernelcache/convergence.json";
 // The framework directories every cache (and every view) has.
 inline constexpr std::array<std::string_view, 4> kFrameworkDirs = {"triton", "inductor", "vllm",
                                                                    "nv"};

@@ -61,12 +61,14 @@ std::string ArchOf(const json& j) {
 
 // "kernel <name> num_warps=.. num_stages=.. num_ctas=.. sm_90 signature=.."
 // from a Triton kernel's metadata JSON; "" when it says nothing usable.
-std::string TritonKernelDetail(std::string_view text) {
+// `name` gets the kernel's name.
+std::string TritonKernelDetail(std::string_view text, std::string* name_out) {
   const json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return "";
   auto name = j.find("name");
   if (name == j.end() || !name->is_string()) return "";
-  std::string d = "kernel " + Cut(name->get<std::string>(), 128);
+  *name_out = Cut(name->get<std::string>(), 128);
+  std::string d = "kernel " + *name_out;
   d += IntField(j, "num_warps");
   d += IntField(j, "num_stages");
   d += IntField(j, "num_ctas");
@@ -241,6 +243,7 @@ bool WantsContent(std::string_view rel) {
 std::vector<RuntimeMiss> ClassifyMisses(const std::vector<WrittenFile>& files) {
   std::map<std::pair<MissFramework, std::string>, RuntimeMiss> by_key;
   std::map<std::pair<MissFramework, std::string>, std::string> signatures;  // Triton's, by key
+  std::map<std::pair<MissFramework, std::string>, std::string> names;       // Triton's, by key
   for (const WrittenFile& f : files) {
     Key k = KeyOf(f.path);
     RuntimeMiss& m = by_key[{k.framework, k.key}];
@@ -259,8 +262,10 @@ std::vector<RuntimeMiss> ClassifyMisses(const std::vector<WrittenFile>& files) {
       signatures[{k.framework, k.key}] = TritonSignature(f.content);
       continue;
     }
+    std::string name;
     std::string d = EndsWith(file, ".autotune.json") ? TritonAutotuneDetail(file, f.content)
-                                                     : TritonKernelDetail(f.content);
+                                                     : TritonKernelDetail(f.content, &name);
+    if (!name.empty()) names[{k.framework, k.key}] = name;
     // A kernel's metadata names it best; an autotune result only when no
     // metadata said more.
     if (!d.empty() && (!m.detail.starts_with("kernel ") || d.starts_with("kernel "))) {
@@ -271,6 +276,11 @@ std::vector<RuntimeMiss> ClassifyMisses(const std::vector<WrittenFile>& files) {
   out.reserve(by_key.size());
   for (auto& [key, m] : by_key) {
     auto sig = signatures.find(key);
+    auto name = names.find(key);
+    if (name != names.end()) {
+      m.kernel = name->second;
+      if (sig != signatures.end() && sig->second.size() > 2) m.kernel += sig->second;
+    }
     if (sig != signatures.end() && sig->second.size() > 2 && m.detail.starts_with("kernel ") &&
         m.detail.find(" signature=") == std::string::npos) {
       m.detail += " signature=" + sig->second;

@@ -81,6 +81,12 @@ struct RuntimeMiss {
   std::string detail;  // human: "kernel _attn_fwd num_warps=8 num_stages=3 sm_90"
   std::uint64_t files = 0;
   std::uint64_t bytes = 0;
+  // What stays the same across configurations of one compiled thing: a
+  // Triton kernel's name and argument types ("_attn_fwd(q: *f16, ...)"),
+  // from its metadata and TTIR source; "" where the entry has none. Two
+  // entries with one `kernel` and two keys are two configurations of one
+  // kernel (core/convergence.h).
+  std::string kernel;
   friend bool operator==(const RuntimeMiss&, const RuntimeMiss&) = default;
 };
 

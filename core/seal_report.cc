@@ -28,6 +28,50 @@ std::string OptStr(const Json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+Json SummaryToJson(const ConvergenceSummary& s) {
+  return {{"passes", s.passes},
+          {"converged", s.converged},
+          {"lastEntries", s.last_entries},
+          {"lastAutotune", s.last_autotune},
+          {"still", s.still}};
+}
+
+StatusOr<ConvergenceSummary> SummaryFromJson(const Json& j) {
+  if (!j.is_object()) return Bad("convergence", "must be an object");
+  ConvergenceSummary s;
+  auto passes = j.find("passes");
+  if (passes == j.end() || !passes->is_number_integer() || passes->get<std::int64_t>() < 0 ||
+      passes->get<std::int64_t>() > kMaxMaxPasses) {
+    return Bad("convergence.passes", "must be an integer 0.." + std::to_string(kMaxMaxPasses));
+  }
+  s.passes = passes->get<std::int32_t>();
+  auto converged = j.find("converged");
+  if (converged == j.end() || !converged->is_boolean()) {
+    return Bad("convergence.converged", "must be true or false");
+  }
+  s.converged = converged->get<bool>();
+  for (auto [key, out] :
+       {std::pair{"lastEntries", &s.last_entries}, std::pair{"lastAutotune", &s.last_autotune}}) {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_number_unsigned()) {
+      return Bad(std::string("convergence.") + key, "must be an integer >= 0");
+    }
+    *out = it->get<std::uint64_t>();
+  }
+  auto still = j.find("still");
+  if (still != j.end()) {
+    if (!still->is_array() || still->size() > kMaxSummaryEntries) {
+      return Bad("convergence.still",
+                 "must be an array of at most " + std::to_string(kMaxSummaryEntries) + " strings");
+    }
+    for (const auto& e : *still) {
+      if (!e.is_string()) return Bad("convergence.still", "must hold strings");
+      s.still.push_back(TruncateUtf8(e.get<std::string>(), kMaxSummaryEntryBytes));
+    }
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string SealReportToJson(const SealReport& r) {
@@ -52,6 +96,7 @@ std::string SealReportToJson(const SealReport& r) {
   j["durations"] = std::move(d);
   if (!r.replaced_to.empty()) j["replacedTo"] = r.replaced_to;
   if (!r.warning.empty()) j["warning"] = r.warning;
+  if (r.convergence) j["convergence"] = SummaryToJson(*r.convergence);
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
@@ -101,6 +146,9 @@ StatusOr<SealReport> ParseSealReport(std::string_view message) {
   r.directory = OptStr(j, "directory");
   r.replaced_to = OptStr(j, "replacedTo");
   r.warning = OptStr(j, "warning");
+  if (auto c = j.find("convergence"); c != j.end() && !c->is_null()) {
+    KC_ASSIGN_OR_RETURN(r.convergence, SummaryFromJson(*c));
+  }
   return r;
 }
 

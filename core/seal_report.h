@@ -6,7 +6,10 @@
 //   {"fingerprint": "<16 hex>", "manifestDigest": "<64 hex>", "bytes": n,
 //    "files": n, "directory": "...", "outcome": "Published" | "Replaced",
 //    "durations": {"walkMs", "hashMs", "publishMs", "totalMs"},
-//    "replacedTo": "..." (when replaced), "warning": "..." (when any)}
+//    "replacedTo": "..." (when replaced), "warning": "..." (when any),
+//    "convergence": {"passes": n, "converged": bool, "lastEntries": n,
+//                    "lastAutotune": n, "still": ["<framework> <detail>", ...]}
+//    (when the warmup ran convergence passes; core/convergence.h)}
 //   failure: {"fingerprint", "outcome": "Failed", "reason": <status code
 //    name>, "message": <text>}
 //
@@ -19,10 +22,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "base/status.h"
+#include "core/convergence.h"
 
 namespace kc::core {
 
@@ -35,6 +40,7 @@ struct SealReport {
   std::string directory;
   std::string replaced_to;
   std::string warning;
+  std::optional<ConvergenceSummary> convergence;
   // Milliseconds per phase: "walk", "hash", "publish", "total" (JSON "<phase>Ms").
   std::map<std::string, double> durations_ms;
   // Failed only.

@@ -30,6 +30,38 @@ TEST(SealReport, RoundTripSuccessAndFailure) {
   EXPECT_EQ(*back, failed);
 }
 
+TEST(SealReport, ConvergenceSummaryRoundTripsAndIsChecked) {
+  SealReport ok;
+  ok.fingerprint = "3f9a1c2b7d4e5f60";
+  ok.outcome = "Published";
+  ok.manifest_digest = std::string(64, 'a');
+  ok.convergence = ConvergenceSummary{3, false, 2, 2, {"triton kernel k num_warps=8"}};
+  auto back = ParseSealReport(SealReportToJson(ok));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, ok);
+  ok.convergence.reset();
+  EXPECT_EQ(SealReportToJson(ok).find("convergence"), std::string::npos);
+
+  const std::string head = R"({"fingerprint":"3f9a1c2b7d4e5f60","manifestDigest":")" +
+                           std::string(64, 'a') + R"(","bytes":1,"files":1,"convergence":)";
+  struct Case {
+    std::string convergence, field;
+  } cases[] = {
+      {"[]", "\"convergence\""},
+      {R"({"passes":11,"converged":true,"lastEntries":0,"lastAutotune":0})", "convergence.passes"},
+      {R"({"passes":1,"converged":1,"lastEntries":0,"lastAutotune":0})", "convergence.converged"},
+      {R"({"passes":1,"converged":true,"lastEntries":-1,"lastAutotune":0})",
+       "convergence.lastEntries"},
+      {R"({"passes":1,"converged":true,"lastEntries":0,"lastAutotune":0,"still":[1]})",
+       "convergence.still"},
+  };
+  for (const auto& c : cases) {
+    auto r = ParseSealReport(head + c.convergence + "}");
+    ASSERT_FALSE(r.ok()) << c.convergence;
+    EXPECT_NE(r.status().message().find(c.field), std::string::npos) << r.status().message();
+  }
+}
+
 TEST(SealReport, MalformedNamesTheField) {
   const std::string d(64, 'a');
   struct Case {

@@ -317,6 +317,13 @@ SpecReport CheckWarmup(const WarmupSpec& w) {
                       &errors);
   CheckRange<int32_t>("spec.warmup.backoffLimit", w.backoff_limit, 0, 10, &errors);
   CheckPodAnnotations(w.pod_annotations, &errors);
+  CheckRange<int32_t>("spec.warmup.convergence.maxPasses", w.convergence.max_passes, 0,
+                      kMaxMaxPasses, &errors);
+  if (w.server && w.convergence != ConvergenceSpec{}) {
+    errors.emplace_back(
+        "spec.warmup.convergence: applies to the command form; a server warmup runs its "
+        "request plan once (remove convergence, or warm with spec.warmup.command)");
+  }
   return r;
 }
 

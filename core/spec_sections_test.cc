@@ -122,6 +122,11 @@ WarmupSpec Warmup(void (*edit)(WarmupSpec&)) {
 TEST(SpecSections, Warmup) {
   ExpectAll({
       {"command", CheckWarmup(Warmup(nullptr)), "", ""},
+      {"maxPasses too high",
+       CheckWarmup(Warmup([](WarmupSpec& w) { w.convergence.max_passes = 11; })),
+       "spec.warmup.convergence.maxPasses", ""},
+      {"maxPasses 0 runs once",
+       CheckWarmup(Warmup([](WarmupSpec& w) { w.convergence.max_passes = 0; })), "", ""},
       {"no command", CheckWarmup(Warmup([](WarmupSpec& w) { w.command = {}; })),
        "spec.warmup.command: required", ""},
       {"empty command word", CheckWarmup(Warmup([](WarmupSpec& w) { w.command = {""}; })),

@@ -23,6 +23,8 @@ const Command kCommands[] = {
     {"prepare", kc::initwarm::RunPrepare,
      "warmup init: staging directory, view symlink, single-writer lock"},
     {"seal", kc::initwarm::RunSeal, "warmup main: hash, manifest, atomic publish, READY"},
+    {"converge", kc::initwarm::RunConverge,
+     "warmup container: run the warmup command again until a pass compiles nothing"},
     {"drive", kc::initwarm::RunDrive,
      "server warmup main: send the request plan to the model server, detach the view, seal"},
     {"wait", kc::initwarm::RunWait,

@@ -34,7 +34,21 @@ int RunPrepare(const std::vector<std::string>& args) {
          "owner ids (Job uids) whose Jobs are finished or deleted: a lock they hold is "
          "broken at once (the operator passes the dead warmups of this fingerprint)")
       .Repeatable();
+  std::string runner;
+  std::string runner_source;
+  f.String("install-runner", &runner,
+           "copy the convergence runner (kc-converge) to this path, for the warmup container, "
+           "which runs the model image");
+  f.String("runner-source", &runner_source, "the kc-converge executable to install")
+      .DefaultText("kc-converge beside this initwarm");
   if (int rc = ParseOrExit("prepare", &f, args); rc >= 0) return rc;
+  if (!runner.empty()) {
+    o.runner = AbsolutePath(runner);
+    o.runner_source =
+        runner_source.empty()
+            ? std::filesystem::read_symlink("/proc/self/exe").parent_path() / "kc-converge"
+            : std::filesystem::path(AbsolutePath(runner_source));
+  }
   // Absolute paths: the view becomes a symlink to a staging path under root.
   o.root = AbsolutePath(root);
   o.owner = ResolveOwner(owner, /*allow_random=*/true);

@@ -19,7 +19,8 @@ constexpr char kSealHelp[] =
     "fingerprint is already READY (pass --replace); 7 the staging directory is empty "
     "(pass --allow-empty); 8 the volume is full (nothing published, staging kept); 12 the "
     "staging tree was refused: a symlink leaving the cache, a FIFO, socket or device, or "
-    "a name a cache may not hold (nothing published); 1 any other error (nothing "
+    "a name a cache may not hold (nothing published); 14 the warmup did not converge within "
+    "its passes and --on-not-converged is Fail (nothing published); 1 any other error (nothing "
     "published).";
 
 // The JSON result line on stdout and in the termination log.
@@ -48,6 +49,11 @@ int RunSeal(const std::vector<std::string>& args) {
   }
   auto options = DecodeSealFlags(flags);
   if (!options.ok()) return fail(options.status(), core::kExitUsage);
+  if (options->convergence) {
+    const Status policy =
+        core::CheckConvergencePolicy(*options->convergence, *NotConvergedPolicyFlag(flags));
+    if (!policy.ok()) return fail(policy, core::kExitNotConverged);
+  }
   auto r = Seal(*options);
   if (!r.ok()) return fail(r.status(), SealExitCode(r.status()));
   ReportSeal(f, flags, SealResultJson(*r));

@@ -19,6 +19,7 @@ int RunInspect(const std::vector<std::string>& args);
 int RunMisses(const std::vector<std::string>& args);
 int RunHarvest(const std::vector<std::string>& args);
 int RunDrive(const std::vector<std::string>& args);
+int RunConverge(const std::vector<std::string>& args);
 
 // The whole command line: `initwarm <command> [flags]` dispatched to the
 // Run* above; returns the process exit code.

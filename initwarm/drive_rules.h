@@ -55,6 +55,7 @@ struct ListedEntry {
   std::string path;  // relative to the staging directory
   std::uint64_t size = 0;
   std::int64_t mtime_ns = 0;
+  bool dir = false;
   friend bool operator==(const ListedEntry&, const ListedEntry&) = default;
 };
 using TreeListing = std::vector<ListedEntry>;  // sorted by path

@@ -55,7 +55,8 @@ StatusOr<TreeListing> ListTree(const fs::path& dir) {
         return ErrnoStatus(errno, "lstat " + it->path().string());
       }
       out.push_back({it->path().lexically_relative(dir).string(), static_cast<uint64_t>(st.st_size),
-                     static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec});
+                     static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                     S_ISDIR(st.st_mode)});
       if (S_ISDIR(st.st_mode)) pending.push_back(it->path());
     }
     if (ec) return ErrnoStatus(ec.value(), "list " + at.string());

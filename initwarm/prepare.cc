@@ -10,6 +10,8 @@
 
 namespace kc::initwarm {
 
+namespace fs = std::filesystem;
+
 namespace {
 
 // A PermissionDenied on the cache volume carries the fix (a root-owned
@@ -20,6 +22,20 @@ Status OnVolume(const std::filesystem::path& root, Status s) {
   // failed.
   return PermissionDeniedError(core::ExportFix(root.string(), ::geteuid(), ::getegid()) + " (" +
                                s.message() + ")");
+}
+
+Status InstallRunner(const fs::path& from, const fs::path& to) {
+  KC_RETURN_IF_ERROR(MkdirAll(to.parent_path()));
+  const fs::path tmp = to.string() + ".tmp";
+  std::error_code ec;
+  fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec);
+  if (ec) {
+    return ErrnoStatus(ec.value(), "install the runner " + from.string() + " at " + tmp.string());
+  }
+  fs::permissions(tmp, fs::perms(0555), ec);
+  if (!ec) fs::rename(tmp, to, ec);
+  if (ec) return ErrnoStatus(ec.value(), "install the runner at " + to.string());
+  return OkStatus();
 }
 
 }  // namespace
@@ -63,6 +79,7 @@ StatusOr<PrepareResult> Prepare(const PrepareOptions& o) {
     KC_RETURN_IF_ERROR(MkdirAll(o.view.parent_path()));
     KC_RETURN_IF_ERROR(ReplaceSymlink(r.staging, o.view));
   }
+  if (!o.runner.empty()) KC_RETURN_IF_ERROR(InstallRunner(o.runner_source, o.runner));
   return r;
 }
 

@@ -5,8 +5,8 @@
 // lock.h), creates v1/.staging/<fp>-<owner>/{triton,inductor,vllm,nv}
 // (reusing it when a retried pod of the same Job left one), and makes
 // `view` a symlink to it (atomically replaced). An empty `view` skips the
-// symlink. Every directory it creates is core::kCacheDirMode (2775). A
-// volume it may not write is PermissionDenied whose message ends with
+// symlink. With `runner`, installs the convergence runner there. Every directory it creates is
+// core::kCacheDirMode (2775). A volume it may not write is PermissionDenied whose message ends with
 // core::ExportFix (what to change on the export, or spec.securityContext).
 #pragma once
 
@@ -28,6 +28,11 @@ struct PrepareOptions {
   // Owners (Job uids) known finished or deleted: their lock is broken at
   // once (the operator passes them; see lock.h).
   std::vector<std::string> break_lock_of;
+  // When set, `runner_source` (the static kc-converge) is copied there
+  // (mode 0555, temp + rename), for the warmup container to run the warmup
+  // command through it inside the model image.
+  std::filesystem::path runner;
+  std::filesystem::path runner_source;
 };
 
 struct PrepareResult {

@@ -90,12 +90,33 @@ Status Prepared(const SealOptions& o, std::string* fp) {
   return OkStatus();
 }
 
+// The convergence record into the staging tree, before the walk: a file of
+// the cache like any other. A warmup that made kernelcache/ something else
+// than a directory is refused.
+Status WriteConvergenceRecord(const fs::path& staging, const core::ConvergenceRecord& record) {
+  const fs::path file = staging / core::kConvergenceRecordPath;
+  const fs::path dir = file.parent_path();
+  std::error_code ec;
+  const auto st = fs::symlink_status(dir, ec);
+  if (!ec && st.type() != fs::file_type::directory) {
+    return InvalidArgumentError("\"" + dir.filename().string() +
+                                "\" in the staging directory is not a directory; the name is "
+                                "reserved for KernelCache's own records");
+  }
+  if (ec) KC_RETURN_IF_ERROR(MkdirAll(dir));
+  return WriteFileDurable(file, core::ConvergenceRecordToJson(record));
+}
+
 // Phases 1 to 7 (seal_phases.h), then the lock released.
 StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
   const std::int64_t t0 = NowMillis();
   SealResult r;
   KC_ASSIGN_OR_RETURN(SealPaths p, PlanSeal(o, &r));
   KC_RETURN_IF_ERROR(LockSeal(o, p, r.fingerprint, locked));
+  if (o.convergence) {
+    KC_RETURN_IF_ERROR(WriteConvergenceRecord(p.staging, *o.convergence));
+    r.convergence = core::Summarize(*o.convergence);
+  }
   KC_ASSIGN_OR_RETURN(SafeDir staged, SafeDir::OpenUnder(o.root, p.staging));
   KC_ASSIGN_OR_RETURN(WalkResult walk, WalkStaging(o, staged, p.staging));
   const std::int64_t t_walk = NowMillis();
@@ -150,6 +171,7 @@ std::string SealResultJson(const SealResult& r) {
   report.directory = r.directory;
   report.replaced_to = r.replaced_to;
   report.warning = r.warning;
+  report.convergence = r.convergence;
   report.durations_ms = {{"walk", static_cast<double>(r.walk_ms)},
                          {"hash", static_cast<double>(r.hash_ms)},
                          {"publish", static_cast<double>(r.publish_ms)},

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "core/convergence.h"
 #include "core/fingerprint.h"
 #include "initwarm/safe_file.h"
 
@@ -46,6 +47,10 @@ struct SealOptions {
   bool replace = false;
   int threads = 0;
   std::int64_t lock_stale_after_s = 2 * 3600;
+  // What `initwarm converge` recorded: sealed into the cache at
+  // core::kConvergenceRecordPath (replacing any file the warmup wrote
+  // there) and summarised in the result.
+  std::optional<core::ConvergenceRecord> convergence;
 };
 
 struct SealResult {
@@ -61,6 +66,7 @@ struct SealResult {
   std::int64_t hash_ms = 0;
   std::int64_t publish_ms = 0;
   std::int64_t total_ms = 0;
+  std::optional<core::ConvergenceSummary> convergence;
 };
 
 // The fingerprint id Seal publishes under: --fingerprint, or computed from

@@ -3,8 +3,14 @@
 #include <utility>
 
 #include "core/exit_codes.h"
+#include "initwarm/safe_file.h"
 
 namespace kc::initwarm {
+
+namespace {
+// A record holds at most 11 runs of 64 entries of about 1.5 KiB.
+constexpr std::uint64_t kMaxConvergenceRecordBytes = 4 << 20;
+}  // namespace
 
 SealFlags::SealFlags() {
   const SealOptions o;  // its threads and lock age are the flags' defaults
@@ -34,6 +40,18 @@ void AddSealFlags(FlagSet* f, SealFlags* s) {
   f->Duration("lock-stale-after", &s->lock_stale_after, kInitwarmDurations,
               "a lock older than this is taken as dead and broken");
   AddTerminationLogFlag(f, &s->termination_log);
+  f->String("convergence-record", &s->convergence_record,
+            "the record `initwarm converge` wrote: sealed into the cache as "
+            "kernelcache/convergence.json and summarised in the result");
+  f->String("on-not-converged", &s->on_not_converged,
+            "with --convergence-record: Publish (seal a warmup that did not converge, and say "
+            "so) or Fail (refuse it, exit 14)");
+}
+
+StatusOr<core::NotConvergedPolicy> NotConvergedPolicyFlag(const SealFlags& s) {
+  auto p = core::ParseNotConvergedPolicy(s.on_not_converged);
+  if (!p.ok()) return p.status().WithContext("--on-not-converged");
+  return p;
 }
 
 StatusOr<SealOptions> DecodeSealFlags(const SealFlags& s) {
@@ -48,6 +66,18 @@ StatusOr<SealOptions> DecodeSealFlags(const SealFlags& s) {
   o.lock_stale_after_s = s.lock_stale_after.count();
   KC_ASSIGN_OR_RETURN(o.node, NodeFactsArg(s.node_facts));
   KC_ASSIGN_OR_RETURN(o.runtime, RuntimeFactsArg(s.runtime_facts));
+  KC_RETURN_IF_ERROR(NotConvergedPolicyFlag(s).status());
+  if (!s.convergence_record.empty()) {
+    auto text = ReadFileNoFollow(s.convergence_record, kMaxConvergenceRecordBytes);
+    if (!text.ok()) {
+      return text.status().WithContext(
+          "--convergence-record (did the warmup container run "
+          "`initwarm converge`?)");
+    }
+    auto record = core::ParseConvergenceRecord(*text);
+    if (!record.ok()) return record.status().WithContext("--convergence-record");
+    o.convergence = std::move(*record);
+  }
   KC_RETURN_IF_ERROR(SealFingerprint(o).status());
   return o;
 }

@@ -27,6 +27,8 @@ struct SealFlags {
   int threads = 0;
   std::chrono::seconds lock_stale_after;
   std::string termination_log;
+  std::string convergence_record;
+  std::string on_not_converged = "Publish";
 };
 
 // Declares every flag of `initwarm seal` on `f`, bound to `flags`.
@@ -37,6 +39,9 @@ void AddSealFlags(FlagSet* f, SealFlags* flags);
 // an inconsistent or bad fingerprint, a missing or unsafe owner) is a usage
 // error, naming the flag.
 StatusOr<SealOptions> DecodeSealFlags(const SealFlags& flags);
+
+// The policy of --on-not-converged (decoded by DecodeSealFlags too).
+StatusOr<core::NotConvergedPolicy> NotConvergedPolicyFlag(const SealFlags& flags);
 
 // The exit code (core/exit_codes.h) of a seal that ended with `s` (an
 // InvalidArgument from Seal itself is a refused staging tree).

@@ -44,7 +44,7 @@ targets=()
 for n in "${names[@]}"; do
   case "$n" in
     operator) targets+=(kernelcache-operator) ;;
-    initwarm) targets+=(initwarm) ;;
+    initwarm) targets+=(initwarm kc_converge) ;;
   esac
 done
 if [[ $do_build == 1 && ${#targets[@]} -gt 0 ]]; then

@@ -89,3 +89,19 @@ def rank_add_kernel(x, y, out, n, BLOCK: tl.constexpr, RANK: tl.constexpr):
 
 RANK_ADD_SIG = {"x": "*fp32", "y": "*fp32", "out": "*fp32", "n": "i32", "BLOCK": "constexpr",
                 "RANK": "constexpr"}
+
+
+@triton.jit
+def late_kernel(x, out, n, BLOCK: tl.constexpr):
+    # A kernel a server builds lazily: with JIT_LATE_KERNEL=1 the warmup
+    # compiles it only on its second run in a container (workload.py).
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out + offs, tl.load(x + offs, mask=mask) * 2.0, mask=mask)
+
+
+LATE = ("late_1024", late_kernel, {"x": "*fp32", "out": "*fp32", "n": "i32",
+                                   "BLOCK": "constexpr"}, {"BLOCK": 1024})
+# The num_warps an autotuner that never settles picks, run after run
+# (JIT_NOISY_AUTOTUNE=1): a new configuration of add_kernel every run.
+NOISY_WARPS = [1, 2, 8, 16, 32]  # not 4: KERNELS[0] has it

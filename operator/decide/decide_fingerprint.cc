@@ -66,6 +66,20 @@ void RecordFailure(Recorded& out, const JobView& j, const std::string& reason,
                 : ""));
 }
 
+// The status of a seal's convergence summary; none when the warmup ran no
+// passes.
+std::optional<core::ConvergenceStatus> ConvergenceStatusOf(
+    const std::optional<core::ConvergenceSummary>& s) {
+  if (!s) return std::nullopt;
+  core::ConvergenceStatus c;
+  c.passes = s->passes;
+  c.converged = s->converged;
+  c.last_pass_entries = static_cast<int64_t>(s->last_entries);
+  c.last_pass_autotune = static_cast<int64_t>(s->last_autotune);
+  c.message = TruncateUtf8(core::ConvergenceMessage(*s), 1024);
+  return c;
+}
+
 void RecordSuccess(Recorded& out, const JobView& j, const SealResult& r, const PodView& pod,
                    Time now) {
   FingerprintStatus& f = out.status;
@@ -82,10 +96,22 @@ void RecordSuccess(Recorded& out, const JobView& j, const SealResult& r, const P
   const bool was_ready = f.state == st::kReady;
   SetState(f, st::kReady, now);
   f.last_transition_time = f.ready_at;  // a re-warm is a transition to a new cache
+  f.convergence = ConvergenceStatusOf(r.convergence);
   out.effects.Event("Normal", was_ready ? "CacheRewarmed" : "CacheReady",
                     "fingerprint " + f.id + " ready: " + api::FormatBytes(r.bytes) + " in " +
                         std::to_string(r.files) + " files, sealed by Job " + j.name +
-                        (pod.node_name.empty() ? "" : " on node " + pod.node_name));
+                        (pod.node_name.empty() ? "" : " on node " + pod.node_name) +
+                        (f.convergence ? "; " + f.convergence->message : ""));
+  if (f.convergence) {
+    out.effects.Event(f.convergence->converged ? "Normal" : "Warning",
+                      f.convergence->converged ? "WarmupConverged" : "WarmupNotConverged",
+                      "fingerprint " + f.id + ": warmup Job " + j.name + " " +
+                          f.convergence->message +
+                          (f.convergence->converged
+                               ? ""
+                               : "; published anyway (spec.warmup.convergence.onNotConverged: "
+                                 "Publish): pods will compile these"));
+  }
 }
 
 }  // namespace

@@ -252,6 +252,55 @@ TEST(RecordOutcomeTest, Table) {
   }
 }
 
+// A seal that reports convergence passes: the status says what they found,
+// and a second Event tells converged (Normal) from not converged (Warning,
+// naming what still compiles); a re-seal without passes clears it.
+TEST(RecordOutcomeTest, ConvergenceReachesStatusAndEvents) {
+  const Settings settings;
+  auto sealed_with = [](const std::string& convergence) {
+    nlohmann::json j = nlohmann::json::parse(Sealed(kFp));
+    j["convergence"] = nlohmann::json::parse(convergence);
+    return j.dump();
+  };
+  struct Case {
+    const char* name;
+    std::string message;
+    std::optional<core::ConvergenceStatus> want;
+    std::string event_type, event, event_part;
+  } cases[] = {
+      {"converged",
+       sealed_with(R"({"passes":2,"converged":true,"lastEntries":0,"lastAutotune":0})"),
+       core::ConvergenceStatus{2, true, 0, 0, "converged after 2 passes"}, "Normal",
+       "WarmupConverged", "converged after 2 passes"},
+      {"not converged",
+       sealed_with(R"({"passes":3,"converged":false,"lastEntries":1,"lastAutotune":1,)"
+                   R"("still":["triton kernel k num_warps=8"]})"),
+       core::ConvergenceStatus{3, false, 1, 1,
+                               "not converged after 3 passes: the last pass still compiled 1 "
+                               "entry, all nondeterministic autotune: triton kernel k "
+                               "num_warps=8"},
+       "Warning", "WarmupNotConverged", "published anyway"},
+      {"no passes", Sealed(kFp), std::nullopt, "", "", ""},
+  };
+  for (const auto& c : cases) {
+    FingerprintStatus before = Status(st::kWarming);
+    before.convergence = core::ConvergenceStatus{9, true, 0, 0, "stale"};
+    const JobView job = Job("complete");
+    const Recorded r = RecordOutcome(before, &job, {SealPod(c.message)}, settings, kT0);
+    EXPECT_EQ(r.status.state, st::kReady) << c.name;
+    EXPECT_EQ(r.status.convergence, c.want) << c.name;
+    if (c.event.empty()) {
+      EXPECT_EQ(r.effects.events.size(), 1u) << c.name;  // CacheReady alone
+      continue;
+    }
+    ASSERT_EQ(r.effects.events.size(), 2u) << c.name;
+    EXPECT_EQ(r.effects.events[1].event_type, c.event_type) << c.name;
+    EXPECT_EQ(r.effects.events[1].event_reason, c.event) << c.name;
+    EXPECT_NE(r.effects.events[1].event_message.find(c.event_part), std::string::npos)
+        << r.effects.events[1].event_message;
+  }
+}
+
 TEST(NextActionTest, Table) {
   Settings settings;  // retry 30s base
   using K = Next::Kind;

@@ -25,6 +25,7 @@ SealVerdict Judge(std::string_view message, std::optional<std::string_view> expe
   r.manifest_digest = report->manifest_digest;
   r.bytes = report->bytes;
   r.files = report->files;
+  r.convergence = report->convergence;
   for (const auto& [phase, ms] : report->durations_ms) r.durations[phase] = ms / 1000.0;
   if (expected && r.fingerprint != *expected) {
     v.problem = SealProblem::kFingerprintMismatch;

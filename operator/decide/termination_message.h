@@ -14,10 +14,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "base/status.h"
+#include "core/convergence.h"
 
 namespace kc::op {
 
@@ -28,6 +30,8 @@ struct SealResult {
   int64_t files = 0;
   // Seconds per phase: "walk", "hash", "publish", "total" (from "<phase>Ms").
   std::map<std::string, double> durations;
+  // The warmup's convergence passes, when it ran any (core/convergence.h).
+  std::optional<core::ConvergenceSummary> convergence;
 };
 
 // Parses and checks the shape. InvalidArgument naming the field otherwise.

@@ -6,6 +6,7 @@
 #include "base/strings.h"
 #include "core/cache_env.h"
 #include "core/fingerprint.h"
+#include "core/layout.h"
 #include "core/manifest.h"
 #include "core/security_context.h"
 #include "operator/decide/job_parts.h"
@@ -24,6 +25,19 @@ Json GpuResources(const Json& user) {
     r["requests"]["nvidia.com/gpu"] = "1";
   }
   return r;
+}
+
+// The warmup container's command: the user's, or with convergence passes
+// the static runner that prepare installed in the run volume running it
+// (kc-converge; the user's args still follow, after "--").
+std::vector<std::string> WarmupCommand(const core::WarmupSpec& w) {
+  if (w.convergence.max_passes <= 0) return w.command;
+  std::vector<std::string> c = {std::string(core::kDefaultRunner),
+                                "--max-passes=" + std::to_string(w.convergence.max_passes),
+                                std::string("--view=") + kViewPath,
+                                "--record=" + std::string(core::kDefaultConvergenceRecord), "--"};
+  c.insert(c.end(), w.command.begin(), w.command.end());
+  return c;
 }
 
 // The command form's pod: prepare, the user's warmup in spec.image, seal.
@@ -54,7 +68,7 @@ Json CommandWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
   Json warmup = {{"name", kWarmupContainer},
                  {"image", spec.image},
                  {"imagePullPolicy", settings.image_pull_policy},
-                 {"command", spec.warmup.command},
+                 {"command", WarmupCommand(spec.warmup)},
                  {"env", std::move(env)},
                  {"volumeMounts", Mounts()},
                  {"resources", GpuResources(spec.warmup.resources)}};
@@ -108,6 +122,12 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
                                         "--termination-log=/dev/termination-log",
                                         "--replace"};
 
+  if (!spec.warmup.server && spec.warmup.convergence.max_passes > 0) {
+    prepare_args.push_back("--install-runner=" + std::string(core::kDefaultRunner));
+    seal_args.push_back("--convergence-record=" + std::string(core::kDefaultConvergenceRecord));
+    seal_args.push_back("--on-not-converged=" + std::string(core::NotConvergedPolicyName(
+                                                    spec.warmup.convergence.on_not_converged)));
+  }
   const std::string node_facts = core::NodeFactsToJson(node);
   const std::string runtime_facts = core::RuntimeFactsToJson(core::RuntimeFactsFor(spec));
   Json pod = spec.warmup.server

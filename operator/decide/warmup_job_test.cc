@@ -71,7 +71,12 @@ TEST(WarmupJob, Shape) {
 
   const Json& warmup = pod["initContainers"][1];
   EXPECT_EQ(warmup["image"], "registry.example/llama@sha256:abc");
-  EXPECT_EQ(warmup["command"][1], "/app/warmup.py");
+  // Run through the convergence runner prepare installs (the default
+  // convergence: 3 passes); the user's command after "--", its args after.
+  EXPECT_EQ(warmup["command"], Json::array({"/var/run/kernelcache/bin/kc-converge",
+                                            "--max-passes=3", "--view=/var/run/kernelcache/view",
+                                            "--record=/var/run/kernelcache/convergence.json", "--",
+                                            "python3", "/app/warmup.py"}));
   EXPECT_EQ(warmup["args"][0], "--fast");
   EXPECT_EQ(warmup["resources"]["limits"]["nvidia.com/gpu"], "1");
   EXPECT_EQ(warmup["resources"]["limits"]["memory"], "16Gi");
@@ -107,6 +112,38 @@ TEST(WarmupJob, Shape) {
   EXPECT_EQ((*FindByName(pod["volumes"], "cache"))["persistentVolumeClaim"]["claimName"],
             "llama-cache");
   EXPECT_TRUE((*FindByName(pod["volumes"], "run")).contains("emptyDir"));
+}
+
+bool HasArg(const Json& c, const std::string& arg) {
+  return std::find(c["args"].begin(), c["args"].end(), Json(arg)) != c["args"].end();
+}
+
+TEST(WarmupJob, ConvergencePassesWireRunnerRecordAndPolicy) {
+  std::vector<std::map<std::string, std::string>> sets = {{{"nvidia.com/gpu.present", "true"}}};
+  core::KernelCache kc = Kc();
+  kc.spec.warmup.convergence.max_passes = 5;
+  kc.spec.warmup.convergence.on_not_converged = core::NotConvergedPolicy::kFail;
+  Json job = BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", H200(), 0, sets, Settings{});
+  const Json& pod = job["spec"]["template"]["spec"];
+  const Json& prepare = pod["initContainers"][0];
+  const Json& warmup = pod["initContainers"][1];
+  const Json& seal = pod["containers"][0];
+  EXPECT_TRUE(HasArg(prepare, "--install-runner=/var/run/kernelcache/bin/kc-converge"));
+  EXPECT_EQ(warmup["command"][1], "--max-passes=5");
+  EXPECT_TRUE(HasArg(seal, "--convergence-record=/var/run/kernelcache/convergence.json"));
+  EXPECT_TRUE(HasArg(seal, "--on-not-converged=Fail"));
+
+  // maxPasses 0: the user's command as it is, nothing installed or read.
+  kc.spec.warmup.convergence.max_passes = 0;
+  job = BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", H200(), 0, sets, Settings{});
+  const Json& once = job["spec"]["template"]["spec"];
+  EXPECT_EQ(once["initContainers"][1]["command"], Json::array({"python3", "/app/warmup.py"}));
+  for (const auto& a : once["initContainers"][0]["args"]) {
+    EXPECT_FALSE(a.get<std::string>().starts_with("--install-runner")) << a;
+  }
+  for (const auto& a : once["containers"][0]["args"]) {
+    EXPECT_FALSE(a.get<std::string>().starts_with("--convergence-record")) << a;
+  }
 }
 
 TEST(WarmupJob, PodAnnotations) {

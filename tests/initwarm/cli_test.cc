@@ -20,6 +20,7 @@ using testing::RunProcess;
 using testing::WriteFile;
 
 const std::string kBin = KC_INITWARM_BIN;
+const std::string kConvergeBin = KC_CONVERGE_BIN;
 const std::string kFp = "0123456789abcdef";
 const std::string kNode =
     R"({"gpuProduct":"NVIDIA-H200","computeCapability":"9.0","driver":"580.159.04","cudaDriver":"13.0","arch":"amd64"})";
@@ -146,6 +147,93 @@ TEST_F(Cli, LinksOnlyGlibcDynamically) {
     }
     EXPECT_TRUE(allowed) << "unexpected dynamic dependency: " << line;
   }
+}
+
+// The command form's warmup container as a Job runs it: prepare installs
+// the static runner into the run directory, the runner runs a warmup that
+// compiles one more kernel on its second run until a pass adds nothing,
+// and seal publishes the record with the cache and reports the summary.
+TEST_F(Cli, ConvergencePassesFromPrepareToSeal) {
+  const fs::path run = d_.path() / "run";
+  const std::string view = (run / "view").string();
+  const std::string runner = (run / "bin" / "kc-converge").string();
+  const std::string record = (run / "convergence.json").string();
+  ASSERT_EQ(Run({"prepare", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1", "--view",
+                 view, "--install-runner", runner, "--runner-source", kConvergeBin}),
+            0)
+      << last_;
+  const std::string counter = (d_.path() / "runs").string();
+  const std::string warmup =
+      "n=$(cat " + counter + " 2>/dev/null || echo 0); n=$((n+1)); echo $n > " + counter +
+      "; mkdir -p $V/triton/A && printf '{\"name\":\"k\"}' > $V/triton/A/k.json; "
+      "if [ $n -ge 2 ]; then mkdir -p $V/triton/B && printf '{\"name\":\"late\"}' > "
+      "$V/triton/B/late.json; fi";
+  std::string out;
+  ASSERT_EQ(RunProcess({runner, "--max-passes=3", "--view=" + view, "--record=" + record, "--",
+                        "/bin/sh", "-c", warmup},
+                       {"V=" + view}, &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("converged after 2 passes"), std::string::npos) << out;
+  ASSERT_EQ(Run({"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1",
+                 "--termination-log", (d_.path() / "term").string(), "--convergence-record", record,
+                 "--on-not-converged", "Fail"}),
+            0)
+      << last_;
+  const std::string term = ReadFile(d_.path() / "term");
+  EXPECT_NE(term.find(R"("convergence":{"converged":true,"lastAutotune":0,"lastEntries":0,)"
+                      R"("passes":2,"still":[]})"),
+            std::string::npos)
+      << term;
+  const fs::path sealed = core::Layout(root()).Published(kFp) / "kernelcache/convergence.json";
+  EXPECT_EQ(ReadFile(sealed), ReadFile(record));
+  EXPECT_NE(ReadFile(core::Layout(root()).Manifest(kFp)).find("kernelcache/convergence.json"),
+            std::string::npos);
+}
+
+TEST_F(Cli, NotConvergedWithPolicyFailExits14AndPublishesNothing) {
+  const fs::path run = d_.path() / "run";
+  const std::string view = (run / "view").string();
+  const std::string record = (run / "convergence.json").string();
+  ASSERT_EQ(
+      Run({"prepare", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1", "--view", view}),
+      0)
+      << last_;
+  // Another configuration of one kernel every run: an autotuner that never settles.
+  const std::string warmup =
+      "d=$V/triton/$(date +%s%N); mkdir -p $d && printf '{\"name\":\"k\"}' > $d/k.json";
+  std::string out;
+  ASSERT_EQ(RunProcess({kConvergeBin, "--max-passes=2", "--view=" + view, "--record=" + record,
+                        "--", "/bin/sh", "-c", warmup},
+                       {"V=" + view}, &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("not converged after 2 passes"), std::string::npos) << out;
+  EXPECT_EQ(Run({"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1",
+                 "--termination-log", (d_.path() / "term").string(), "--convergence-record", record,
+                 "--on-not-converged", "Fail"}),
+            core::kExitNotConverged)
+      << last_;
+  const std::string term = ReadFile(d_.path() / "term");
+  EXPECT_NE(term.find("NotConverged: not converged after 2 passes: the last pass still compiled 1 "
+                      "entry, all nondeterministic autotune"),
+            std::string::npos)
+      << term;
+  EXPECT_FALSE(fs::exists(core::Layout(root()).Ready(kFp)));
+  // A record that is not one is a usage error naming the flag.
+  WriteFile(record, "{}");
+  EXPECT_EQ(Run({"seal", "--root", root(), "--fingerprint", kFp, "--job-uid", "j1",
+                 "--convergence-record", record}),
+            core::kExitUsage);
+  EXPECT_NE(last_.find("--convergence-record: convergence record: maxPasses"), std::string::npos)
+      << last_;
+}
+
+TEST_F(Cli, ConvergeRunnerIsFullyStatic) {
+  if (!fs::exists("/usr/bin/ldd")) GTEST_SKIP() << "no ldd";
+  std::string out;
+  RunProcess({"/usr/bin/ldd", kConvergeBin}, {}, &out);
+  EXPECT_NE(out.find("not a dynamic executable"), std::string::npos) << out;
 }
 
 TEST_F(Cli, SealWritesTerminationMessage) {

@@ -1,0 +1,173 @@
+#include "initwarm/converge.h"
+
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "core/runtime_miss.h"
+#include "initwarm/child_process.h"
+#include "initwarm/drive_staging.h"
+#include "initwarm/fsutil.h"
+#include "initwarm/hasher.h"
+#include "initwarm/safe_file.h"
+
+namespace kc::initwarm {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// The files of `listing` as the classifier takes them, with the bytes it
+// asks for (bounded, never through a link; a file that went away or is
+// past the bound is classified without them).
+std::vector<core::WrittenFile> Written(const fs::path& tree, const TreeListing& listing) {
+  std::vector<core::WrittenFile> out;
+  out.reserve(listing.size());
+  for (const ListedEntry& e : listing) {
+    if (e.dir) continue;
+    core::WrittenFile w{e.path, e.size, ""};
+    if (core::WantsContent(e.path)) {
+      auto text = ReadFileNoFollow(tree / e.path, core::kMaxMissContentBytes);
+      if (text.ok()) w.content = std::move(*text);
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+std::set<std::string> KernelsOf(const fs::path& tree, const TreeListing& listing) {
+  std::set<std::string> out;
+  for (const core::RuntimeMiss& m : core::ClassifyMisses(Written(tree, listing))) {
+    if (!m.kernel.empty()) out.insert(m.kernel);
+  }
+  return out;
+}
+
+// The sha256 of every file of the tree, kept up to date run by run: a file
+// a run rewrote with the bytes it had is no addition (a warmup script that
+// writes its outputs again, a framework saving an identical entry).
+class ContentHashes {
+ public:
+  // Hashes `files` (relative to `tree`) and returns those whose bytes are
+  // not the ones recorded for their path (or that had none), recording them.
+  StatusOr<TreeListing> Changed(const fs::path& tree, const TreeListing& files) {
+    std::vector<HashJob> jobs;
+    TreeListing regular;
+    for (const ListedEntry& e : files) {
+      if (e.dir) continue;
+      jobs.push_back({tree / e.path, e.size});
+      regular.push_back(e);
+    }
+    KC_ASSIGN_OR_RETURN(std::vector<std::string> sums, HashFiles(jobs, {}));
+    TreeListing out;
+    for (std::size_t i = 0; i < regular.size(); ++i) {
+      auto [it, inserted] = hashes_.try_emplace(regular[i].path, sums[i]);
+      if (!inserted) {
+        if (it->second == sums[i]) continue;
+        it->second = sums[i];
+      }
+      out.push_back(regular[i]);
+    }
+    return out;
+  }
+
+ private:
+  std::map<std::string, std::string> hashes_;
+};
+
+std::string RunName(std::int32_t index) {
+  return index == 0 ? "the warmup" : "convergence pass " + std::to_string(index);
+}
+
+void LogRun(std::ostream& log, const core::RunRecord& r) {
+  log << "initwarm converge: " << RunName(r.index) << " took " << r.duration_ms << " ms and added "
+      << r.entries_added << " entries (" << r.autotune_entries << " autotune), " << r.files_added
+      << " files, " << r.bytes_added << " bytes\n";
+  std::size_t shown = 0;
+  for (const auto& e : r.entries) {
+    if (r.index == 0 || ++shown > 8) break;  // the warmup's own entries are expected
+    log << "initwarm converge:   " << core::NoveltyName(e.novelty) << " "
+        << core::MissFrameworkName(e.framework) << " " << e.detail << "\n";
+  }
+}
+
+}  // namespace
+
+TreeListing AddedFiles(const TreeListing& before, const TreeListing& after) {
+  std::map<std::string_view, const ListedEntry*> was;
+  for (const ListedEntry& e : before) was[e.path] = &e;
+  TreeListing out;
+  for (const ListedEntry& e : after) {
+    if (e.dir) continue;
+    auto it = was.find(e.path);
+    if (it == was.end() || it->second->dir) {
+      out.push_back(e);
+      continue;
+    }
+    const bool changed = it->second->size != e.size || it->second->mtime_ns != e.mtime_ns;
+    if (changed && !(e.path == "nv" || e.path.starts_with("nv/"))) out.push_back(e);
+  }
+  return out;
+}
+
+StatusOr<ConvergeResult> Converge(const ConvergeOptions& o, std::ostream& log) {
+  if (o.command.empty()) return InvalidArgumentError("no warmup command after \"--\"");
+  if (o.max_passes < 1 || o.max_passes > core::kMaxMaxPasses) {
+    return InvalidArgumentError("--max-passes: want 1.." + std::to_string(core::kMaxMaxPasses));
+  }
+  std::error_code ec;
+  const fs::path target = fs::read_symlink(o.view, ec);
+  if (ec) {
+    return FailedPreconditionError("--view " + o.view.string() +
+                                   " is not the symlink prepare makes: " + ec.message());
+  }
+  const fs::path staging = target.is_absolute() ? target : o.view.parent_path() / target;
+  if (!fs::is_directory(staging, ec)) {
+    return FailedPreconditionError("--view " + o.view.string() + " points at " + staging.string() +
+                                   ", which is not a directory");
+  }
+  ConvergeResult result;
+  result.record.max_passes = o.max_passes;
+  KC_ASSIGN_OR_RETURN(TreeListing before, ListTree(staging));
+  ContentHashes hashes;
+  KC_RETURN_IF_ERROR(hashes.Changed(staging, before).status());
+  while (true) {
+    const core::PassStep step = core::NextPassStep(result.record.runs, o.max_passes);
+    if (step != core::PassStep::kRunPass) {
+      result.end = step;
+      break;
+    }
+    const auto index = static_cast<std::int32_t>(result.record.runs.size());
+    log << "initwarm converge: " << RunName(index) << " starts\n" << std::flush;
+    const auto start = Clock::now();
+    KC_ASSIGN_OR_RETURN(ChildExit exit, RunToCompletion(o.command));
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+    KC_ASSIGN_OR_RETURN(TreeListing after, ListTree(staging));
+    KC_ASSIGN_OR_RETURN(const TreeListing added,
+                        hashes.Changed(staging, AddedFiles(before, after)));
+    core::RunRecord run = core::RecordRun(index, core::ClassifyMisses(Written(staging, added)),
+                                          KernelsOf(staging, before));
+    run.duration_ms = ms;
+    run.exit_code = exit.exit_code;
+    LogRun(log, run);
+    if (exit.exit_code != 0) {
+      log << "initwarm converge: " << RunName(index) << " " << exit.how << "\n";
+      result.exit_code = exit.exit_code;
+    }
+    result.record.runs.push_back(std::move(run));
+    before = std::move(after);
+    result.record.converged =
+        core::NextPassStep(result.record.runs, o.max_passes) == core::PassStep::kConverged;
+    if (!o.record.empty()) {
+      KC_RETURN_IF_ERROR(WriteFileDurable(o.record, core::ConvergenceRecordToJson(result.record)));
+    }
+  }
+  if (result.end != core::PassStep::kFailed) {
+    log << "initwarm converge: " << core::ConvergenceMessage(core::Summarize(result.record))
+        << "\n";
+  }
+  return result;
+}
+
+}  // namespace kc::initwarm
