@@ -45,8 +45,8 @@ inline constexpr std::string_view kKind = "KernelCache";
 inline constexpr std::string_view kPlural = "kernelcaches";
 inline constexpr std::string_view kFinalizer = "kernelcache.io/cleanup";
 
-// spec.warmup.convergence (core/convergence.h): the command form's
-// convergence passes.
+// spec.warmup.convergence (core/convergence.h): convergence passes of
+// either form.
 struct ConvergenceSpec {
   int32_t max_passes = kDefaultMaxPasses;  // "maxPasses", 0..10; 0 runs the warmup once
   NotConvergedPolicy on_not_converged = NotConvergedPolicy::kPublish;  // "onNotConverged"
@@ -68,8 +68,8 @@ struct WarmupSpec {
   // fingerprint input. Empty: the pod carries none (the behaviour before
   // the field existed).
   std::map<std::string, std::string> pod_annotations;
-  // "convergence": after the command, run it again in fresh processes until
-  // a pass compiles nothing (command form only).
+  // "convergence": after the command (or the server's request plan), run
+  // it again in fresh processes until a pass compiles nothing.
   ConvergenceSpec convergence;
   // "server": the server form (the model's own pod template, driven by
   // requests; core/server_warmup.h). Then command, args, env, shapes and

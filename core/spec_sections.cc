@@ -319,11 +319,6 @@ SpecReport CheckWarmup(const WarmupSpec& w) {
   CheckPodAnnotations(w.pod_annotations, &errors);
   CheckRange<int32_t>("spec.warmup.convergence.maxPasses", w.convergence.max_passes, 0,
                       kMaxMaxPasses, &errors);
-  if (w.server && w.convergence != ConvergenceSpec{}) {
-    errors.emplace_back(
-        "spec.warmup.convergence: applies to the command form; a server warmup runs its "
-        "request plan once (remove convergence, or warm with spec.warmup.command)");
-  }
   return r;
 }
 

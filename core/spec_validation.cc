@@ -34,6 +34,7 @@ const std::vector<std::string>& ReservedEnvNames() {
          {"KC_WARMUP_SHAPES", "KC_FINGERPRINT", "KC_NODE_NAME", "KC_JOB_UID", "KC_POD_NAME"}) {
       names.emplace_back(name);
     }
+    names.emplace_back(kWarmupServerMarkerEnv);
     return names;
   }();
   return kNames;

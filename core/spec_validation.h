@@ -36,4 +36,9 @@ bool ImagePinned(std::string_view image);
 // not set them.
 const std::vector<std::string>& ReservedEnvNames();
 
+// Set to "1" in the server containers of a server-form warmup pod: `initwarm
+// drive` ends the processes that carry it to restart the server for a
+// convergence pass (the pod shares its process namespace).
+inline constexpr std::string_view kWarmupServerMarkerEnv = "KC_WARMUP_SERVER";
+
 }  // namespace kc::core

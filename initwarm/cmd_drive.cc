@@ -13,6 +13,7 @@
 #include "initwarm/drive_rules.h"
 #include "initwarm/seal.h"
 #include "initwarm/seal_flags.h"
+#include "initwarm/server_restart.h"
 
 namespace kc::initwarm {
 namespace {
@@ -27,7 +28,11 @@ constexpr char kDriveHelp[] =
     "what the server writes afterwards stays out of the staging directory, waits until the "
     "staging tree is settled (the same files, sizes and times at two looks --settle apart) "
     "and runs the seal command after \"--\" in this process. --timeout bounds everything "
-    "before the seal.\n\n"
+    "before the seal. With --max-passes, it then points the view at the staging directory "
+    "again, ends the server's processes (those with KC_WARMUP_SERVER=1 in their environment; "
+    "the pod shares its process namespace) so the kubelet restarts it, and replays the plan, "
+    "until a pass adds nothing or --max-passes passes ran, writing what each run added to "
+    "--convergence-record.\n\n"
     "usage: initwarm drive --port=8000 [flags] -- seal --root=... --fingerprint=... "
     "--staging-id=... [seal flags]\n\n"
     "exit codes: 13 the drive failed: the server never became ready within --timeout, a "
@@ -46,6 +51,8 @@ struct DriveFlags {
   std::string view = std::string(core::kDefaultView);
   std::chrono::seconds settle{3};
   std::string termination_log;
+  int max_passes = 0;
+  std::string convergence_record = std::string(core::kDefaultConvergenceRecord);
 };
 
 void AddDriveFlags(FlagSet* f, DriveFlags* flags) {
@@ -62,6 +69,12 @@ void AddDriveFlags(FlagSet* f, DriveFlags* flags) {
   f->Duration("settle", &flags->settle, kInitwarmDurations,
               "the staging tree is settled when two looks this far apart are the same");
   AddTerminationLogFlag(f, &flags->termination_log);
+  f->Int("max-passes", &flags->max_passes, 0, core::kMaxMaxPasses,
+         "convergence passes: restart the server and replay the plan until a pass adds nothing "
+         "(0: the plan once)");
+  f->String("convergence-record", &flags->convergence_record,
+            "with --max-passes: where the convergence record is written (pass the same path "
+            "to seal)");
 }
 
 // The options of the drive, or InvalidArgument naming the flag or variable.
@@ -85,6 +98,15 @@ StatusOr<DriveOptions> DecodeDriveFlags(const DriveFlags& flags) {
   o.view = AbsolutePath(flags.view);
   o.settle = flags.settle;
   o.calls = std::move(calls);
+  o.max_passes = flags.max_passes;
+  if (o.max_passes > 0) {
+    o.record = AbsolutePath(flags.convergence_record);
+    o.restart_server = [deadline = DriveClock::now() + flags.timeout] {
+      RestartOptions r;
+      r.deadline = deadline;
+      return RestartServer(r);
+    };
+  }
   return o;
 }
 

@@ -110,63 +110,106 @@ TreeListing AddedFiles(const TreeListing& before, const TreeListing& after) {
   return out;
 }
 
+StatusOr<std::filesystem::path> StagingOfView(const fs::path& view) {
+  std::error_code ec;
+  const fs::path target = fs::read_symlink(view, ec);
+  if (ec) {
+    return FailedPreconditionError("--view " + view.string() +
+                                   " is not the symlink prepare makes: " + ec.message());
+  }
+  const fs::path staging = target.is_absolute() ? target : view.parent_path() / target;
+  if (!fs::is_directory(staging, ec)) {
+    return FailedPreconditionError("--view " + view.string() + " points at " + staging.string() +
+                                   ", which is not a directory");
+  }
+  return staging;
+}
+
+struct PassObserver::State {
+  fs::path staging;
+  fs::path record_path;
+  TreeListing before;
+  ContentHashes hashes;
+  core::ConvergenceRecord record;
+};
+
+PassObserver::PassObserver(std::unique_ptr<State> s) : s_(std::move(s)) {}
+PassObserver::PassObserver(PassObserver&&) noexcept = default;
+PassObserver& PassObserver::operator=(PassObserver&&) noexcept = default;
+PassObserver::~PassObserver() = default;
+
+StatusOr<PassObserver> PassObserver::Start(const fs::path& staging, std::int32_t max_passes,
+                                           const fs::path& record) {
+  if (max_passes < 1 || max_passes > core::kMaxMaxPasses) {
+    return InvalidArgumentError("--max-passes: want 1.." + std::to_string(core::kMaxMaxPasses));
+  }
+  auto s = std::make_unique<State>();
+  s->staging = staging;
+  s->record_path = record;
+  s->record.max_passes = max_passes;
+  KC_ASSIGN_OR_RETURN(s->before, ListTree(staging));
+  KC_RETURN_IF_ERROR(s->hashes.Changed(staging, s->before).status());
+  return PassObserver(std::move(s));
+}
+
+std::int32_t PassObserver::next_index() const {
+  return static_cast<std::int32_t>(s_->record.runs.size());
+}
+
+core::PassStep PassObserver::Next() const {
+  return core::NextPassStep(s_->record.runs, s_->record.max_passes);
+}
+
+const core::ConvergenceRecord& PassObserver::record() const { return s_->record; }
+
+StatusOr<core::RunRecord> PassObserver::Observe(std::int64_t duration_ms, int exit_code,
+                                                std::ostream& log) {
+  const std::int32_t index = next_index();
+  KC_ASSIGN_OR_RETURN(TreeListing after, ListTree(s_->staging));
+  KC_ASSIGN_OR_RETURN(const TreeListing added,
+                      s_->hashes.Changed(s_->staging, AddedFiles(s_->before, after)));
+  core::RunRecord run = core::RecordRun(index, core::ClassifyMisses(Written(s_->staging, added)),
+                                        KernelsOf(s_->staging, s_->before));
+  run.duration_ms = duration_ms;
+  run.exit_code = exit_code;
+  LogRun(log, run);
+  s_->record.runs.push_back(run);
+  s_->before = std::move(after);
+  s_->record.converged = Next() == core::PassStep::kConverged;
+  if (!s_->record_path.empty()) {
+    KC_RETURN_IF_ERROR(
+        WriteFileDurable(s_->record_path, core::ConvergenceRecordToJson(s_->record)));
+  }
+  if (Next() != core::PassStep::kRunPass && Next() != core::PassStep::kFailed) {
+    log << "initwarm converge: " << core::ConvergenceMessage(core::Summarize(s_->record))
+        << "\n";
+  }
+  return run;
+}
+
 StatusOr<ConvergeResult> Converge(const ConvergeOptions& o, std::ostream& log) {
   if (o.command.empty()) return InvalidArgumentError("no warmup command after \"--\"");
   if (o.max_passes < 1 || o.max_passes > core::kMaxMaxPasses) {
     return InvalidArgumentError("--max-passes: want 1.." + std::to_string(core::kMaxMaxPasses));
   }
-  std::error_code ec;
-  const fs::path target = fs::read_symlink(o.view, ec);
-  if (ec) {
-    return FailedPreconditionError("--view " + o.view.string() +
-                                   " is not the symlink prepare makes: " + ec.message());
-  }
-  const fs::path staging = target.is_absolute() ? target : o.view.parent_path() / target;
-  if (!fs::is_directory(staging, ec)) {
-    return FailedPreconditionError("--view " + o.view.string() + " points at " + staging.string() +
-                                   ", which is not a directory");
-  }
+  KC_ASSIGN_OR_RETURN(const fs::path staging, StagingOfView(o.view));
+  KC_ASSIGN_OR_RETURN(PassObserver observer, PassObserver::Start(staging, o.max_passes, o.record));
   ConvergeResult result;
-  result.record.max_passes = o.max_passes;
-  KC_ASSIGN_OR_RETURN(TreeListing before, ListTree(staging));
-  ContentHashes hashes;
-  KC_RETURN_IF_ERROR(hashes.Changed(staging, before).status());
-  while (true) {
-    const core::PassStep step = core::NextPassStep(result.record.runs, o.max_passes);
-    if (step != core::PassStep::kRunPass) {
-      result.end = step;
-      break;
-    }
-    const auto index = static_cast<std::int32_t>(result.record.runs.size());
+  while (observer.Next() == core::PassStep::kRunPass) {
+    const std::int32_t index = observer.next_index();
     log << "initwarm converge: " << RunName(index) << " starts\n" << std::flush;
     const auto start = Clock::now();
     KC_ASSIGN_OR_RETURN(ChildExit exit, RunToCompletion(o.command));
     const auto ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
-    KC_ASSIGN_OR_RETURN(TreeListing after, ListTree(staging));
-    KC_ASSIGN_OR_RETURN(const TreeListing added,
-                        hashes.Changed(staging, AddedFiles(before, after)));
-    core::RunRecord run = core::RecordRun(index, core::ClassifyMisses(Written(staging, added)),
-                                          KernelsOf(staging, before));
-    run.duration_ms = ms;
-    run.exit_code = exit.exit_code;
-    LogRun(log, run);
+    KC_RETURN_IF_ERROR(observer.Observe(ms, exit.exit_code, log).status());
     if (exit.exit_code != 0) {
       log << "initwarm converge: " << RunName(index) << " " << exit.how << "\n";
       result.exit_code = exit.exit_code;
     }
-    result.record.runs.push_back(std::move(run));
-    before = std::move(after);
-    result.record.converged =
-        core::NextPassStep(result.record.runs, o.max_passes) == core::PassStep::kConverged;
-    if (!o.record.empty()) {
-      KC_RETURN_IF_ERROR(WriteFileDurable(o.record, core::ConvergenceRecordToJson(result.record)));
-    }
   }
-  if (result.end != core::PassStep::kFailed) {
-    log << "initwarm converge: " << core::ConvergenceMessage(core::Summarize(result.record))
-        << "\n";
-  }
+  result.end = observer.Next();
+  result.record = observer.record();
   return result;
 }
 

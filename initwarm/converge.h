@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -42,6 +43,38 @@ struct ConvergeResult {
   core::PassStep end = core::PassStep::kConverged;  // kConverged, kNotConverged or kFailed
   int exit_code = 0;                                // of the failed run, when kFailed
 };
+
+// What runs add to a staging tree, run after run (steps 1, 3 and 4 above):
+// the command form's loop (Converge) and the server form's (`initwarm
+// drive`, whose runs are a restarted server driven by the plan) share it.
+class PassObserver {
+ public:
+  // Lists and hashes the tree as it is before the first run. `record`
+  // ("" for none) is rewritten after every run.
+  static StatusOr<PassObserver> Start(const std::filesystem::path& staging,
+                                      std::int32_t max_passes,
+                                      const std::filesystem::path& record);
+  PassObserver(PassObserver&&) noexcept;
+  PassObserver& operator=(PassObserver&&) noexcept;
+  ~PassObserver();
+
+  // After a run: what it added, recorded (and logged, with the verdict
+  // once there is one).
+  StatusOr<core::RunRecord> Observe(std::int64_t duration_ms, int exit_code, std::ostream& log);
+  // core::NextPassStep over the runs so far.
+  core::PassStep Next() const;
+  std::int32_t next_index() const;  // the index the next run gets
+  const core::ConvergenceRecord& record() const;
+
+ private:
+  struct State;
+  explicit PassObserver(std::unique_ptr<State> s);
+  std::unique_ptr<State> s_;
+};
+
+// The staging directory `view` (prepare's symlink) points at;
+// FailedPrecondition naming --view otherwise.
+StatusOr<std::filesystem::path> StagingOfView(const std::filesystem::path& view);
 
 // Errors: FailedPrecondition when the view is not a symlink to a directory;
 // an I/O error listing the tree or writing the record; InvalidArgument for

@@ -4,8 +4,10 @@
 #include <optional>
 #include <thread>
 
+#include "initwarm/converge.h"
 #include "initwarm/drive_rules.h"
 #include "initwarm/drive_staging.h"
+#include "initwarm/fsutil.h"
 #include "initwarm/http_exchange.h"
 
 namespace kc::initwarm {
@@ -94,26 +96,57 @@ Status SendCalls(const DriveOptions& opts, DriveClock::time_point deadline, std:
 
 }  // namespace
 
-StatusOr<DriveResult> Drive(const DriveOptions& opts, std::ostream& log) {
+namespace {
+
+// Steps 1 to 4 once: ready, the plan, the view detached, settled.
+Status DriveOnce(const DriveOptions& opts, DriveClock::time_point deadline, std::ostream& log,
+                 DriveResult* r) {
   const auto start = DriveClock::now();
-  const auto deadline = start + opts.timeout;
-  DriveResult r;
   KC_RETURN_IF_ERROR(WaitReady(opts, deadline, log));
-  r.ready_ms = MillisSince(start);
-  log << "initwarm drive: server ready after " << r.ready_ms << " ms; sending " << opts.calls.size()
-      << " calls\n";
+  r->ready_ms = MillisSince(start);
+  log << "initwarm drive: server ready after " << r->ready_ms << " ms; sending "
+      << opts.calls.size() << " calls\n";
   const auto calls_start = DriveClock::now();
   KC_RETURN_IF_ERROR(SendCalls(opts, deadline, log));
-  r.calls_ms = MillisSince(calls_start);
+  r->calls_ms = MillisSince(calls_start);
   KC_ASSIGN_OR_RETURN(DetachedView detached, DetachView(opts.view));
-  r.staging = detached.staging;
-  r.detached = detached.detached;
-  log << "initwarm drive: view " << opts.view.string() << " detached from " << r.staging.string()
+  r->staging = detached.staging;
+  r->detached = detached.detached;
+  log << "initwarm drive: view " << opts.view.string() << " detached from " << r->staging.string()
       << "\n";
   const auto settle_start = DriveClock::now();
-  KC_RETURN_IF_ERROR(WaitSettled(r.staging, opts.settle, deadline));
-  r.settle_ms = MillisSince(settle_start);
-  log << "initwarm drive: staging settled after " << r.settle_ms << " ms; sealing\n";
+  KC_RETURN_IF_ERROR(WaitSettled(r->staging, opts.settle, deadline));
+  r->settle_ms = MillisSince(settle_start);
+  log << "initwarm drive: staging settled after " << r->settle_ms << " ms\n";
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<DriveResult> Drive(const DriveOptions& opts, std::ostream& log) {
+  const auto deadline = DriveClock::now() + opts.timeout;
+  DriveResult r;
+  std::optional<PassObserver> observer;
+  if (opts.max_passes > 0) {
+    if (!opts.restart_server) return InvalidArgumentError("no way to restart the server");
+    KC_ASSIGN_OR_RETURN(const std::filesystem::path staging, StagingOfView(opts.view));
+    KC_ASSIGN_OR_RETURN(PassObserver o,
+                        PassObserver::Start(staging, opts.max_passes, opts.record));
+    observer.emplace(std::move(o));
+  }
+  while (true) {
+    const auto run_start = DriveClock::now();
+    KC_RETURN_IF_ERROR(DriveOnce(opts, deadline, log, &r));
+    if (!observer) break;
+    KC_RETURN_IF_ERROR(observer->Observe(MillisSince(run_start), 0, log).status());
+    if (observer->Next() != core::PassStep::kRunPass) break;
+    log << "initwarm drive: convergence pass " << observer->next_index()
+        << ": restarting the server\n";
+    KC_RETURN_IF_ERROR(ReplaceSymlink(r.staging, opts.view));  // the view again
+    KC_RETURN_IF_ERROR(opts.restart_server());
+  }
+  if (observer) r.convergence = observer->record();
+  log << "initwarm drive: sealing\n";
   return r;
 }
 

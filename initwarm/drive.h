@@ -11,15 +11,26 @@
 //   4. wait until the staging tree is settled (two looks `settle` apart
 //      list the same files, sizes and times).
 // `timeout` bounds all four. The caller seals the staging directory after.
+//
+// With convergence passes (`max_passes` > 0; core/convergence.h) the
+// driver then points the view at the staging directory again, has the
+// server restarted (`restart_server`: RestartServer in the pod, which ends
+// its processes so the kubelet starts the sidecar anew) and replays steps 1
+// to 4, until a pass adds nothing to the staging tree or `max_passes`
+// passes ran; what each run added is recorded (PassObserver, converge.h) and
+// written to `record`.
 #pragma once
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
+#include "core/convergence.h"
 #include "core/resolve_answer.h"
 #include "core/warmup_plan.h"
 
@@ -34,6 +45,9 @@ struct DriveOptions {
   std::chrono::milliseconds settle{std::chrono::seconds(3)};
   std::chrono::milliseconds poll{std::chrono::seconds(1)};
   std::vector<core::WarmupCall> calls;
+  std::int32_t max_passes = 0;          // 0: the plan once
+  std::filesystem::path record;         // the convergence record ("" for none)
+  std::function<Status()> restart_server;  // required with max_passes > 0
 };
 
 struct DriveResult {
@@ -42,6 +56,7 @@ struct DriveResult {
   std::int64_t ready_ms = 0;
   std::int64_t calls_ms = 0;
   std::int64_t settle_ms = 0;
+  std::optional<core::ConvergenceRecord> convergence;  // with max_passes > 0
 };
 
 // Progress goes to `log`, sparsely: readiness failures (the first, then

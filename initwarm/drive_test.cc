@@ -2,6 +2,8 @@
 // model server: readiness, the calls in order, the view detached, then the
 // in-process seal; and each way a drive fails.
 #include <gtest/gtest.h>
+
+#include <sstream>
 #include <stdlib.h>
 
 #include <atomic>
@@ -135,6 +137,51 @@ TEST_F(DriveTest, SendsThePlanDetachesTheViewAndSeals) {
   EXPECT_FALSE(fs::exists(Published() / "triton" / "late"));
   EXPECT_EQ(Termination().find("Failed"), std::string::npos) << Termination();
   EXPECT_NE(Termination().find(kFp), std::string::npos) << Termination();
+}
+
+// Convergence passes in the server form: between passes the view points at
+// the staging directory again and the server is restarted (here: a new
+// "process" generation of the loopback server); a server that builds one
+// more kernel in its second process converges after 2 passes.
+TEST_F(DriveTest, PassesRestartTheServerAndReplayThePlanUntilNothingIsAdded) {
+  std::atomic<int> generation{1};
+  LoopbackServer server([&](const ServedRequest& r) -> ServerAnswer {
+    if (r.target == kReady) return {200, "", false};
+    if (r.body == R"({"prompt":"a"})") {
+      testing::WriteFile(view_ / "triton" / "A" / "k.json", R"({"name":"k"})");
+      if (generation >= 2) testing::WriteFile(view_ / "triton" / "B" / "late.json", R"({"name":"late"})");
+    }
+    return {200, "{}", false};
+  });
+  DriveOptions o;
+  o.server = core::ResolveUrl{"127.0.0.1", std::to_string(server.port()), ""};
+  o.ready_path = kReady;
+  o.view = view_;
+  o.settle = std::chrono::milliseconds(50);
+  o.poll = std::chrono::milliseconds(10);
+  o.calls = Plan();
+  o.max_passes = 3;
+  o.record = dir_.path() / "run" / "convergence.json";
+  int restarts = 0;
+  o.restart_server = [&] {
+    EXPECT_EQ(fs::read_symlink(view_), staging_) << "the view points at staging again";
+    ++restarts;
+    ++generation;
+    return OkStatus();
+  };
+  std::ostringstream log;
+  auto r = Drive(o, log);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(restarts, 2) << log.str();
+  ASSERT_TRUE(r->convergence.has_value());
+  ASSERT_EQ(r->convergence->runs.size(), 3u) << log.str();
+  EXPECT_EQ(r->convergence->runs[1].entries_added, 1u);
+  EXPECT_EQ(r->convergence->runs[2].entries_added, 0u);
+  EXPECT_TRUE(r->convergence->converged);
+  EXPECT_EQ(Calls(server).size(), 9u);  // the plan three times
+  EXPECT_NE(log.str().find("converged after 2 passes"), std::string::npos) << log.str();
+  EXPECT_EQ(testing::ReadFile(o.record), core::ConvergenceRecordToJson(*r->convergence));
+  EXPECT_TRUE(fs::exists(staging_ / "triton" / "B" / "late.json"));
 }
 
 TEST_F(DriveTest, AFailedCallEndsTheDriveNamingItAndPublishesNothing) {

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "core/cache_env.h"
+#include "core/layout.h"
 #include "core/server_warmup.h"
 #include "core/spec_validation.h"
 #include "core/warmup_plan.h"
@@ -19,8 +20,9 @@ constexpr const char* kKeptPodFields[] = {"volumes",          "imagePullSecrets"
                                           "hostAliases",      "enableServiceLinks",
                                           "resourceClaims",   "terminationGracePeriodSeconds"};
 
-// The template's container as a native sidecar of the warmup pod.
-Json Sidecar(Json c, const std::string& fp_id) {
+// The template's container as a native sidecar of the warmup pod; with
+// convergence passes it carries the marker `initwarm drive` restarts it by.
+Json Sidecar(Json c, const std::string& fp_id, bool passes) {
   for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"}) c.erase(probe);
   if (c.contains("ports") && c["ports"].is_array()) {
     for (auto& p : c["ports"]) {
@@ -45,6 +47,7 @@ Json Sidecar(Json c, const std::string& fp_id) {
   env.push_back({{"name", "KC_FINGERPRINT"}, {"value", fp_id}});
   env.push_back(
       {{"name", "KC_NODE_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "spec.nodeName"}}}}}});
+  if (passes) env.push_back({{"name", std::string(core::kWarmupServerMarkerEnv)}, {"value", "1"}});
   c["env"] = std::move(env);
   Json mounts = c.contains("volumeMounts") && c["volumeMounts"].is_array() ? c["volumeMounts"]
                                                                            : Json::array();
@@ -72,6 +75,7 @@ Json BuildServerWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
   const Json& tspec =
       tmpl.is_object() && tmpl.contains("spec") && tmpl["spec"].is_object() ? tmpl["spec"] : Json();
   auto serving = core::ServingContainerOf(server);
+  const int32_t passes = kc.spec.warmup.convergence.max_passes;
 
   Json inits = Json::array({InitwarmContainer("prepare", settings, prepare_args, kServerVolumes)});
   // Entries that are not objects are left out (CheckServerTemplate refuses
@@ -80,7 +84,7 @@ Json BuildServerWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
     if (c.is_object()) inits.push_back(c);
   }
   for (const auto& c : ListOf(tspec, "containers")) {
-    if (c.is_object()) inits.push_back(Sidecar(c, fp_id));
+    if (c.is_object()) inits.push_back(Sidecar(c, fp_id, passes > 0));
   }
 
   // The driver gives up a tenth before the Job's deadline, so a server that
@@ -93,6 +97,10 @@ Json BuildServerWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
       "--request-timeout=" + std::to_string(server.request_timeout_seconds),
       std::string("--view=") + kViewPath,
       "--termination-log=/dev/termination-log"};
+  if (passes > 0) {
+    drive.push_back("--max-passes=" + std::to_string(passes));
+    drive.push_back("--convergence-record=" + std::string(core::kDefaultConvergenceRecord));
+  }
   if (serving.ok() && !serving->readiness_path.empty()) {
     drive.insert(drive.begin() + 2, "--ready-path=" + serving->readiness_path);
   }
@@ -108,6 +116,9 @@ Json BuildServerWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
               {"affinity", Affinity(label_sets)},
               {"initContainers", std::move(inits)},
               {"containers", Json::array({std::move(seal)})}};
+  // The driver restarts the server for a convergence pass by ending its
+  // processes (initwarm/server_restart.h): it must see them.
+  if (passes > 0) pod["shareProcessNamespace"] = true;
   for (const char* field : kKeptPodFields) {
     if (tspec.contains(field)) pod[field] = tspec[field];
   }

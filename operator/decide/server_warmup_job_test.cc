@@ -155,6 +155,39 @@ TEST(ServerWarmupPod, TheDriverSealsAfterThePlan) {
       << "the driver holds no GPU: the pod asks for the template's count, not one more";
 }
 
+// Convergence passes (the default 3): the driver restarts the server by
+// ending the processes that carry the marker, so the pod shares its
+// process namespace; the driver and the seal both get the record's path.
+TEST(ServerWarmupPod, ConvergencePassesShareTheProcessNamespaceAndMarkTheServer) {
+  const Json pod = Pod(Kc());
+  EXPECT_EQ(pod["shareProcessNamespace"], true);
+  const Json& server = pod["initContainers"][2];
+  EXPECT_EQ(EnvValue(server, "KC_WARMUP_SERVER"), "1");
+  EXPECT_EQ(EnvValue(pod["initContainers"][3], "KC_WARMUP_SERVER"), "1");  // every container
+  for (const auto& e : pod["initContainers"][1].value("env", Json::array())) {  // runs once
+    EXPECT_NE(e["name"], "KC_WARMUP_SERVER");
+  }
+  const std::vector<std::string> args = pod["containers"][0]["args"];
+  auto dashdash = std::find(args.begin(), args.end(), "--");
+  EXPECT_NE(std::find(args.begin(), dashdash, "--max-passes=3"), dashdash);
+  EXPECT_NE(std::find(args.begin(), dashdash,
+                      "--convergence-record=/var/run/kernelcache/convergence.json"),
+            dashdash);
+  EXPECT_NE(std::find(dashdash, args.end(),
+                      "--convergence-record=/var/run/kernelcache/convergence.json"),
+            args.end());
+  EXPECT_NE(std::find(dashdash, args.end(), "--on-not-converged=Publish"), args.end());
+
+  core::KernelCache once = Kc();
+  once.spec.warmup.convergence.max_passes = 0;
+  const Json plain = Pod(once);
+  EXPECT_FALSE(plain.contains("shareProcessNamespace"));
+  for (const auto& e : plain["initContainers"][2]["env"]) EXPECT_NE(e["name"], "KC_WARMUP_SERVER");
+  for (const auto& a : plain["containers"][0]["args"]) {
+    EXPECT_FALSE(a.get<std::string>().starts_with("--max-passes")) << a;
+  }
+}
+
 TEST(ServerWarmupPod, PodFieldsKeptMergedAndDropped) {
   Settings settings;
   settings.warmup_priority_class = "kernelcache-warmup";

@@ -122,8 +122,10 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
                                         "--termination-log=/dev/termination-log",
                                         "--replace"};
 
-  if (!spec.warmup.server && spec.warmup.convergence.max_passes > 0) {
-    prepare_args.push_back("--install-runner=" + std::string(core::kDefaultRunner));
+  if (spec.warmup.convergence.max_passes > 0) {
+    if (!spec.warmup.server) {
+      prepare_args.push_back("--install-runner=" + std::string(core::kDefaultRunner));
+    }
     seal_args.push_back("--convergence-record=" + std::string(core::kDefaultConvergenceRecord));
     seal_args.push_back("--on-not-converged=" + std::string(core::NotConvergedPolicyName(
                                                     spec.warmup.convergence.on_not_converged)));

@@ -135,11 +135,25 @@ assert "livenessProbe" not in srv and "readinessProbe" not in srv, "probes kept"
 assert srv["resources"]["limits"]["nvidia.com/gpu"] == "2", srv["resources"]
 assert [c["name"] for c in pod["containers"]] == ["seal"]
 assert pod["containers"][0]["args"][0] == "drive", pod["containers"][0]["args"]
+assert pod.get("shareProcessNamespace") is True, "convergence passes need the shared namespace"
+assert {"name": "KC_WARMUP_SERVER", "value": "1"} in srv["env"], srv["env"]
 print("ok: warmup pod: prepare, server (native sidecar, no probes, 2 GPUs), seal = initwarm drive")
 PY
 drive_log=$(k -n "$ns" logs "job/$job" -c seal)
 grep -q 'call 1 .*HTTP 200' <<<"$drive_log" || fail "the driver did not send both requests: $drive_log"
 echo "$drive_log" | grep -E '^initwarm drive: call' | sed 's/^/   /'
+# Convergence passes: the driver restarted the server (a fresh process)
+# and replayed the plan; this server compiles nothing new in a second
+# process, so one pass proves the cache.
+grep -q 'initwarm drive: convergence pass 1: restarting the server' <<<"$drive_log" ||
+  fail "the driver did not restart the server for a convergence pass: $drive_log"
+grep -q 'initwarm converge: converged after 1 pass' <<<"$drive_log" ||
+  fail "the driver's log does not say converged after 1 pass: $drive_log"
+restarts=$(k -n "$ns" get pods -l job-name="$job" -o jsonpath='{.items[0].status.initContainerStatuses[?(@.name=="server")].restartCount}')
+[ "${restarts:-0}" -ge 1 ] || fail "the server sidecar was not restarted (restartCount ${restarts:-none})"
+conv=$(k -n "$ns" get kernelcache srv -o jsonpath="{.status.fingerprints[?(@.id==\"$fp\")].convergence.message}")
+[ "$conv" = "converged after 1 pass" ] || fail "status convergence: '$conv'"
+echo "ok: server form: the server restarted $restarts time(s) for the passes; status: $conv"
 for r in 0 1; do
   for b in 128 1024 4096; do
     ls "$vol"/v1/"$fp"/vllm/torch_compile_cache/*/rank_${r}_0/block_$b.json >/dev/null 2>&1 ||

@@ -1,0 +1,72 @@
+#include "initwarm/server_restart.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace kc::initwarm {
+namespace {
+
+// A process of "the server": the marker in its environment, running `script`.
+pid_t StartServer(const std::string& script) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("KC_WARMUP_SERVER", "1", 1);
+    ::execl("/bin/sh", "sh", "-c", script.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+bool Has(const std::vector<pid_t>& pids, pid_t p) {
+  return std::find(pids.begin(), pids.end(), p) != pids.end();
+}
+
+TEST(RestartServerTest, EndsTheMarkedProcessesAndOnlyThem) {
+  const pid_t server = StartServer("exec sleep 1000");
+  const pid_t other = ::fork();
+  if (other == 0) {
+    ::execl("/bin/sleep", "sleep", "1000", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Until the child has exec'ed with the marker.
+  std::vector<pid_t> found;
+  for (int i = 0; i < 1000 && !Has(found, server); ++i) found = ServerPids("/proc");
+  ASSERT_TRUE(Has(found, server));
+  EXPECT_FALSE(Has(found, other));
+  ASSERT_TRUE(RestartServer({}).ok());
+  int status = 0;
+  ASSERT_EQ(::waitpid(server, &status, 0), server);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  EXPECT_EQ(::kill(other, 0), 0) << "an unmarked process was signalled";
+  ::kill(other, SIGKILL);
+  ::waitpid(other, nullptr, 0);
+}
+
+TEST(RestartServerTest, KillsAServerThatIgnoresSigtermAfterTheGrace) {
+  const pid_t server = StartServer("trap '' TERM; while :; do sleep 1; done");
+  std::vector<pid_t> found;
+  for (int i = 0; i < 1000 && !Has(found, server); ++i) found = ServerPids("/proc");
+  ASSERT_TRUE(Has(found, server));
+  RestartOptions o;
+  o.grace = std::chrono::milliseconds(200);
+  ASSERT_TRUE(RestartServer(o).ok());
+  int status = 0;
+  ASSERT_EQ(::waitpid(server, &status, 0), server);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+}
+
+TEST(RestartServerTest, NoServerVisibleSaysHowToFixIt) {
+  Status s = RestartServer({});
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("share its process namespace"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace kc::initwarm
