@@ -45,10 +45,13 @@ FP=$("$IW" probe --runtime-facts "$D/rt.json" | python3 -c "import json,sys;prin
 log "fingerprint $FP; node $NODE; warmed shapes $WARM"
 
 "$IW" prepare --root "$VOL" --fingerprint "$FP" --job-uid job-warm --view "$V" > /dev/null || exit 1
-run_one warmup 900 "${W[@]}" --shapes "$WARM"
-run_one warmup2 900 "${W[@]}" --shapes "$WARM"
+# The product's warmup: the command, then convergence passes until one adds nothing.
+"$IW" converge --view "$V" --max-passes 4 --record "$RES/convergence.json" -- \
+  "${W[@]}" --shapes "$WARM" --out "$RES/warmup.json" > "$RES/warmup.log" 2>&1 || { tail -5 "$RES/warmup.log"; exit 1; }
+grep "initwarm converge" "$RES/warmup.log"
 "$IW" seal --root "$VOL" --fingerprint "$FP" --job-uid job-warm --node-facts "$NODE" \
-  --runtime-facts "$D/rt.json" --termination-log "$RES/seal.term" > /dev/null || { cat "$RES/seal.term"; exit 1; }
+  --runtime-facts "$D/rt.json" --convergence-record "$RES/convergence.json" \
+  --termination-log "$RES/seal.term" > /dev/null || { cat "$RES/seal.term"; exit 1; }
 mount --bind "$VOL" "$RO" && mount -o remount,bind,ro "$RO" || log "read-only bind mount failed"
 
 ready() { tr -d '\n' < "$VOL/v1/$FP/READY"; }

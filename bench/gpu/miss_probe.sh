@@ -4,8 +4,9 @@
 #
 # Through the project's own programs: initwarm prepare -> one cold warmup
 # process through the view -> a copy of the staging view as it is then (what
-# a warmup that runs its command once would seal) -> a second warmup process
-# on the same view -> initwarm seal of both states under two fingerprints.
+# a warmup that runs its command once would seal) -> the product's
+# convergence passes on the same view (initwarm converge) -> initwarm seal of
+# both states under two fingerprints.
 # For each: initwarm wait (Copy) + a fresh model process; the same process
 # again on that now-warm copy (the delivery limit: a process on its own warm
 # local cache); initwarm wait (Shared: the layered view) on a read-only bind
@@ -45,24 +46,27 @@ FP=$("$IW" probe --runtime-facts "$D/rt.json" | python3 -c "import json,sys;prin
 log "fingerprint $FP; node $NODE"
 
 # One cold warmup process, then a copy of its staging view (what a warmup
-# that runs its command once seals), then a second warmup process on the
-# same view (a warmup that runs until a process adds nothing).
+# that runs its command once seals), then the product's passes on the same
+# view until one adds nothing.
 rm -rf "$V"
 "$IW" prepare --root "$VOL" --fingerprint "$FP" --job-uid job-miss --view "$V" || exit 1
 log "warmup through the view ($(readlink "$V"))"
 run_one warmup 900 "${W[@]}"
 cp -a "$(readlink -f "$V")" "$D/after-one-process"
-log "warmup's second process on the same staging view"
-run_one warmup2 900 "${W[@]}"
+log "the product's convergence passes on the same staging view"
+"$IW" converge --view "$V" --max-passes 4 --record "$RES/convergence.json" -- \
+  "${W[@]}" --out "$RES/warmup2.json" > "$RES/converge.log" 2>&1 || { tail -5 "$RES/converge.log"; exit 1; }
+grep "initwarm converge" "$RES/converge.log"
 # The once-run cache is sealed under a fingerprint of its own (another image name).
 sed 's/miss:run/miss:once/' "$D/rt.json" > "$D/rt-once.json"
 FP1=$("$IW" probe --runtime-facts "$D/rt-once.json" | python3 -c "import json,sys;print(json.load(sys.stdin)['fingerprint']['id'])")
-seal_fp() {  # seal_fp FP OWNER RUNTIME_FACTS
-  "$IW" seal --root "$VOL" --fingerprint "$1" --job-uid "$2" --node-facts "$NODE" \
-    --runtime-facts "$3" --termination-log "$RES/seal-$2.term" > /dev/null \
-    || { cat "$RES/seal-$2.term"; exit 1; }
+seal_fp() {  # seal_fp FP OWNER RUNTIME_FACTS [seal flags...]
+  local fp=$1 owner=$2 rt=$3; shift 3
+  "$IW" seal --root "$VOL" --fingerprint "$fp" --job-uid "$owner" --node-facts "$NODE" \
+    --runtime-facts "$rt" --termination-log "$RES/seal-$owner.term" "$@" > /dev/null \
+    || { cat "$RES/seal-$owner.term"; exit 1; }
 }
-seal_fp "$FP" job-miss "$D/rt.json"
+seal_fp "$FP" job-miss "$D/rt.json" --convergence-record "$RES/convergence.json"
 rm -rf "$V"
 "$IW" prepare --root "$VOL" --fingerprint "$FP1" --job-uid job-once --view "$V" > /dev/null || exit 1
 cp -a "$D/after-one-process/." "$(readlink -f "$V")/"
