@@ -17,6 +17,10 @@ constexpr std::size_t kMaxKeyBytes = 512;
 
 bool EndsWith(std::string_view s, std::string_view suffix) { return s.ends_with(suffix); }
 
+std::string Field(const std::string& where, const char* key) {
+  return where.empty() ? std::string(key) : where + "." + key;
+}
+
 Status Bad(const std::string& field, std::string_view want) {
   return InvalidArgumentError("convergence record: " + field + ": " + std::string(want));
 }
@@ -24,24 +28,24 @@ Status Bad(const std::string& field, std::string_view want) {
 StatusOr<std::uint64_t> U64(const Json& j, const std::string& where, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_number_unsigned()) {
-    return Bad(where + "." + key, "want a non-negative integer");
+    return Bad(Field(where, key), "want a non-negative integer");
   }
   return it->get<std::uint64_t>();
 }
 
 StatusOr<std::int64_t> I64(const Json& j, const std::string& where, const char* key) {
   auto it = j.find(key);
-  if (it == j.end() || !it->is_number_integer()) return Bad(where + "." + key, "want an integer");
+  if (it == j.end() || !it->is_number_integer()) return Bad(Field(where, key), "want an integer");
   return it->get<std::int64_t>();
 }
 
 StatusOr<std::string> Str(const Json& j, const std::string& where, const char* key,
                           std::size_t max) {
   auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) return Bad(where + "." + key, "want a string");
+  if (it == j.end() || !it->is_string()) return Bad(Field(where, key), "want a string");
   std::string s = it->get<std::string>();
   if (s.size() > max)
-    return Bad(where + "." + key, "longer than " + std::to_string(max) + " bytes");
+    return Bad(Field(where, key), "longer than " + std::to_string(max) + " bytes");
   return s;
 }
 

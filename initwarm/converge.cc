@@ -181,8 +181,7 @@ StatusOr<core::RunRecord> PassObserver::Observe(std::int64_t duration_ms, int ex
         WriteFileDurable(s_->record_path, core::ConvergenceRecordToJson(s_->record)));
   }
   if (Next() != core::PassStep::kRunPass && Next() != core::PassStep::kFailed) {
-    log << "initwarm converge: " << core::ConvergenceMessage(core::Summarize(s_->record))
-        << "\n";
+    log << "initwarm converge: " << core::ConvergenceMessage(core::Summarize(s_->record)) << "\n";
   }
   return run;
 }

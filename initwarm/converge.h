@@ -51,8 +51,7 @@ class PassObserver {
  public:
   // Lists and hashes the tree as it is before the first run. `record`
   // ("" for none) is rewritten after every run.
-  static StatusOr<PassObserver> Start(const std::filesystem::path& staging,
-                                      std::int32_t max_passes,
+  static StatusOr<PassObserver> Start(const std::filesystem::path& staging, std::int32_t max_passes,
                                       const std::filesystem::path& record);
   PassObserver(PassObserver&&) noexcept;
   PassObserver& operator=(PassObserver&&) noexcept;

@@ -130,8 +130,7 @@ StatusOr<DriveResult> Drive(const DriveOptions& opts, std::ostream& log) {
   if (opts.max_passes > 0) {
     if (!opts.restart_server) return InvalidArgumentError("no way to restart the server");
     KC_ASSIGN_OR_RETURN(const std::filesystem::path staging, StagingOfView(opts.view));
-    KC_ASSIGN_OR_RETURN(PassObserver o,
-                        PassObserver::Start(staging, opts.max_passes, opts.record));
+    KC_ASSIGN_OR_RETURN(PassObserver o, PassObserver::Start(staging, opts.max_passes, opts.record));
     observer.emplace(std::move(o));
   }
   while (true) {

@@ -45,8 +45,8 @@ struct DriveOptions {
   std::chrono::milliseconds settle{std::chrono::seconds(3)};
   std::chrono::milliseconds poll{std::chrono::seconds(1)};
   std::vector<core::WarmupCall> calls;
-  std::int32_t max_passes = 0;          // 0: the plan once
-  std::filesystem::path record;         // the convergence record ("" for none)
+  std::int32_t max_passes = 0;             // 0: the plan once
+  std::filesystem::path record;            // the convergence record ("" for none)
   std::function<Status()> restart_server;  // required with max_passes > 0
 };
 

@@ -1,15 +1,16 @@
 // `initwarm drive` against a real loopback server standing in for the
 // model server: readiness, the calls in order, the view detached, then the
 // in-process seal; and each way a drive fails.
-#include <gtest/gtest.h>
+#include "initwarm/drive.h"
 
-#include <sstream>
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <atomic>
 #include <filesystem>
 #include <future>
 #include <set>
+#include <sstream>
 
 #include "core/exit_codes.h"
 #include "core/layout.h"
@@ -149,7 +150,8 @@ TEST_F(DriveTest, PassesRestartTheServerAndReplayThePlanUntilNothingIsAdded) {
     if (r.target == kReady) return {200, "", false};
     if (r.body == R"({"prompt":"a"})") {
       testing::WriteFile(view_ / "triton" / "A" / "k.json", R"({"name":"k"})");
-      if (generation >= 2) testing::WriteFile(view_ / "triton" / "B" / "late.json", R"({"name":"late"})");
+      if (generation >= 2)
+        testing::WriteFile(view_ / "triton" / "B" / "late.json", R"({"name":"late"})");
     }
     return {200, "{}", false};
   });

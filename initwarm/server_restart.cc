@@ -80,8 +80,7 @@ Status RestartServer(const RestartOptions& o) {
   const auto killed_at = DriveClock::now() + o.grace;
   bool killed = false;
   while (true) {
-    pids.erase(std::remove_if(pids.begin(), pids.end(),
-                              [&](pid_t p) { return !Alive(o.proc, p); }),
+    pids.erase(std::remove_if(pids.begin(), pids.end(), [&](pid_t p) { return !Alive(o.proc, p); }),
                pids.end());
     if (pids.empty()) return OkStatus();
     const auto now = DriveClock::now();

@@ -122,6 +122,8 @@ for w in $WORKLOADS; do
   fi
 done
 for v in ${VARIANTS:-}; do
+  # Within one device call: start a variant only while time is left for it.
+  if [ "$SECONDS" -gt "${VARIANTS_UNTIL:-100000}" ]; then log "skipped variant $v: past ${VARIANTS_UNTIL}s"; continue; fi
   name=${v%%:*}; envs=${v#*:}
   read -r -a CMD <<< "$(cmd_of attn)"
   ( IFS=,; for kv in $envs; do export "${kv?}"; done

@@ -163,7 +163,7 @@ TEST(ServerWarmupPod, ConvergencePassesShareTheProcessNamespaceAndMarkTheServer)
   EXPECT_EQ(pod["shareProcessNamespace"], true);
   const Json& server = pod["initContainers"][2];
   EXPECT_EQ(EnvValue(server, "KC_WARMUP_SERVER"), "1");
-  EXPECT_EQ(EnvValue(pod["initContainers"][3], "KC_WARMUP_SERVER"), "1");  // every container
+  EXPECT_EQ(EnvValue(pod["initContainers"][3], "KC_WARMUP_SERVER"), "1");       // every container
   for (const auto& e : pod["initContainers"][1].value("env", Json::array())) {  // runs once
     EXPECT_NE(e["name"], "KC_WARMUP_SERVER");
   }
@@ -173,9 +173,9 @@ TEST(ServerWarmupPod, ConvergencePassesShareTheProcessNamespaceAndMarkTheServer)
   EXPECT_NE(std::find(args.begin(), dashdash,
                       "--convergence-record=/var/run/kernelcache/convergence.json"),
             dashdash);
-  EXPECT_NE(std::find(dashdash, args.end(),
-                      "--convergence-record=/var/run/kernelcache/convergence.json"),
-            args.end());
+  EXPECT_NE(
+      std::find(dashdash, args.end(), "--convergence-record=/var/run/kernelcache/convergence.json"),
+      args.end());
   EXPECT_NE(std::find(dashdash, args.end(), "--on-not-converged=Publish"), args.end());
 
   core::KernelCache once = Kc();

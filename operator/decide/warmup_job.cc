@@ -113,6 +113,9 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
   const std::string root = std::string("--root=") + kCacheMountPath;
   std::vector<std::string> prepare_args = {"prepare", root, std::string("--view=") + kViewPath,
                                            "--fingerprint=" + fp_id, "--staging-id=$(KC_JOB_UID)"};
+  if (!spec.warmup.server && spec.warmup.convergence.max_passes > 0) {
+    prepare_args.push_back("--install-runner=" + std::string(core::kDefaultRunner));
+  }
   if (!break_lock_of.empty())
     prepare_args.push_back("--break-lock-of=" + StrJoin(break_lock_of, ","));
   std::vector<std::string> seal_args = {"seal",
@@ -123,9 +126,6 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
                                         "--replace"};
 
   if (spec.warmup.convergence.max_passes > 0) {
-    if (!spec.warmup.server) {
-      prepare_args.push_back("--install-runner=" + std::string(core::kDefaultRunner));
-    }
     seal_args.push_back("--convergence-record=" + std::string(core::kDefaultConvergenceRecord));
     seal_args.push_back("--on-not-converged=" + std::string(core::NotConvergedPolicyName(
                                                     spec.warmup.convergence.on_not_converged)));

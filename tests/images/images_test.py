@@ -31,7 +31,7 @@ IMAGES = ["operator", "initwarm", "pause", "warmup-test"]
 # wheel (pip); tests/node/jit_cold_start_test.sh builds it and runs it.
 NOT_BUILT_HERE = ["jit-workload"]
 NEED_BUILD = {"operator": "operator/kernelcache-operator", "initwarm": "initwarm/initwarm",
-              "pause": None, "warmup-test": None}
+              "kc-converge": "initwarm/kc-converge", "pause": None, "warmup-test": None}
 
 
 def dockerfile_final_stage(path):
