@@ -49,6 +49,9 @@ int RunSeal(const std::vector<std::string>& args) {
   }
   auto options = DecodeSealFlags(flags);
   if (!options.ok()) return fail(options.status(), core::kExitUsage);
+  if (Status read = ReadConvergenceRecord(flags, &*options); !read.ok()) {
+    return fail(read, core::kExitUsage);
+  }
   if (options->convergence) {
     const Status policy =
         core::CheckConvergencePolicy(*options->convergence, *NotConvergedPolicyFlag(flags));

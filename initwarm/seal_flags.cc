@@ -48,6 +48,20 @@ void AddSealFlags(FlagSet* f, SealFlags* s) {
             "so) or Fail (refuse it, exit 14)");
 }
 
+Status ReadConvergenceRecord(const SealFlags& s, SealOptions* o) {
+  if (s.convergence_record.empty()) return OkStatus();
+  auto text = ReadFileNoFollow(s.convergence_record, kMaxConvergenceRecordBytes);
+  if (!text.ok()) {
+    return text.status().WithContext(
+        "--convergence-record (did the warmup run its passes: kc-converge, or initwarm drive "
+        "--max-passes?)");
+  }
+  auto record = core::ParseConvergenceRecord(*text);
+  if (!record.ok()) return record.status().WithContext("--convergence-record");
+  o->convergence = std::move(*record);
+  return OkStatus();
+}
+
 StatusOr<core::NotConvergedPolicy> NotConvergedPolicyFlag(const SealFlags& s) {
   auto p = core::ParseNotConvergedPolicy(s.on_not_converged);
   if (!p.ok()) return p.status().WithContext("--on-not-converged");
@@ -67,17 +81,6 @@ StatusOr<SealOptions> DecodeSealFlags(const SealFlags& s) {
   KC_ASSIGN_OR_RETURN(o.node, NodeFactsArg(s.node_facts));
   KC_ASSIGN_OR_RETURN(o.runtime, RuntimeFactsArg(s.runtime_facts));
   KC_RETURN_IF_ERROR(NotConvergedPolicyFlag(s).status());
-  if (!s.convergence_record.empty()) {
-    auto text = ReadFileNoFollow(s.convergence_record, kMaxConvergenceRecordBytes);
-    if (!text.ok()) {
-      return text.status().WithContext(
-          "--convergence-record (did the warmup container run "
-          "`initwarm converge`?)");
-    }
-    auto record = core::ParseConvergenceRecord(*text);
-    if (!record.ok()) return record.status().WithContext("--convergence-record");
-    o.convergence = std::move(*record);
-  }
   KC_RETURN_IF_ERROR(SealFingerprint(o).status());
   return o;
 }

@@ -40,6 +40,11 @@ void AddSealFlags(FlagSet* f, SealFlags* flags);
 // error, naming the flag.
 StatusOr<SealOptions> DecodeSealFlags(const SealFlags& flags);
 
+// Reads and parses the record --convergence-record names into
+// o->convergence (nothing without the flag). Not part of DecodeSealFlags:
+// `initwarm drive` checks the seal's flags before the passes write it.
+Status ReadConvergenceRecord(const SealFlags& flags, SealOptions* o);
+
 // The policy of --on-not-converged (decoded by DecodeSealFlags too).
 StatusOr<core::NotConvergedPolicy> NotConvergedPolicyFlag(const SealFlags& flags);
 
