@@ -108,6 +108,11 @@ invalid() {
 msg=$(until_output 60 invalid) || fail "no InvalidSpec naming the missing Deployment"
 echo "ok: before the Deployment exists: $msg"
 
+# The webhook must know the KernelCache before the Deployment's pod is
+# admitted (right after install the operator's informer may still be
+# relisting a watch the new CRD's storage refused): five dry runs in a row
+# gated, as the JIT test waits for them.
+jit_wait_gating "$ns" srv >/dev/null || fail "the webhook never gated a dry-run pod of app=srv"
 echo "== Deployment srv: its pod waits in its gate while its own template warms the cache"
 srv_deployment srv a
 t0=$(date +%s)
