@@ -310,14 +310,5 @@ TEST(ResolveTest, UnschedulableWarmupSaysStartCold) {
   }
 }
 
-TEST(ResolveTest, HumanDuration) {
-  EXPECT_EQ(HumanDuration(0s), "0s");
-  EXPECT_EQ(HumanDuration(-5s), "0s");
-  EXPECT_EQ(HumanDuration(45s), "45s");
-  EXPECT_EQ(HumanDuration(130s), "2m10s");
-  EXPECT_EQ(HumanDuration(3780s), "1h3m");
-  EXPECT_EQ(HumanDuration(2 * 86400s + 4 * 3600s), "2d4h");
-}
-
 }  // namespace
 }  // namespace kc::op
