@@ -244,7 +244,9 @@ TEST(ResolveTest, FinalAnswers) {
     ASSERT_EQ(r.http_status, 200) << c.name << ": " << r.body.dump();
     EXPECT_EQ(r.body.value("final", false), !c.want_reason.empty()) << c.name << r.body.dump();
     EXPECT_EQ(r.body.value("reason", ""), c.want_reason) << c.name;
-    if (!c.want_reason.empty()) EXPECT_EQ(r.body["state"], "Unknown") << c.name;
+    if (!c.want_reason.empty()) {
+      EXPECT_EQ(r.body["state"], "Unknown") << c.name;
+    }
     EXPECT_NE(r.body.value("message", "").find(c.want_message), std::string::npos)
         << c.name << ": " << r.body.dump();
   }
