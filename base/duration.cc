@@ -1,5 +1,6 @@
 #include "base/duration.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "base/numbers.h"
@@ -40,10 +41,19 @@ std::string DurationExamples(const DurationSyntax& syntax) {
 }
 
 std::string FormatDuration(std::chrono::seconds d, bool days) {
-  const int64_t s = d.count();
-  if (days && s != 0 && s % 86400 == 0) return std::to_string(s / 86400) + "d";
-  if (s != 0 && s % 3600 == 0) return std::to_string(s / 3600) + "h";
-  return std::to_string(s) + "s";
+  int64_t s = std::max<int64_t>(0, d.count());
+  if (s == 0) return "0s";
+  std::string out;
+  auto unit = [&](int64_t size, char name) {
+    if (s < size) return;
+    out += std::to_string(s / size) + name;
+    s %= size;
+  };
+  if (days) unit(86400, 'd');
+  unit(3600, 'h');
+  unit(60, 'm');
+  unit(1, 's');
+  return out;
 }
 
 StatusOr<std::chrono::seconds> ParseDuration(std::string_view text, const DurationSyntax& syntax,

@@ -1,5 +1,6 @@
-// Durations from text: the one parser, for the CRD's fields and both
-// programs' flags.
+// Durations from text and back: the one parser, for the CRD's fields and
+// both programs' flags, and the one formatter, for their help and errors and
+// for every duration a message shows a person.
 //
 //   ParseDuration("1h30m")                      -> 5400s   (the CRD's form)
 //   ParseDuration("90", kFlagDurations)         -> 90s     (bare seconds)
@@ -55,8 +56,10 @@ StatusOr<std::chrono::seconds> ParseDuration(std::string_view text,
 // Examples of what `syntax` takes: "e.g. 90, 45s, 5m, 1h30m, 2d".
 std::string DurationExamples(const DurationSyntax& syntax);
 
-// Exact and short: whole days ("366d") when `days`, else whole hours
-// ("2h", "87600h"), else seconds ("120s", "0s").
+// Exact and short: every unit that is not zero, largest first ("45s",
+// "2m", "2m10s", "1h3m", "1h2m5s", "87600h"); with `days`, whole days too
+// ("2d4h", "366d"); "0s" for zero and for a negative duration. ParseDuration
+// reads it back (with `days`, a syntax that takes days).
 std::string FormatDuration(std::chrono::seconds d, bool days = false);
 
 }  // namespace kc

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -126,15 +127,40 @@ TEST(DurationTest, HostileApiDurationsAreTooLong) {
 }
 
 TEST(DurationTest, Format) {
-  EXPECT_EQ(FormatDuration(std::chrono::seconds(0)), "0s");
-  EXPECT_EQ(FormatDuration(std::chrono::seconds(120)), "120s");
-  EXPECT_EQ(FormatDuration(std::chrono::seconds(7200)), "2h");
-  EXPECT_EQ(FormatDuration(kMaxDuration), "87600h");
-  EXPECT_EQ(FormatDuration(std::chrono::seconds(86400), /*days=*/true), "1d");
-  EXPECT_EQ(FormatDuration(std::chrono::seconds(90000), /*days=*/true), "25h");
-  // What is formatted parses back to itself.
-  for (int64_t s : {0LL, 1LL, 59LL, 120LL, 3600LL, 86400LL, 87600LL * 3600}) {
-    EXPECT_EQ(ParseDuration(FormatDuration(std::chrono::seconds(s)))->count(), s) << s;
+  struct Case {
+    int64_t seconds;
+    bool days;
+    const char* want;
+  } cases[] = {
+      {0, false, "0s"},
+      {-5, false, "0s"},  // a clock that went back
+      {1, false, "1s"},
+      {45, false, "45s"},
+      {60, false, "1m"},
+      {90, false, "1m30s"},
+      {120, false, "2m"},
+      {130, false, "2m10s"},
+      {3600, false, "1h"},
+      {3720, false, "1h2m"},
+      {3725, false, "1h2m5s"},
+      {7200, false, "2h"},
+      {86400, false, "24h"},
+      {90000, false, "25h"},
+      {87600LL * 3600, false, "87600h"},
+      {86400, true, "1d"},
+      {90000, true, "1d1h"},
+      {2 * 86400 + 4 * 3600, true, "2d4h"},
+      {366LL * 86400, true, "366d"},
+      {45, true, "45s"},
+  };
+  for (const Case& c : cases) {
+    const std::string got = FormatDuration(std::chrono::seconds(c.seconds), c.days);
+    EXPECT_EQ(got, c.want) << c.seconds << (c.days ? " with days" : "");
+    // What is formatted parses back to itself.
+    const DurationSyntax syntax = c.days ? kInitwarmDurations : kApiDurations;
+    auto back = ParseDuration(got, syntax);
+    ASSERT_TRUE(back.ok()) << got << ": " << back.status();
+    EXPECT_EQ(back->count(), std::max<int64_t>(0, c.seconds)) << got;
   }
 }
 

@@ -149,7 +149,7 @@ TEST(Flags, Help) {
        {"usage: x [flags]\n\nA test command.\n\nflags:\n",
         "  --root=VALUE\n      root (default /var/cache/kernelcache) [env KC_ROOT]\n",
         "  --dry-run[=BOOL]\n      dry\n", "  --keep=VALUE[,VALUE...]\n      keep (repeatable)\n",
-        "  --timeout=VALUE\n      timeout (default 900s) [env KC_TIMEOUT]\n",
+        "  --timeout=VALUE\n      timeout (default 15m) [env KC_TIMEOUT]\n",
         "  --threads=VALUE\n      threads (default 0; 0..1024)\n",
         "  --port=VALUE\n      port (default --http-port; 0..65535)\n"}) {
     EXPECT_NE(h.find(want), std::string::npos) << want << "\n---\n" << h;

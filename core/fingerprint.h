@@ -45,8 +45,8 @@ struct RuntimeFacts {
   // declared parallel layout ({"tensor": 4, "pipeline": 1}), and the sha256
   // of the server's command and args.
   int64_t gpus = 1;
-  std::map<std::string, int64_t> parallel;
-  std::string server;
+  std::map<std::string, int64_t> parallel{};
+  std::string server{};
   friend bool operator==(const RuntimeFacts&, const RuntimeFacts&) = default;
 };
 

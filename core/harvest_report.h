@@ -36,22 +36,22 @@ inline constexpr std::size_t kMaxHarvestNameBytes = 160;
 
 struct HarvestReport {
   std::string fingerprint;
-  std::string outcome;  // kHarvestMerged | kHarvestUnchanged | kHarvestFailed
-  std::string base_digest;
-  std::string manifest_digest;
+  std::string outcome{};  // kHarvestMerged | kHarvestUnchanged | kHarvestFailed
+  std::string base_digest{};
+  std::string manifest_digest{};
   std::int64_t bytes = 0;
   std::int64_t files = 0;
   std::int64_t added_files = 0;
   std::int64_t added_bytes = 0;
-  std::vector<std::string> added_entries;
+  std::vector<std::string> added_entries{};
   std::int64_t conflict_count = 0;
-  std::vector<std::string> conflicts;
+  std::vector<std::string> conflicts{};
   std::int64_t rejected_count = 0;
-  std::vector<std::string> rejected;
+  std::vector<std::string> rejected{};
   std::int64_t duplicate_count = 0;
   std::int64_t pods = 0;
-  std::string reason;  // Failed
-  std::string message;
+  std::string reason{};  // Failed
+  std::string message{};
   friend bool operator==(const HarvestReport&, const HarvestReport&) = default;
 };
 

@@ -54,7 +54,9 @@ TEST(HarvestPath, Rules) {
   for (const auto& c : cases) {
     Status s = CheckHarvestPath(c.path);
     EXPECT_EQ(s.ok(), c.ok) << c.path;
-    if (!c.ok) EXPECT_NE(s.message().find(c.says), std::string::npos) << s.message();
+    if (!c.ok) {
+      EXPECT_NE(s.message().find(c.says), std::string::npos) << s.message();
+    }
   }
 }
 

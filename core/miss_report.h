@@ -37,7 +37,7 @@ inline constexpr std::size_t kMaxMissTextBytes = 512;
 struct MissReport {
   std::string fingerprint;
   std::vector<RuntimeMiss> misses;
-  std::optional<HarvestListRef> harvest;
+  std::optional<HarvestListRef> harvest{};
   friend bool operator==(const MissReport&, const MissReport&) = default;
 };
 

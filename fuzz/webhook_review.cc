@@ -63,8 +63,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const kc::webhook::InjectSettings settings = {"initwarm:test", "http://op:8080",
                                                 "kernelcache-system", "fuzz"};
   CheckAnswer(kc::webhook::ReviewPodMutation(body, Caches, settings));
-  CheckAnswer(kc::webhook::ReviewKernelCacheValidation(
-      body, Caches, [](const std::string& name) { return name == "nfs"; }));
+  // "nfs" exists, "static" is only named by a PersistentVolume, "down" is
+  // not answered; any other class neither exists nor is named.
+  CheckAnswer(kc::webhook::ReviewKernelCacheValidation(body, Caches, [](const std::string& name) {
+    using kc::webhook::Known;
+    if (name == "nfs") return kc::webhook::StorageClassFacts{Known::kYes, Known::kUnknown};
+    if (name == "static") return kc::webhook::StorageClassFacts{Known::kNo, Known::kYes};
+    if (name == "down") return kc::webhook::StorageClassFacts{};
+    return kc::webhook::StorageClassFacts{Known::kNo, Known::kNo};
+  }));
 
   auto req = kc::webhook::DecodeAdmissionReview(body);
   if (!req.ok() || !req->object.is_object()) return 0;

@@ -70,7 +70,9 @@ TEST(CallReplyStatus, Table) {
   for (const auto& c : cases) {
     Status s = CallReplyStatus(3, call, {c.status, c.body});
     EXPECT_EQ(s.ok(), c.ok) << c.status;
-    if (!c.ok) EXPECT_NE(s.message().find(c.says), std::string::npos) << s.message();
+    if (!c.ok) {
+      EXPECT_NE(s.message().find(c.says), std::string::npos) << s.message();
+    }
   }
   // Only the body's first 200 bytes are quoted.
   Status s = CallReplyStatus(0, call, {503, long_body});
@@ -104,7 +106,9 @@ TEST(NextPoll, Table) {
   for (const auto& c : cases) {
     auto next = NextPoll(t0 + c.attempt, t0 + c.now, deadline, milliseconds(1000));
     ASSERT_EQ(next.has_value(), c.more) << c.now.count();
-    if (c.more) EXPECT_EQ(*next, t0 + c.next) << c.now.count();
+    if (c.more) {
+      EXPECT_EQ(*next, t0 + c.next) << c.now.count();
+    }
   }
 }
 

@@ -56,9 +56,9 @@ struct GcEntry {
   std::filesystem::path path;
   std::string fingerprint;  // may be empty for unparsable names
   std::int64_t mtime = 0;
-  bool live_writer = false;  // staging/lock: a live writer holds the lock
-  std::string ready_digest;  // published: READY's content ("" when absent)
-  std::string owner;         // staging: its owner suffix; lock: the record's owner
+  bool live_writer = false;    // staging/lock: a live writer holds the lock
+  std::string ready_digest{};  // published: READY's content ("" when absent)
+  std::string owner{};         // staging: its owner suffix; lock: the record's owner
 };
 
 struct GcPolicy {

@@ -27,8 +27,8 @@ struct HttpCall {
   // Further request headers, set after the client's own (Host, User-Agent,
   // Accept, Authorization, Content-Type), so one of the same name replaces
   // it. Content-Length is always the body's.
-  std::vector<std::pair<std::string, std::string>> headers;
-  std::string content_type;                             // of a body sent; "" is application/json
+  std::vector<std::pair<std::string, std::string>> headers{};
+  std::string content_type{};                           // of a body sent; "" is application/json
   std::string unreachable_hint = kOperatorUnreachable;  // appended to transport failures
 };
 

@@ -30,24 +30,6 @@ std::int64_t NextPollDelayMs(int attempt, std::int64_t initial_ms, std::int64_t 
   return std::min(d, max_ms);
 }
 
-std::string HumanDuration(std::int64_t ms) {
-  std::int64_t s = ms / 1000;
-  std::int64_t h = s / 3600;
-  std::int64_t m = (s % 3600) / 60;
-  s %= 60;
-  char buf[64];
-  if (h > 0) {
-    std::snprintf(buf, sizeof(buf), "%lldh%02lldm", static_cast<long long>(h),
-                  static_cast<long long>(m));
-  } else if (m > 0) {
-    std::snprintf(buf, sizeof(buf), "%lldm%02llds", static_cast<long long>(m),
-                  static_cast<long long>(s));
-  } else {
-    std::snprintf(buf, sizeof(buf), "%llds", static_cast<long long>(s));
-  }
-  return buf;
-}
-
 namespace {
 
 struct Clock {

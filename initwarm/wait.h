@@ -96,7 +96,4 @@ StatusOr<WaitResult> Wait(const WaitOptions& opts, const WaitDeps& deps,
 // Capped exponential backoff: initial * 2^attempt, at most max. Pure.
 std::int64_t NextPollDelayMs(int attempt, std::int64_t initial_ms, std::int64_t max_ms);
 
-// "2m10s", "45s", "1h02m". Pure.
-std::string HumanDuration(std::int64_t ms);
-
 }  // namespace kc::initwarm

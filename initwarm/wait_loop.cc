@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/duration.h"
 #include "core/layout.h"
 
 namespace kc::initwarm {
@@ -140,8 +141,9 @@ WaitNext Decide(const WaitOptions& o, const WaitLoop& w, std::int64_t now_ms) {
 std::optional<std::string> ProgressLine(const WaitOptions& o, std::int64_t now_ms, WaitLoop* w) {
   if (now_ms - w->last_log < o.log_every_s * 1000) return std::nullopt;
   w->last_log = now_ms;
-  return "waiting " + HumanDuration(now_ms - w->start) + " for " + WhatIsAwaited(w->fp) + " (" +
-         std::string(core::ResolveStateName(w->state)) + "): " + w->reason;
+  return "waiting " + FormatDuration(std::chrono::seconds((now_ms - w->start) / 1000)) + " for " +
+         WhatIsAwaited(w->fp) + " (" + std::string(core::ResolveStateName(w->state)) +
+         "): " + w->reason;
 }
 
 std::int64_t PollDelayMs(const WaitOptions& o, int attempt, const WaitLoop& w,
@@ -167,8 +169,10 @@ WaitEnd ConcludeWithoutCache(const WaitOptions& o, const WaitLoop& w, std::int64
     end.reason = w.start_cold_reason;
     end.start_cold_now = true;
   } else {
-    std::string why = (w.failed ? "warmup failed" : "timed out after " + HumanDuration(waited_ms)) +
-                      " waiting for " + WhatIsAwaited(w.fp) + ": " + w.reason;
+    std::string why =
+        (w.failed ? "warmup failed"
+                  : "timed out after " + FormatDuration(std::chrono::seconds(waited_ms / 1000))) +
+        " waiting for " + WhatIsAwaited(w.fp) + ": " + w.reason;
     if (!w.validation_failure.empty() && w.validation_failure != w.reason) {
       why += " (earlier: " + w.validation_failure + ")";
     }

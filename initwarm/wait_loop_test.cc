@@ -260,7 +260,7 @@ TEST(WaitLoop, ConcludeWithoutCache) {
   WaitEnd end = ConcludeWithoutCache(o, w, 60000);
   EXPECT_EQ(end.status.code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(end.status.message(),
-            "timed out after 1m00s waiting for fingerprint " + kFp + ": warmup running");
+            "timed out after 1m waiting for fingerprint " + kFp + ": warmup running");
   EXPECT_EQ(end.reason, core::gate_reason::kTimeout);
   EXPECT_FALSE(end.start_cold_now);
 

@@ -29,6 +29,7 @@ const Resource kNodes{"", "v1", "nodes", "Node", false};
 const Resource kPods{"", "v1", "pods", "Pod", true};
 const Resource kPersistentVolumeClaims{"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim",
                                        true};
+const Resource kPersistentVolumes{"", "v1", "persistentvolumes", "PersistentVolume", false};
 const Resource kJobs{"batch", "v1", "jobs", "Job", true};
 const Resource kDeployments{"apps", "v1", "deployments", "Deployment", true};
 const Resource kStatefulSets{"apps", "v1", "statefulsets", "StatefulSet", true};

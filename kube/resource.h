@@ -29,6 +29,7 @@ namespace resources {
 extern const Resource kNodes;
 extern const Resource kPods;
 extern const Resource kPersistentVolumeClaims;
+extern const Resource kPersistentVolumes;
 extern const Resource kJobs;
 extern const Resource kDeployments;
 extern const Resource kStatefulSets;

@@ -242,7 +242,7 @@ TEST(ConfigTest, WarmupPriorityClassAndUnschedulableGrace) {
   EXPECT_NE(usage.find("--warmup-priority-class=VALUE"), std::string::npos) << usage;
   EXPECT_NE(usage.find("(default kernelcache-warmup, which the chart creates)"), std::string::npos)
       << usage;
-  EXPECT_NE(usage.find("StartCold pods start cold at once (default 120s)"), std::string::npos)
+  EXPECT_NE(usage.find("StartCold pods start cold at once (default 2m)"), std::string::npos)
       << usage;
 
   c = f.Parse({"--warmup-priority-class=", "--warmup-unschedulable-grace=45s"});

@@ -63,12 +63,11 @@ Status StartWebhooks(const Config& c, kube::Client& client, Controller& controll
       });
   webhook::WebhookDeps deps;
   deps.list = [&controller](const std::string& ns) { return controller.KernelCachesIn(ns); };
-  // A KernelCache naming a StorageClass that does not exist is admitted with
-  // a warning. KernelCache writes are rare, so one GET each (no informer);
-  // only a NotFound warns (an unreachable API server does not).
-  deps.storage_class_exists = [&client](const std::string& name) {
-    auto sc = client.Get(kube::resources::kStorageClasses, "", name);
-    return sc.ok() || !IsNotFound(sc.status());
+  // A KernelCache naming a StorageClass that neither exists nor is named by
+  // a PersistentVolume is admitted with a warning. KernelCache writes are
+  // rare, so each asks the API server (no informer).
+  deps.storage_class = [&client](const std::string& name) {
+    return webhook::LookUpStorageClass(client, name);
   };
   deps.settings = InjectSettingsFrom(c);
   deps.events = w.events.get();

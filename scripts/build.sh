@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Configures and builds KernelCache into ${KC_BUILD_DIR:-build}: all targets,
 # or only the CMake targets named as arguments (scripts/demo.sh builds
-# kernelcache-operator and initwarm).
+# kernelcache-operator and initwarm). Under CI (CI=true) a warning fails the
+# build (-DKC_WERROR=ON, set on every run, so a directory configured before
+# gets it too).
 # Usage: scripts/build.sh [target...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +19,9 @@ if command -v ccache >/dev/null; then
 fi
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   cmake -S . -B "$build_dir" "${gen[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+fi
+if [ "${CI:-}" = true ]; then
+  cmake "$build_dir" -DKC_WERROR=ON >/dev/null
 fi
 targets=()
 [ "$#" -gt 0 ] && targets=(--target "$@")

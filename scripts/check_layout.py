@@ -3,7 +3,10 @@
 
 Usage: scripts/check_layout.py [REPO_ROOT]
 
-1. Every CMake library (add_library) is named in docs/architecture.md.
+1. docs/architecture.md's table names every CMake library and program
+   (add_library, add_executable; tests excepted), and each row's last
+   column names exactly the project libraries (kc_*) the row's targets
+   link (target_link_libraries), and every outside library they link.
 2. The operator's include rules:
    - operator/decide/ and operator/webhook/ (the pure libraries) include
      only core/, api/, base/ and their own folder (their tests also the
@@ -21,6 +24,26 @@ import sys
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 LIBRARY_RE = re.compile(r'add_library\(\s*([A-Za-z0-9_\-]+)')
+PROGRAM_RE = re.compile(r'add_executable\(\s*([A-Za-z0-9_\-]+)')
+LINK_RE = re.compile(r'target_link_libraries\(\s*([A-Za-z0-9_\-]+)([^)]*)\)')
+TICKED_RE = re.compile(r'`([^`]+)`')
+# An outside library as CMake names it -> the word the table uses for it.
+# Absent: system libraries the table does not list (threads; libdl is named
+# where a program links it).
+OUTSIDE = {
+    'nlohmann_json::nlohmann_json': 'nlohmann/json',
+    'OpenSSL::SSL': 'OpenSSL',
+    'OpenSSL::Crypto': 'OpenSSL',
+    '${KC_STATIC_CRYPTO}': 'OpenSSL',
+    'cpprestsdk::cpprest': 'cpprestsdk',
+    'yaml-cpp': 'yaml-cpp',
+    'Boost::headers': 'Boost',
+    'Boost::boost': 'Boost',
+    'GTest::gtest': 'googletest',
+    'GTest::gtest_main': 'googletest',
+    '${TORCH_LIBRARIES}': 'libtorch',
+}
+SYSTEM = {'Threads::Threads', '${CMAKE_DL_LIBS}', 'PUBLIC', 'PRIVATE', 'INTERFACE'}
 
 PURE = ('operator/decide/', 'operator/webhook/')
 PURE_MAY = ('core/', 'api/', 'base/')
@@ -58,20 +81,74 @@ def include_breach(path, include):
     return None
 
 
+def table_rows(doc):
+    """(targets, links column) of each row of the first table naming a target."""
+    rows = []
+    for line in doc.split('\n'):
+        if not line.startswith('| '):
+            if rows:
+                break
+            continue
+        cells = [c.strip() for c in line.strip().strip('|').split('|')]
+        if len(cells) < 4:
+            continue
+        targets = set(TICKED_RE.findall(cells[1]))
+        if targets:
+            rows.append((targets, cells[3]))
+    return rows
+
+
+def link_problems(rows, links):
+    """Rows whose last column does not name what their targets link."""
+    problems = []
+    for targets, column in rows:
+        linked = set()
+        for t in targets:
+            linked.update(links.get(t, []))
+        named = {n for n in TICKED_RE.findall(column) if n.startswith('kc_')}
+        ours = {l for l in linked if l.startswith('kc_')} - targets - {'kc_testing'}
+        label = ', '.join(sorted(targets))
+        for lib in sorted(ours - named):
+            problems.append(f'docs/architecture.md: row {label} links {lib} but does not name it')
+        for lib in sorted(named - {l for l in linked if l.startswith('kc_')} - {'kc_testing'}):
+            if any(t in links for t in targets):
+                problems.append(f'docs/architecture.md: row {label} names {lib} but links none')
+        for lib in sorted(linked - SYSTEM):
+            if lib.startswith('kc_') or lib in targets:
+                continue
+            word = OUTSIDE.get(lib)
+            if word is None:
+                problems.append(f'scripts/check_layout.py: no table word for {lib} (row {label})')
+            elif word not in column:
+                problems.append(f'docs/architecture.md: row {label} links {lib} but does not '
+                                f'say {word}')
+    return problems
+
+
 def check(root):
     problems = []
     files = tracked_files(root)
     with open(os.path.join(root, 'docs/architecture.md'), encoding='utf-8') as f:
         doc = f.read()
-    libraries = set()
+    libraries, programs, links = set(), set(), {}
     for path in files:
         if os.path.basename(path) != 'CMakeLists.txt':
             continue
         with open(os.path.join(root, path), encoding='utf-8') as f:
-            libraries.update(LIBRARY_RE.findall(f.read()))
+            text = re.sub(r'#[^\n]*', '', f.read())
+        libraries.update(LIBRARY_RE.findall(text))
+        programs.update(p for p in PROGRAM_RE.findall(text) if not p.endswith('_test'))
+        for target, items in LINK_RE.findall(text):
+            links.setdefault(target, []).extend(items.split())
+    rows = table_rows(doc)
+    in_table = set().union(*(t for t, _ in rows)) if rows else set()
     for lib in sorted(libraries):
-        if f'`{lib}`' not in doc:
+        if lib not in in_table:
             problems.append(f'docs/architecture.md: does not name library {lib}')
+    for prog in sorted(programs):
+        if prog not in in_table:
+            problems.append(f'docs/architecture.md: does not name program {prog}')
+    problems += link_problems(rows, links)
     checked = 0
     for path in files:
         if not path.startswith('operator/') or not path.endswith(('.cc', '.h')):
@@ -82,7 +159,7 @@ def check(root):
                 rule = include_breach(path, include)
                 if rule:
                     problems.append(f'{path}: includes {include} ({rule})')
-    return problems, len(libraries), checked
+    return problems, len(libraries) + len(programs), checked
 
 
 def main(argv):
@@ -92,7 +169,8 @@ def main(argv):
         print(p)
     if problems:
         return 1
-    print(f'layout: {libraries} libraries named in docs/architecture.md, '
+    print(f'layout: {libraries} libraries and programs named with their links in '
+          f'docs/architecture.md, '
           f'{checked} operator files keep the include rules')
     return 0
 

@@ -13,6 +13,8 @@ echo "lint: clang-format clean (${#files[@]} files)"
 if [ "${1:-}" = "--tidy" ]; then
   build_dir=${KC_BUILD_DIR:-build}
   mapfile -t ccs < <(printf '%s\n' "${files[@]}" | grep '\.cc$')
-  clang-tidy -p "$build_dir" --quiet "${ccs[@]}"
+  # A directory configured with KC_WERROR (CI) compiles with -Werror: its
+  # warnings are the compiler's business, not clang-tidy's.
+  clang-tidy -p "$build_dir" --quiet --extra-arg=-Wno-error "${ccs[@]}"
   echo "lint: clang-tidy clean"
 fi

@@ -374,7 +374,9 @@ TEST(CacheTransforms, EveryTransformIsAProjection) {
     const Json once = t(object);
     EXPECT_EQ(t(once), once) << resource.resource;
     const kube::ObjectTransform keep = CacheKeepFor(resource);
-    if (keep) EXPECT_EQ(keep(keep(once)), keep(once)) << resource.resource;
+    if (keep) {
+      EXPECT_EQ(keep(keep(once)), keep(once)) << resource.resource;
+    }
   }
 }
 

@@ -29,8 +29,8 @@ struct Caches {
   const MissLedger* misses = nullptr;
   // Deployments and StatefulSets (metadata and spec.template only): the
   // pod templates server warmups name in spec.warmup.server.workloadRef.
-  std::vector<const kube::Store*> deployments;
-  std::vector<const kube::Store*> statefulsets;
+  std::vector<const kube::Store*> deployments{};
+  std::vector<const kube::Store*> statefulsets{};
 
   // By "<ns>/<name>".
   static std::optional<kube::Json> Get(const std::vector<const kube::Store*>& stores,

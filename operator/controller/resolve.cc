@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/duration.h"
 #include "core/fingerprint.h"
 #include "core/gate_report.h"
 #include "core/resolve_answer.h"
@@ -80,30 +81,22 @@ std::string WarmingMessage(const core::FingerprintStatus& fs, const ResolveInput
   }
   const PodView* pod = NewestPod(in.pods, job);
   if (pod != nullptr && !pod->node_name.empty()) {
-    return "warmup Job " + job + " running for " + HumanDuration(Since(now, pod->created)) +
-           " on node " + pod->node_name;
+    return "warmup Job " + job + " running for " +
+           FormatDuration(Since(now, pod->created), /*days=*/true) + " on node " + pod->node_name;
   }
   if (pod != nullptr) {
-    return "warmup Job " + job + " waiting " + HumanDuration(Since(now, pod->created)) +
+    return "warmup Job " + job + " waiting " +
+           FormatDuration(Since(now, pod->created), /*days=*/true) +
            " for a free GPU of this fingerprint";
   }
   if (jv != nullptr) {
-    return "warmup Job " + job + " created " + HumanDuration(Since(now, jv->created)) +
-           " ago, no pod yet";
+    return "warmup Job " + job + " created " +
+           FormatDuration(Since(now, jv->created), /*days=*/true) + " ago, no pod yet";
   }
   return "warmup Job " + job + " starting";
 }
 
 }  // namespace
-
-std::string HumanDuration(std::chrono::seconds d) {
-  int64_t s = std::max<int64_t>(0, d.count());
-  const int64_t days = s / 86400, hours = (s % 86400) / 3600, mins = (s % 3600) / 60, secs = s % 60;
-  if (days > 0) return std::to_string(days) + "d" + std::to_string(hours) + "h";
-  if (hours > 0) return std::to_string(hours) + "h" + std::to_string(mins) + "m";
-  if (mins > 0) return std::to_string(mins) + "m" + std::to_string(secs) + "s";
-  return std::to_string(secs) + "s";
-}
 
 ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now) {
   for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"namespace", &q.ns},
@@ -217,7 +210,8 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
       a.start_cold = true;
       a.reason = std::string(core::gate_reason::kWarmupUnschedulable);
       msg += "; warmup pod " + u->pod + " of Job " + fs->job + " has been unschedulable for " +
-             HumanDuration(u->for_how_long) + (u->message.empty() ? "" : ": " + u->message) +
+             FormatDuration(u->for_how_long, /*days=*/true) +
+             (u->message.empty() ? "" : ": " + u->message) +
              " (onTimeout StartCold pods start cold now; the cache is warmed once a GPU is "
              "free)";
     }

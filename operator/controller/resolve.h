@@ -60,7 +60,4 @@ struct ResolveResponse {
 
 ResolveResponse Resolve(const ResolveQuery& query, const ResolveInputs& in, Time now);
 
-// "2m10s", "45s", "1h3m", "2d4h". Negative durations print as "0s".
-std::string HumanDuration(std::chrono::seconds d);
-
 }  // namespace kc::op

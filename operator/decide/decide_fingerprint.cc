@@ -4,6 +4,7 @@
 #include <limits>
 #include <set>
 
+#include "base/duration.h"
 #include "base/utf8.h"
 #include "operator/decide/names.h"
 #include "operator/decide/termination_message.h"
@@ -60,7 +61,7 @@ void RecordFailure(Recorded& out, const JobView& j, const std::string& reason,
       "Warning", event_reason,
       "warmup Job " + j.name + " for fingerprint " + f.id + " failed (" +
           std::to_string(f.failures) + " in a row): " + f.last_failure + "; retry in " +
-          Human(Backoff(settings, f.failures)) +
+          FormatDuration(Backoff(settings, f.failures)) +
           (kept ? "; the Ready cache sealed at " +
                       (f.ready_at ? api::FormatTime(*f.ready_at) : std::string()) + " stays in use"
                 : ""));

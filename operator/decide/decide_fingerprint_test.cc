@@ -229,7 +229,9 @@ TEST(RecordOutcomeTest, Table) {
     EXPECT_EQ(r.status.state, c.state) << c.name;
     EXPECT_EQ(r.outcome, c.outcome) << c.name;
     EXPECT_EQ(r.awaiting_seal, c.awaiting_seal) << c.name;
-    if (c.awaiting_seal) EXPECT_EQ(r.effects.wake, kT0 - seconds(10) + kSealGrace) << c.name;
+    if (c.awaiting_seal) {
+      EXPECT_EQ(r.effects.wake, kT0 - seconds(10) + kSealGrace) << c.name;
+    }
     if (c.event.empty()) {
       EXPECT_TRUE(r.effects.events.empty()) << c.name;
     } else {

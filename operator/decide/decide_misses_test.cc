@@ -38,7 +38,9 @@ TEST(DecideMisses, RuntimeMissesAfterTable) {
   for (const Case& c : cases) {
     auto got = RuntimeMissesAfter(c.before ? &*c.before : nullptr, c.after, c.observed);
     ASSERT_EQ(got.has_value(), c.want.has_value()) << c.name;
-    if (got) EXPECT_EQ(got->count, *c.want) << c.name;
+    if (got) {
+      EXPECT_EQ(got->count, *c.want) << c.name;
+    }
   }
 }
 

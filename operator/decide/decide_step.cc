@@ -68,13 +68,6 @@ std::string ListSome(const std::vector<std::string>& v) {
   return StrJoin(head, ", ") + " and " + std::to_string(v.size() - kMaxListed) + " more";
 }
 
-std::string Human(seconds s) {
-  const int64_t n = s.count();
-  if (n % 3600 == 0 && n >= 3600) return std::to_string(n / 3600) + "h";
-  if (n % 60 == 0 && n >= 60) return std::to_string(n / 60) + "m";
-  return std::to_string(n) + "s";
-}
-
 std::string Describe(const core::FingerprintStatus& f) {
   return f.id + " (" + f.gpu_product + ", sm " + f.compute_capability + ", driver " + f.driver +
          ", CUDA " + f.cuda_driver + ", " + f.arch + ")";

@@ -69,8 +69,6 @@ bool Changed(const api::Condition* prev, bool value, const std::string& reason);
 
 // "a, b, c, d, e and 4 more"
 std::string ListSome(const std::vector<std::string>& v);
-// 7200s -> "2h", 120s -> "2m", 90s -> "90s"
-std::string Human(seconds s);
 // "<id> (<product>, sm <cc>, driver <d>, CUDA <c>, <arch>)"
 std::string Describe(const core::FingerprintStatus& f);
 

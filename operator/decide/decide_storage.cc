@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/duration.h"
 #include "base/strings.h"
 #include "operator/decide/warmup_job.h"
 
@@ -61,7 +62,8 @@ StorageVerdict DecideStorage(const core::KernelCache& kc, const std::optional<Pv
       v.effects.WakeAt(deadline, now);
     } else {
       set(false, "WaitingForBinding",
-          "claim " + claim + " is still Pending after " + Human(settings.pvc_binding_grace) +
+          "claim " + claim + " is still Pending after " +
+              FormatDuration(settings.pvc_binding_grace) +
               "; check its storage class and provisioner (kubectl describe pvc " + claim +
               "). A WaitForFirstConsumer class binds when the first warmup pod is scheduled",
           true);

@@ -145,7 +145,7 @@ struct ObservedMisses {
   std::string manifest_digest;
   core::RuntimeMissStatus misses;
   // Inbox files pods gated on that digest listed for a harvest, by pod.
-  std::vector<core::HarvestPod> harvest;
+  std::vector<core::HarvestPod> harvest{};
   friend bool operator==(const ObservedMisses&, const ObservedMisses&) = default;
 };
 

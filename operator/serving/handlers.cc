@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "kube/resource.h"
+
 namespace kc::webhook {
 
 EventQueue::EventQueue(std::function<void(const WarningEvent&)> write)
@@ -56,8 +58,33 @@ void RegisterWebhookHandlers(op::HttpServer& server, WebhookDeps deps) {
     return answer(ReviewPodMutation(req.body, d->list, d->settings));
   });
   server.HandlePost(kValidateKernelCachesPath, [d, answer](const op::HttpRequest& req) {
-    return answer(ReviewKernelCacheValidation(req.body, d->list, d->storage_class_exists));
+    return answer(ReviewKernelCacheValidation(req.body, d->list, d->storage_class));
   });
+}
+
+StorageClassFacts LookUpStorageClass(kube::Client& client, const std::string& name) {
+  StorageClassFacts facts;
+  auto sc = client.Get(kube::resources::kStorageClasses, "", name);
+  if (sc.ok()) {
+    facts.class_exists = Known::kYes;
+    return facts;
+  }
+  if (!IsNotFound(sc.status())) return facts;
+  facts.class_exists = Known::kNo;
+  bool named = false;
+  kube::ListOptions options;
+  options.limit = 500;
+  auto listed = kube::ListEach(client, kube::resources::kPersistentVolumes, "", options, {},
+                               [&](kube::Json&& pv) {
+                                 const auto spec = pv.find("spec");
+                                 if (spec == pv.end() || !spec->is_object()) return;
+                                 const auto cls = spec->find("storageClassName");
+                                 if (cls != spec->end() && cls->is_string() && *cls == name) {
+                                   named = true;
+                                 }
+                               });
+  if (listed.ok()) facts.volume_names_it = named ? Known::kYes : Known::kNo;
+  return facts;
 }
 
 }  // namespace kc::webhook

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "kube/client.h"
 #include "operator/serving/http_server.h"
 #include "operator/webhook/review.h"
 
@@ -40,11 +41,16 @@ class EventQueue {
 
 struct WebhookDeps {
   KernelCacheLister list;
-  StorageClassExists storage_class_exists;  // may be empty
+  StorageClassLookup storage_class;  // may be empty
   InjectSettings settings;
   EventQueue* events = nullptr;  // may be null: Events are dropped
 };
 
 void RegisterWebhookHandlers(op::HttpServer& server, WebhookDeps deps);
+
+// What the API server says about StorageClass `name`: one GET of it, and
+// only when that is NotFound, the PersistentVolumes, page by page, for one
+// whose spec.storageClassName is `name`. Any other error is kUnknown.
+StorageClassFacts LookUpStorageClass(kube::Client& client, const std::string& name);
 
 }  // namespace kc::webhook

@@ -8,6 +8,8 @@
 
 #include "base/base64.h"
 #include "kube/config.h"
+#include "kube/resource.h"
+#include "kube/testing/fake_client.h"
 #include "operator/testing/https_client.h"
 #include "operator/webhook/certs.h"
 #include "testing/eventually.h"
@@ -116,6 +118,81 @@ TEST(EventQueueTest, WritesInOrderOffTheCallersThreadAndDropsBeyondTheBound) {
   ASSERT_GE(written.size(), EventQueue::kMaxPendingEvents);
   EXPECT_EQ(written[0], "kc-0");
   EXPECT_EQ(written[1], "kc-1");
+}
+
+// LookUpStorageClass against a fake API server: the StorageClass first, the
+// PersistentVolumes only when it is NotFound, and an error is "unknown".
+TEST(LookUpStorageClassTest, AsksForTheClassThenForAVolumeNamingIt) {
+  auto pv = [](const std::string& name, const std::string& cls) {
+    Json v = {{"metadata", {{"name", name}}}, {"spec", {{"capacity", {{"storage", "1Gi"}}}}}};
+    if (!cls.empty()) v["spec"]["storageClassName"] = cls;
+    return v;
+  };
+  struct Case {
+    std::string name;
+    bool class_exists;
+    std::vector<Json> volumes;
+    std::string failing;  // "verb resource" the fake refuses with Unavailable
+    Known want_class;
+    Known want_volume;
+    bool lists_volumes;
+  } cases[] = {
+      {"class exists", true, {pv("a", "kc-jit")}, "", Known::kYes, Known::kUnknown, false},
+      {"a static volume names it",
+       false,
+       {pv("a", "other"), pv("b", "kc-jit")},
+       "",
+       Known::kNo,
+       Known::kYes,
+       true},
+      {"nothing names it",
+       false,
+       {pv("a", "other"), pv("b", "")},
+       "",
+       Known::kNo,
+       Known::kNo,
+       true},
+      {"no volumes at all", false, {}, "", Known::kNo, Known::kNo, true},
+      {"volumes cannot be listed",
+       false,
+       {},
+       "list persistentvolumes",
+       Known::kNo,
+       Known::kUnknown,
+       true},
+      {"the class cannot be read",
+       false,
+       {},
+       "get storageclasses.storage.k8s.io",
+       Known::kUnknown,
+       Known::kUnknown,
+       false},
+  };
+  for (const Case& c : cases) {
+    kube::FakeClient client;
+    if (c.class_exists) {
+      ASSERT_TRUE(client
+                      .Create(kube::resources::kStorageClasses, "",
+                              {{"metadata", {{"name", "kc-jit"}}}, {"provisioner", "x"}})
+                      .ok());
+    }
+    for (const Json& v : c.volumes) {
+      ASSERT_TRUE(client.Create(kube::resources::kPersistentVolumes, "", v).ok()) << c.name;
+    }
+    const std::string failing = c.failing;
+    client.SetReactor([failing](const kube::FakeAction& a) {
+      return a.verb + " " + a.resource == failing ? UnavailableError("refused") : OkStatus();
+    });
+    client.ClearActions();
+    StorageClassFacts f = LookUpStorageClass(client, "kc-jit");
+    EXPECT_EQ(f.class_exists, c.want_class) << c.name;
+    EXPECT_EQ(f.volume_names_it, c.want_volume) << c.name;
+    bool listed = false;
+    for (const kube::FakeAction& a : client.Actions()) {
+      listed = listed || (a.verb == "list" && a.resource == "persistentvolumes");
+    }
+    EXPECT_EQ(listed, c.lists_volumes) << c.name;
+  }
 }
 
 }  // namespace

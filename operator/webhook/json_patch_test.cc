@@ -150,7 +150,9 @@ TEST(JsonPatchTest, ApplyOfDiffGivesTheTargetOnManyRandomPairs) {
                               << applied.status().message();
     ASSERT_EQ(*applied, b) << "case " << i << ": " << a.dump() << " -> " << b.dump() << " patch "
                            << patch.dump();
-    if (a == b) EXPECT_TRUE(patch.empty());
+    if (a == b) {
+      EXPECT_TRUE(patch.empty());
+    }
   }
 }
 

@@ -61,7 +61,7 @@ ReviewAnswer MutatePod(std::string_view body, const KernelCacheLister& list,
 }
 
 ReviewAnswer ValidateCache(std::string_view body, const KernelCacheLister& list,
-                           const StorageClassExists& storage_class_exists) {
+                           const StorageClassLookup& storage_class) {
   auto req = DecodeAdmissionReview(body);
   if (!req.ok()) return BadRequest(req.status());
   AdmissionResponse resp;
@@ -84,8 +84,7 @@ ReviewAnswer ValidateCache(std::string_view body, const KernelCacheLister& list,
   }
   // A KernelCache being deleted only loses finalizers; nothing to judge.
   if (kc.metadata.deletion_timestamp) return Answer(resp);
-  KernelCacheVerdict v =
-      ValidateKernelCache(kc, List(list, kc.metadata.namespace_), storage_class_exists);
+  KernelCacheVerdict v = ValidateKernelCache(kc, List(list, kc.metadata.namespace_), storage_class);
   resp.allowed = v.allowed;
   resp.warnings = v.warnings;
   if (!v.allowed) {
@@ -114,9 +113,9 @@ ReviewAnswer ReviewPodMutation(std::string_view body, const KernelCacheLister& l
 }
 
 ReviewAnswer ReviewKernelCacheValidation(std::string_view body, const KernelCacheLister& list,
-                                         const StorageClassExists& storage_class_exists) {
+                                         const StorageClassLookup& storage_class) {
   try {
-    return ValidateCache(body, list, storage_class_exists);
+    return ValidateCache(body, list, storage_class);
   } catch (const std::exception& e) {
     return Internal(e.what());
   } catch (...) {

@@ -1,6 +1,6 @@
 // operator/webhook/review.h: the admission handlers' contract, HTTP body in,
 // HTTP answer out. Pure (no I/O); the TLS server and the operator's main call
-// these. Owned by the webhook-mutate branch.
+// these.
 #pragma once
 
 #include <functional>
@@ -23,8 +23,17 @@ struct InjectSettings {
 
 // Lists the KernelCaches of one namespace (the operator's informer cache).
 using KernelCacheLister = std::function<std::vector<core::KernelCache>(const std::string& ns)>;
-// Whether a StorageClass exists; may be empty (then no warning is given).
-using StorageClassExists = std::function<bool(const std::string& name)>;
+// What the API server says about a spec.storage.storageClassName: whether
+// the StorageClass exists, and whether a PersistentVolume names it (a static
+// volume of that class binds a claim with no StorageClass object). kUnknown:
+// not asked, or the API server did not answer.
+enum class Known { kYes, kNo, kUnknown };
+struct StorageClassFacts {
+  Known class_exists = Known::kUnknown;
+  Known volume_names_it = Known::kUnknown;
+};
+// Looks a storageClassName up; may be empty (then no warning is given).
+using StorageClassLookup = std::function<StorageClassFacts(const std::string& name)>;
 
 // A Warning Event the caller records on a KernelCache.
 struct WarningEvent {
@@ -48,6 +57,6 @@ ReviewAnswer ReviewPodMutation(std::string_view body, const KernelCacheLister& l
                                const InjectSettings& settings);
 // POST /validate-kernelcaches
 ReviewAnswer ReviewKernelCacheValidation(std::string_view body, const KernelCacheLister& list,
-                                         const StorageClassExists& storage_class_exists);
+                                         const StorageClassLookup& storage_class);
 
 }  // namespace kc::webhook

@@ -192,8 +192,10 @@ TEST(ReviewTest, KernelCacheUpdateAndDeleteAreAllowed) {
 TEST(ReviewTest, MissingStorageClassIsAllowedWithAWarning) {
   core::KernelCache kc = Kc("llama", "llama");
   kc.spec.storage.storage_class_name = "nfs";
-  ReviewAnswer a = ReviewKernelCacheValidation(KcReview(kc).dump(), Lister({}),
-                                               [](const std::string&) { return false; });
+  ReviewAnswer a =
+      ReviewKernelCacheValidation(KcReview(kc).dump(), Lister({}), [](const std::string&) {
+        return StorageClassFacts{Known::kNo, Known::kNo};
+      });
   const Json resp = Json::parse(a.body)["response"];
   EXPECT_EQ(resp["allowed"], true);
   ASSERT_EQ(resp["warnings"].size(), 1u);

@@ -94,9 +94,17 @@ std::optional<std::map<std::string, std::string>> SelectorOverlap(const api::Lab
   return witness;
 }
 
+std::optional<std::string> StorageClassWarning(const std::string& name,
+                                               const StorageClassFacts& facts) {
+  if (facts.class_exists != Known::kNo || facts.volume_names_it != Known::kNo) return std::nullopt;
+  return "spec.storage.storageClassName: StorageClass \"" + name +
+         "\" does not exist and no PersistentVolume names it; the cache claim stays Pending "
+         "until one does (create it, or fix the name)";
+}
+
 KernelCacheVerdict ValidateKernelCache(const core::KernelCache& kc,
                                        const std::vector<core::KernelCache>& in_namespace,
-                                       const StorageClassExists& storage_class_exists) {
+                                       const StorageClassLookup& storage_class) {
   KernelCacheVerdict v;
   std::vector<const core::KernelCache*> others;
   for (const auto& o : in_namespace) {
@@ -143,10 +151,10 @@ KernelCacheVerdict ValidateKernelCache(const core::KernelCache& kc,
                         o->metadata.name + "\". " + fix);
   }
   const std::string& sc = kc.spec.storage.storage_class_name;
-  if (!sc.empty() && storage_class_exists && !storage_class_exists(sc)) {
-    v.warnings.push_back("spec.storage.storageClassName: StorageClass \"" + sc +
-                         "\" does not exist; the cache claim stays Pending until it does "
-                         "(create it, or fix the name)");
+  if (!sc.empty() && storage_class) {
+    if (auto warning = StorageClassWarning(sc, storage_class(sc))) {
+      v.warnings.push_back(std::move(*warning));
+    }
   }
   v.allowed = v.denials.empty();
   return v;

@@ -7,8 +7,9 @@
 //     "<name>-cache" the operator creates) must not be another
 //     KernelCache's, unless both use existingClaim and both set
 //     spec.storage.shareExistingClaim: true;
-//   - spec.storage.storageClassName that does not exist: allowed, with a
-//     warning (the claim stays Pending until it does).
+//   - spec.storage.storageClassName that no StorageClass and no
+//     PersistentVolume has: allowed, with a warning (the claim stays Pending
+//     until one does; StorageClassWarning).
 // KernelCaches being deleted, and the object's own earlier version (same
 // name: an update), are not "another KernelCache".
 //
@@ -44,8 +45,16 @@ struct KernelCacheVerdict {
   std::vector<std::string> warnings;
 };
 
+// The warning for spec.storage.storageClassName `name`, or nullopt. Only
+// where the API server said both that the StorageClass does not exist and
+// that no PersistentVolume names it: a static volume of the class binds the
+// claim without one, and an unanswered question warns of nothing.
+std::optional<std::string> StorageClassWarning(const std::string& name,
+                                               const StorageClassFacts& facts);
+
+// `storage_class` is asked only when spec.storage.storageClassName is set.
 KernelCacheVerdict ValidateKernelCache(const core::KernelCache& kc,
                                        const std::vector<core::KernelCache>& in_namespace,
-                                       const StorageClassExists& storage_class_exists);
+                                       const StorageClassLookup& storage_class);
 
 }  // namespace kc::webhook

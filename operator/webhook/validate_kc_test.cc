@@ -142,18 +142,59 @@ TEST(ValidateKernelCacheTest, SharedClaimTable) {
   }
 }
 
-TEST(ValidateKernelCacheTest, MissingStorageClassIsAWarning) {
+TEST(StorageClassWarningTest, OnlyWhenNeitherAClassNorAVolumeHasTheName) {
+  constexpr Known kYes = Known::kYes, kNo = Known::kNo, kUnknown = Known::kUnknown;
+  struct Case {
+    Known class_exists;
+    Known volume_names_it;
+    bool warns;
+  } cases[] = {
+      {kYes, kUnknown, false},      // the class exists: volumes not asked
+      {kYes, kNo, false},           //
+      {kYes, kYes, false},          //
+      {kNo, kNo, true},             // nothing can bind the claim
+      {kNo, kYes, false},           // a static PersistentVolume of the class binds it
+      {kNo, kUnknown, false},       // the volumes could not be listed
+      {kUnknown, kUnknown, false},  // the API server did not answer
+      {kUnknown, kNo, false},       //
+  };
+  for (const Case& c : cases) {
+    auto w = StorageClassWarning("nfs-fast", {c.class_exists, c.volume_names_it});
+    EXPECT_EQ(w.has_value(), c.warns)
+        << static_cast<int>(c.class_exists) << "/" << static_cast<int>(c.volume_names_it);
+    if (w) {
+      EXPECT_NE(w->find("spec.storage.storageClassName"), std::string::npos) << *w;
+      EXPECT_NE(w->find("\"nfs-fast\""), std::string::npos) << *w;
+      EXPECT_NE(w->find("no PersistentVolume"), std::string::npos) << *w;
+    }
+  }
+}
+
+TEST(ValidateKernelCacheTest, AStorageClassNoVolumeCanBindIsAWarning) {
   core::KernelCache kc = Kc("a", Sel({{"app", "a"}}));
   kc.spec.storage.storage_class_name = "nfs-fast";
-  auto missing = ValidateKernelCache(kc, {}, [](const std::string&) { return false; });
+  std::vector<std::string> asked;
+  auto lookup = [&asked](Known class_exists, Known volume) {
+    return [&asked, class_exists, volume](const std::string& name) {
+      asked.push_back(name);
+      return StorageClassFacts{class_exists, volume};
+    };
+  };
+  auto missing = ValidateKernelCache(kc, {}, lookup(Known::kNo, Known::kNo));
   EXPECT_TRUE(missing.allowed);
   ASSERT_EQ(missing.warnings.size(), 1u);
-  EXPECT_NE(missing.warnings[0].find("spec.storage.storageClassName"), std::string::npos);
   EXPECT_NE(missing.warnings[0].find("nfs-fast"), std::string::npos);
-  auto present = ValidateKernelCache(kc, {}, [](const std::string& n) { return n == "nfs-fast"; });
-  EXPECT_TRUE(present.warnings.empty());
+  EXPECT_EQ(asked, std::vector<std::string>{"nfs-fast"});
+  auto static_volume = ValidateKernelCache(kc, {}, lookup(Known::kNo, Known::kYes));
+  EXPECT_TRUE(static_volume.allowed);
+  EXPECT_TRUE(static_volume.warnings.empty());
   auto unknown = ValidateKernelCache(kc, {}, nullptr);  // no lookup: no warning
   EXPECT_TRUE(unknown.warnings.empty());
+  kc.spec.storage.storage_class_name.clear();  // the cluster's default class: nothing asked
+  asked.clear();
+  auto default_class = ValidateKernelCache(kc, {}, lookup(Known::kNo, Known::kNo));
+  EXPECT_TRUE(default_class.warnings.empty());
+  EXPECT_TRUE(asked.empty());
 }
 
 TEST(ValidateKernelCacheTest, EveryDenialIsReported) {

@@ -148,6 +148,7 @@ if SET in ("default", "servicemonitor", "registry", "registry-as-written", "repl
     check(crv.get(whcfg) == {"get", "patch"}, f"webhook configurations {crv.get(whcfg)}")
     check(crv.get(f"validatingwebhookconfigurations@{FULL}") == {"get", "patch"}, "validating cfg")
     check(crv.get("storageclasses") == {"get"}, "storageclasses get")
+    check(crv.get("persistentvolumes") == {"list"}, "persistentvolumes list")
     check(crv.get("tokenreviews") == {"create"}, "tokenreviews create (miss reports)")
     check(lv.get(secret) == {"get", "patch"} and lv.get("secrets") == {"create"},
           f"secret verbs {lv.get(secret)} / {lv.get('secrets')}")
@@ -220,7 +221,7 @@ if SET == "watchns":
               f"RoleBinding in {ns}")
     leaked = NAMESPACED & set(crv)
     check(not leaked, f"ClusterRole has namespaced resources {leaked}")
-    check(set(crv) == {"nodes", "tokenreviews", "storageclasses", whcfg,
+    check(set(crv) == {"nodes", "tokenreviews", "storageclasses", "persistentvolumes", whcfg,
                        f"validatingwebhookconfigurations@{FULL}"},
           f"ClusterRole is cluster-wide only: {set(crv)}")
     # Events on the webhook Secret in the release namespace (not watched).
@@ -236,7 +237,8 @@ if SET == "nowebhook":
     check(not [s for s in by_kind(docs, "Service") if s["metadata"]["name"].endswith("-webhook")],
           "webhook Service rendered")
     check(not any(k.startswith("secrets") for k in lv), f"secret verbs without webhook: {lv}")
-    check(not any("webhookconfigurations" in k for k in crv) and "storageclasses" not in crv,
+    check(not any("webhookconfigurations" in k for k in crv) and "storageclasses" not in crv
+          and "persistentvolumes" not in crv,
           f"webhook permissions without webhook: {crv}")
     check(len(tests) == 1, "test hook is the pod only (no dry-run SA) without the webhook")
     check(tpod["spec"].get("automountServiceAccountToken") is False, "test pod has no token")

@@ -429,11 +429,9 @@ TEST_F(RealNodeTest, ChartOperatorTwoReplicasLeaderDeletedDuringWarmup) {
 
 // A warmup container that exits 1 the first time and succeeds the next:
 // (a) backoffLimit 1, the Job's own retry pod (same Job, same lock owner)
-// publishes; (b) backoffLimit 0, the operator's next Job must publish.
-// (b) is refused today by the first Job's lock (`prepare` exit 5, Conflict,
-// for --lock-stale-after = 2 h): the hardening branch (harden-datapath)
-// fixes it. Until then (b) skips when it sees exactly that refusal, and
-// runs in full once it is gone.
+// publishes; (b) backoffLimit 0, the operator's next Job must publish: its
+// prepare breaks the lock the failed Job left (a `prepare` refused with
+// Conflict on that lock fails the test).
 const char kFailOnce[] =
     "if [ ! -f /var/cache/kernelcache/attempted ]; then touch /var/cache/kernelcache/attempted; "
     "echo 'first attempt fails'; exit 1; fi; ";

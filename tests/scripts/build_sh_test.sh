@@ -2,7 +2,8 @@
 # scripts/build.sh's own test, against a fake cmake (and fake ninja, ccache,
 # nproc) on a PATH of nothing else: it configures only a build directory
 # that has no CMakeCache.txt, with Ninja and ccache when present, builds all
-# targets or the ones named, in $KC_BUILD_DIR, and fails when cmake fails.
+# targets or the ones named, in $KC_BUILD_DIR, fails when cmake fails, and
+# under CI=true turns warnings into errors (KC_WERROR) in any directory.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/scripts/fake_path.sh
@@ -24,6 +25,7 @@ fake ccache <<'FAKE'
 true
 FAKE
 dir="$tmp/out"
+unset CI  # the cases below set it where they mean it (CI runs this test with CI=true)
 
 # 1. A fresh directory, Ninja and ccache present: configure, then build all.
 KC_BUILD_DIR="$dir" run "$script"
@@ -51,7 +53,23 @@ run "$script" nothing
 echo "$calls" | grep -q -- "--build build -j 3 --target nothing" ||
   fail "default build directory: '$calls'"
 
-# 5. cmake failing fails the script.
+# 5. Under CI, -DKC_WERROR=ON: after a fresh configure, and on a directory
+# configured before (no configure of its own).
+rm -f "$dir/CMakeCache.txt"
+KC_BUILD_DIR="$dir" CI=true run "$script"
+want="cmake -S . -B $dir -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake $dir -DKC_WERROR=ON
+cmake --build $dir -j 3"
+[ "$calls" = "$want" ] || fail "CI, fresh: '$calls'"
+touch "$dir/CMakeCache.txt"
+KC_BUILD_DIR="$dir" CI=true run "$script" initwarm
+want="cmake $dir -DKC_WERROR=ON
+cmake --build $dir -j 3 --target initwarm"
+[ "$calls" = "$want" ] || fail "CI, configured: '$calls'"
+KC_BUILD_DIR="$dir" CI=false run "$script" initwarm
+[ "$calls" = "cmake --build $dir -j 3 --target initwarm" ] || fail "CI=false: '$calls'"
+
+# 6. cmake failing fails the script.
 KC_BUILD_DIR="$dir" CMAKE_RC=1 run "$script"
 [ "$rc" -ne 0 ] || fail "exit 0 although cmake failed"
 

@@ -89,17 +89,41 @@ class CheckLayoutTest(unittest.TestCase):
                 self.assertIsNotNone(got, (path, include))
                 self.assertIn(want, got)
 
-    def test_library_missing_from_the_doc_is_reported(self):
+    def test_library_or_program_missing_from_the_doc_is_reported(self):
         with tempfile.TemporaryDirectory() as d:
             os.makedirs(os.path.join(d, 'docs'))
             os.makedirs(os.path.join(d, 'lib'))
             with open(os.path.join(d, 'docs', 'architecture.md'), 'w') as f:
-                f.write('| `lib/` | `kc_named` | |\n')
+                f.write('| folder | target | what | links |\n|---|---|---|---|\n'
+                        '| `lib/` | `kc_named`, `tool` | | `kc_base` |\n'
+                        '| `base/` | `kc_base` | | threads only |\n')
             with open(os.path.join(d, 'lib', 'CMakeLists.txt'), 'w') as f:
-                f.write('add_library(kc_named STATIC a.cc)\nadd_library(kc_unnamed STATIC b.cc)\n')
-            problems, libraries, _ = check_layout.check(d)
-            self.assertEqual(libraries, 2)
-            self.assertEqual(problems, ['docs/architecture.md: does not name library kc_unnamed'])
+                f.write('add_library(kc_named STATIC a.cc)\nadd_library(kc_unnamed STATIC b.cc)\n'
+                        'add_library(kc_base STATIC c.cc)\n'
+                        'target_link_libraries(kc_named PUBLIC kc_base Threads::Threads)\n'
+                        'add_executable(tool main.cc)\nadd_executable(hidden main.cc)\n'
+                        'add_executable(lib_test t.cc)  # a test: need not be named\n')
+            problems, named, _ = check_layout.check(d)
+            self.assertEqual(named, 5)
+            self.assertEqual(problems, ['docs/architecture.md: does not name library kc_unnamed',
+                                        'docs/architecture.md: does not name program hidden'])
+
+    def test_a_row_names_exactly_what_its_targets_link(self):
+        links = {'kc_a': ['kc_b', 'kc_c', 'yaml-cpp', 'Threads::Threads'],
+                 'prog': ['kc_a', '${CMAKE_DL_LIBS}']}
+        cases = [
+            ('all named', {'kc_a', 'prog'}, '`kc_b`, `kc_c`; private: yaml-cpp', []),
+            ('a project library left out', {'kc_a'}, '`kc_b`, yaml-cpp',
+             ['docs/architecture.md: row kc_a links kc_c but does not name it']),
+            ('one named that is not linked', {'kc_a'}, '`kc_b`, `kc_c`, `kc_d`, yaml-cpp',
+             ['docs/architecture.md: row kc_a names kc_d but links none']),
+            ('an outside library left out', {'kc_a'}, '`kc_b`, `kc_c`',
+             ['docs/architecture.md: row kc_a links yaml-cpp but does not say yaml-cpp']),
+            ('a program naming its own row\'s library', {'prog'}, '`kc_a`', []),
+        ]
+        for name, targets, column, want in cases:
+            with self.subTest(name):
+                self.assertEqual(check_layout.link_problems([(targets, column)], links), want)
 
     def test_this_repository_keeps_its_layout(self):
         root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')

@@ -44,7 +44,7 @@ run "$script" --fix
 # 4. --tidy: the check, then clang-tidy over the .cc files in the build dir.
 KC_BUILD_DIR=out run "$script" --tidy
 want="clang-format --dry-run --Werror $files
-clang-tidy -p out --quiet core/a.cc kube/b.cc"
+clang-tidy -p out --quiet --extra-arg=-Wno-error core/a.cc kube/b.cc"
 [ "$calls" = "$want" ] || fail "--tidy: '$calls'"
 echo "$out" | grep -q "lint: clang-tidy clean" || fail "no tidy clean line: $out"
 TIDY_RC=1 run "$script" --tidy

@@ -557,8 +557,8 @@ TEST_F(WebhookIntegrationTest, DeploymentPodsArriveGatedAndOthersUntouched) {
 }
 
 // The validating webhook: a second KernelCache selecting the same pods is
-// denied, and the denial names the first one and the field; a missing
-// StorageClass is a warning.
+// denied, and the denial names the first one and the field; a StorageClass
+// that neither exists nor is named by a PersistentVolume is a warning.
 TEST_F(WebhookIntegrationTest, AnOverlappingKernelCacheIsDeniedNamingTheOther) {
   CreateConfigs("Fail");
   StartOperator();
@@ -597,6 +597,24 @@ TEST_F(WebhookIntegrationTest, AnOverlappingKernelCacheIsDeniedNamingTheOther) {
   EXPECT_NE(warned.message().find("no-such-class"), std::string::npos) << warned;
   EXPECT_NE(warned.message().find("spec.storage.storageClassName"), std::string::npos) << warned;
   EXPECT_TRUE(client_->Get(kKernelCaches, ns_, "missing-class").ok());
+  // A class no StorageClass has but a static PersistentVolume names (as
+  // the demo's hostPath volume does) binds the claim: no warning.
+  const std::string static_class = "kc-static-" + name_;
+  Json pv = {{"metadata", {{"name", static_class}}},
+             {"spec",
+              {{"capacity", {{"storage", "1Gi"}}},
+               {"accessModes", {"ReadWriteMany"}},
+               {"persistentVolumeReclaimPolicy", "Retain"},
+               {"storageClassName", static_class},
+               {"hostPath", {{"path", "/tmp/" + static_class}}}}}};
+  ASSERT_TRUE(client_->Create(res::kPersistentVolumes, "", pv).ok());
+  Json static_volume = KernelCache("static-volume", "fourth");
+  static_volume["spec"]["storage"]["storageClassName"] = static_class;
+  Status quiet = cluster_->KubectlWithInput(
+      {"--warnings-as-errors", "-n", ns_, "create", "-f", "-"}, static_volume.dump(), &out);
+  (void)client_->Delete(res::kPersistentVolumes, "", static_class);
+  EXPECT_TRUE(quiet.ok()) << "a warning although a PersistentVolume names the class: " << quiet
+                          << " " << out;
 }
 
 // A fresh install with two replicas, at the chart's check interval (10 s):
