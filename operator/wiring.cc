@@ -14,6 +14,8 @@ Settings SettingsFrom(const Config& c) {
   s.retry_cap = c.retry_cap;
   s.warmup_priority_class = c.warmup_priority_class;
   s.unschedulable_grace = c.warmup_unschedulable_grace;
+  s.operator_namespace = c.webhook_namespace;  // the release namespace (the chart)
+  s.operator_service_account = c.service_account_name;
   return s;
 }
 

@@ -51,6 +51,10 @@ struct Settings {
   // A warmup pod unschedulable this long is reported (condition
   // WarmupUnschedulable, Event) and resolve tells StartCold pods to go.
   std::chrono::seconds unschedulable_grace = kDefaultWarmupUnschedulableGrace;
+  // Where the operator runs and as whom ("" = not known): a server-form
+  // warmup may run as neither (server_identity.h).
+  std::string operator_namespace;
+  std::string operator_service_account;
 };
 
 // A Node matching spec.nodeSelector (the reconciler filters; Decide
