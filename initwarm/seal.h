@@ -32,6 +32,7 @@
 #include "base/status.h"
 #include "core/fingerprint.h"
 #include "initwarm/safe_file.h"
+#include "initwarm/staged_check.h"
 
 namespace kc::initwarm {
 
@@ -46,6 +47,10 @@ struct SealOptions {
   bool replace = false;
   int threads = 0;
   std::int64_t lock_stale_after_s = 2 * 3600;
+  // Set by a caller that built staging from verified bytes (a harvest):
+  // what seal hashes must be exactly this, or nothing is published
+  // (initwarm/staged_check.h).
+  std::optional<ExpectedTree> expected;
 };
 
 struct SealResult {
