@@ -110,6 +110,52 @@ class OperatorIntegrationTest : public NamespaceTest {
 
   // A static RWX PersistentVolume of class kc-<test>, so claims bind without
   // a provisioner.
+  // A gated model pod (label kernelcache.io/consumer=`consumer`) that no
+  // node can take, so neither kwok nor a kubelet writes its status: the test
+  // plays the kubelet with WriteGateResult. Returns the pod's uid.
+  std::string CreateGatedPod(const std::string& name, const std::string& consumer) {
+    Json pod = {
+        {"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata",
+         {{"name", name}, {"labels", {{"app", "llama"}, {core::kConsumerLabel, consumer}}}}},
+        {"spec",
+         {{"nodeSelector", {{"kc-test-unschedulable", "true"}}},
+          {"initContainers",
+           {{{"name", core::kGateContainer}, {"image", "kc.local/initwarm:test"}}}},
+          {"containers", {{{"name", "server"}, {"image", "registry.example/llama:1"}}}}}}};
+    auto created = client_->Create(kube::resources::kPods, ns_, pod);
+    EXPECT_TRUE(created.ok()) << created.status();
+    return created.ok() ? (*created)["metadata"].value("uid", "") : "";
+  }
+
+  // The gate container of pod `name` terminated with `exit_code` and
+  // `message` (its gate report), written to the pod's status.
+  void WriteGateResult(const std::string& name, int exit_code, const std::string& reason,
+                       const std::string& message) {
+    const std::string now = api::FormatTime(std::chrono::system_clock::now());
+    Json status = {{"status",
+                    {{"phase", "Pending"},
+                     {"initContainerStatuses",
+                      {{{"name", core::kGateContainer},
+                        {"image", "kc.local/initwarm:test"},
+                        {"imageID", ""},
+                        {"ready", false},
+                        {"restartCount", 0},
+                        {"state",
+                         {{"terminated",
+                           {{"exitCode", exit_code},
+                            {"reason", reason},
+                            {"message", message},
+                            {"startedAt", now},
+                            {"finishedAt", now}}}}}}}}}}};
+    kube::PatchOptions po;
+    po.subresource = "status";
+    auto patched =
+        client_->Patch(kube::resources::kPods, ns_, name, kube::PatchType::kMerge, status, po);
+    ASSERT_TRUE(patched.ok()) << patched.status();
+  }
+
   void AddPv(const std::string& suffix = "") {
     const std::string name = ns_ + "-pv" + suffix;
     const Status created = CreatePv(name, "100Gi", {{"path", "/tmp/" + name}});
@@ -686,19 +732,7 @@ TEST_F(OperatorIntegrationTest, GateQuarantineIsSeenAndRewarmed) {
       << GetKc("llama").dump(2);
   const std::string first_job = WarmupJobs("llama").at(0)["metadata"]["name"];
 
-  // A gated model pod that no node can take (so neither kwok nor a kubelet
-  // writes its status; this test plays the kubelet).
-  Json pod = {
-      {"apiVersion", "v1"},
-      {"kind", "Pod"},
-      {"metadata",
-       {{"name", "llama-0"}, {"labels", {{"app", "llama"}, {"kernelcache.io/consumer", "llama"}}}}},
-      {"spec",
-       {{"nodeSelector", {{"kc-test-unschedulable", "true"}}},
-        {"initContainers", {{{"name", "kernelcache-wait"}, {"image", "kc.local/initwarm:test"}}}},
-        {"containers", {{{"name", "server"}, {"image", "registry.example/llama:1"}}}}}}};
-  auto created = client_->Create(kube::resources::kPods, ns_, pod);
-  ASSERT_TRUE(created.ok()) << created.status();
+  CreateGatedPod("llama-0", "llama");
   const std::string report = Json{{"outcome", "Failed"},
                                   {"reason", "Quarantined"},
                                   {"fingerprint", fp},
@@ -712,27 +746,7 @@ TEST_F(OperatorIntegrationTest, GateQuarantineIsSeenAndRewarmed) {
                                      {"reason", "sha256 mismatch"},
                                      {"movedTo", "/var/cache/kernelcache/v1/.quarantine/x"}}}}}
                                  .dump();
-  const std::string now = api::FormatTime(std::chrono::system_clock::now());
-  Json status = {{"status",
-                  {{"phase", "Pending"},
-                   {"initContainerStatuses",
-                    {{{"name", "kernelcache-wait"},
-                      {"image", "kc.local/initwarm:test"},
-                      {"imageID", ""},
-                      {"ready", false},
-                      {"restartCount", 0},
-                      {"state",
-                       {{"terminated",
-                         {{"exitCode", 9},
-                          {"reason", "Error"},
-                          {"message", report},
-                          {"startedAt", now},
-                          {"finishedAt", now}}}}}}}}}}};
-  kube::PatchOptions po;
-  po.subresource = "status";
-  auto patched =
-      client_->Patch(kube::resources::kPods, ns_, "llama-0", kube::PatchType::kMerge, status, po);
-  ASSERT_TRUE(patched.ok()) << patched.status();
+  WriteGateResult("llama-0", 9, "Error", report);
 
   // Degraded, with the reason, a new warmup generation...
   Json degraded;
@@ -1144,44 +1158,14 @@ TEST_F(OperatorIntegrationTest, MissReportsCountOnlyForTheirKernelCachesDigest) 
       120s))
       << GetKc("llama").dump(2);
 
-  // A gated pod no node takes; this test plays the kubelet's status write.
-  Json pod = {
-      {"apiVersion", "v1"},
-      {"kind", "Pod"},
-      {"metadata", {{"name", "llama-0"}, {"labels", {{core::kConsumerLabel, "llama"}}}}},
-      {"spec",
-       {{"nodeSelector", {{"kc-test-unschedulable", "true"}}},
-        {"initContainers", {{{"name", core::kGateContainer}, {"image", "kc.local/initwarm:test"}}}},
-        {"containers", {{{"name", "server"}, {"image", "registry.example/llama:1"}}}}}}};
-  auto created = client_->Create(kube::resources::kPods, ns_, pod);
-  ASSERT_TRUE(created.ok()) << created.status();
-  const std::string uid = (*created)["metadata"]["uid"];
+  const std::string uid = CreateGatedPod("llama-0", "llama");
+  ASSERT_FALSE(uid.empty());
   core::GateReport warm;
   warm.outcome = core::GateOutcome::kWarm;
   warm.reason = "Validated";
   warm.fingerprint = fp;
   warm.manifest_digest = kDigest;
-  const std::string now = api::FormatTime(std::chrono::system_clock::now());
-  Json status = {{"status",
-                  {{"phase", "Pending"},
-                   {"initContainerStatuses",
-                    {{{"name", core::kGateContainer},
-                      {"image", "kc.local/initwarm:test"},
-                      {"imageID", ""},
-                      {"ready", false},
-                      {"restartCount", 0},
-                      {"state",
-                       {{"terminated",
-                         {{"exitCode", 0},
-                          {"reason", "Completed"},
-                          {"message", core::GateReportToJson(warm)},
-                          {"startedAt", now},
-                          {"finishedAt", now}}}}}}}}}}};
-  kube::PatchOptions po;
-  po.subresource = "status";
-  ASSERT_TRUE(
-      client_->Patch(kube::resources::kPods, ns_, "llama-0", kube::PatchType::kMerge, status, po)
-          .ok());
+  WriteGateResult("llama-0", 0, "Completed", core::GateReportToJson(warm));
 
   // The pod's own token, bound to it, for the miss channel's audience.
   Status made;
