@@ -7,6 +7,7 @@
 #include <set>
 
 #include "api/time.h"
+#include "core/json_bounds.h"
 #include "core/layout.h"
 
 namespace kc::core {
@@ -215,6 +216,12 @@ Status CheckManifest(const Manifest& m) {
                                     std::to_string(kManifestSchemaVersion) +
                                     "); use an initwarm that matches the cache");
   }
+  if (m.files.size() + m.links.size() > kMaxManifestEntries) {
+    return FieldError("files", std::to_string(m.files.size()) + " files and " +
+                                   std::to_string(m.links.size()) + " links, more than the " +
+                                   std::to_string(kMaxManifestEntries) +
+                                   " a cache may hold; warm fewer shapes per fingerprint");
+  }
   if (!IsFingerprintId(m.fingerprint_id)) {
     return FieldError("fingerprint.id", "\"" + m.fingerprint_id + "\" is not 16 hex digits");
   }
@@ -278,6 +285,12 @@ Status CheckManifest(const Manifest& m) {
 }
 
 StatusOr<Manifest> ParseManifest(std::string_view text) {
+  // A file entry is an object of three keys and values (7), a link one of
+  // two (5); the rest of a manifest holds a few hundred.
+  constexpr std::size_t kOtherValues = 65536;
+  KC_RETURN_IF_ERROR(CheckJsonBounds(
+      text, {kMaxManifestBytes, kMaxManifestDepth, kMaxManifestEntries * 8 + kOtherValues},
+      "manifest.json"));
   KC_ASSIGN_OR_RETURN(json j, ParseJson(text, "manifest.json"));
   if (!j.is_object()) return FieldError("(top level)", "want an object");
   KC_RETURN_IF_ERROR(CheckKeys(j, "",

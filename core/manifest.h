@@ -36,6 +36,15 @@ namespace kc::core {
 
 inline constexpr int kManifestSchemaVersion = 1;
 
+// What a manifest may hold, so that reading one costs a bounded amount of
+// memory whoever wrote it: its bytes, and its files and links together
+// (CheckManifest refuses more, so seal never writes what a gate refuses).
+// ParseManifest scans the text against these (core/json_bounds.h) before
+// it builds anything.
+inline constexpr std::uint64_t kMaxManifestBytes = 64ull << 20;
+inline constexpr std::size_t kMaxManifestEntries = 200'000;
+inline constexpr int kMaxManifestDepth = 8;
+
 struct ManifestFile {
   std::string path;  // relative to the fingerprint directory
   std::uint64_t size = 0;

@@ -43,6 +43,43 @@ TEST(Manifest, RoundTrip) {
   EXPECT_EQ(ManifestToJson(*back), text);  // deterministic
 }
 
+// A manifest's size is bounded where it is written and where it is read: a
+// cache of kMaxManifestEntries files round-trips; one more is refused by
+// CheckManifest (so seal never writes it) and by ParseManifest before it
+// builds a tree.
+TEST(Manifest, EntriesAreBoundedOnBothSides) {
+  Manifest m = Sample();
+  m.links.clear();
+  m.files.clear();
+  for (std::size_t i = 0; i < kMaxManifestEntries; ++i) {
+    m.files.push_back({"t/" + std::to_string(i), 1, std::string(64, 'c')});
+  }
+  FinalizeManifest(&m);
+  EXPECT_TRUE(CheckManifest(m).ok());
+  const std::string at_bound = ManifestToJson(m);
+  ASSERT_LT(at_bound.size(), kMaxManifestBytes);
+  EXPECT_TRUE(ParseManifest(at_bound).ok());
+
+  m.files.push_back({"t/over", 1, std::string(64, 'c')});
+  FinalizeManifest(&m);
+  Status refused = CheckManifest(m);
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("more than the 200000 a cache may hold"), std::string::npos)
+      << refused.message();
+  EXPECT_FALSE(ParseManifest(ManifestToJson(m)).ok());
+
+  // Far more entries than a manifest may hold, refused by the scan.
+  std::string flood = R"({"schema":1,"files":[)";
+  for (int i = 0; i < 2'000'000; ++i) flood += "0,";
+  flood += "0]}";
+  auto scanned = ParseManifest(flood);
+  EXPECT_NE(scanned.status().message().find("holds more than"), std::string::npos)
+      << scanned.status().message();
+  auto deep = ParseManifest(std::string(100, '[') + std::string(100, ']'));
+  EXPECT_NE(deep.status().message().find("nests deeper than 8 levels"), std::string::npos)
+      << deep.status().message();
+}
+
 TEST(Manifest, WithoutInputs) {
   Manifest m = Sample();
   m.node.reset();

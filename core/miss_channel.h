@@ -15,8 +15,11 @@
 //   400 {"error"}  the body is not a miss report (names the field)
 //   401 {"error"}  no token, or TokenReview did not authenticate it
 //   403 {"error"}  the token's pod is not a pod this operator knows was
-//                  gated Warm by a KernelCache (or not for that fingerprint)
+//                  gated Warm by a KernelCache (or not for that fingerprint),
+//                  or that KernelCache's status does not list the gate's
+//                  fingerprint and manifest digest
 //   413            body too large
+//   429 {"error"}  too many reports wait for a TokenReview; retry later
 //
 // The operator checks the token with a TokenReview for kMissTokenAudience
 // and takes the pod's name and uid from the review's extra fields

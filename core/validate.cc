@@ -50,15 +50,35 @@ std::string Finding::ToString() const {
   return s + reason;
 }
 
+namespace {
+
+std::string_view TrimRight(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+std::optional<Finding> CheckExpectedDigest(std::string_view ready, std::string_view expected) {
+  ready = TrimRight(ready);
+  if (expected.empty() || ready == expected) return std::nullopt;
+  if (!IsSha256Hex(ready)) {
+    return Finding{Level::kManifest, std::string(kReadyFileName),
+                   "does not hold a sha256 (64 hex digits)"};
+  }
+  return Finding{Level::kManifest, std::string(kReadyFileName),
+                 "manifest digest " + std::string(ready) +
+                     " differs from the one the operator recorded when it was sealed (" +
+                     std::string(expected) + "): the cache was changed after sealing"};
+}
+
 StatusOr<Manifest> CheckReadyAndManifest(std::string_view ready, std::string_view manifest_bytes,
                                          Finding* finding) {
   auto fail = [&](std::string file, std::string why) {
     *finding = {Level::kManifest, std::move(file), std::move(why)};
     return DataLossError(finding->ToString());
   };
-  while (!ready.empty() && std::isspace(static_cast<unsigned char>(ready.back()))) {
-    ready.remove_suffix(1);
-  }
+  ready = TrimRight(ready);
   if (!IsSha256Hex(ready)) return fail("READY", "does not hold a sha256 (64 hex digits)");
   std::string digest = Sha256Hex(manifest_bytes);
   if (digest != ready) {

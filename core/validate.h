@@ -57,6 +57,12 @@ struct Finding {
   std::string ToString() const;  // "checksums: triton/a/k.cubin: sha256 mismatch (...)"
 };
 
+// Level 1, first: READY's content (trailing whitespace ignored) against the
+// manifest digest the operator recorded when the cache was sealed, before
+// manifest.json is read or parsed, so a rewritten cache is refused for the
+// cost of reading 64 bytes. `expected` empty: no check.
+std::optional<Finding> CheckExpectedDigest(std::string_view ready, std::string_view expected);
+
 // Level 1: READY's content (trailing whitespace ignored) against the
 // manifest bytes, then a strict parse.
 StatusOr<Manifest> CheckReadyAndManifest(std::string_view ready, std::string_view manifest_bytes,

@@ -27,7 +27,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::uint64_t kMaxReadyBytes = 4096;
-constexpr std::uint64_t kMaxManifestBytes = 64ull << 20;
 
 // The published generation: its manifest, checked against READY.
 struct Base {
@@ -47,7 +46,7 @@ StatusOr<Base> ReadBase(const SafeDir& published, const std::string& fp,
     digest.pop_back();
   }
   KC_ASSIGN_OR_RETURN(std::string text,
-                      published.ReadFile(core::kManifestFileName, kMaxManifestBytes, true));
+                      published.ReadFile(core::kManifestFileName, core::kMaxManifestBytes, true));
   if (core::Sha256Hex(text) != digest) {
     return FailedPreconditionError("fingerprint " + fp +
                                    ": READY does not hold the sha256 of manifest.json; not "
@@ -269,6 +268,12 @@ StatusOr<core::HarvestReport> Harvest(const HarvestOptions& o) {
     so.runtime = base->manifest.runtime;
   }
   so.replace = true;
+  // Seal what was verified, nothing else: the base manifest's files and
+  // links and the plan's additions, each with its checked sha256.
+  so.expected = ExpectedTree{base->manifest.files, base->manifest.links};
+  for (const core::InboxFile& add : plan.add) {
+    so.expected->files.push_back({add.file.path, add.file.size, add.file.sha256});
+  }
   so.threads = o.threads;
   so.lock_stale_after_s = o.lock_stale_after_s;
   auto sealed = Seal(so);  // adopts the lock (same owner) and releases it

@@ -13,6 +13,7 @@
 #include "core/security_context.h"
 #include "initwarm/fsutil.h"
 #include "initwarm/hasher.h"
+#include "initwarm/safe_file.h"
 
 namespace kc::initwarm {
 
@@ -54,28 +55,37 @@ Status CheckNoFollow(const fs::path& p, bool dir) {
   return OkStatus();
 }
 
-// Copies the regular file `src` (opened O_NOFOLLOW) to the new file `dst`,
-// group-writable like a Copy-mode copy (the app rewrites it in place).
-Status CopyNoFollow(const fs::path& src, const fs::path& dst) {
-  // lstat first and O_NONBLOCK: opening a FIFO for reading would block.
-  KC_RETURN_IF_ERROR(CheckNoFollow(src, /*dir=*/false));
-  Fd in(::open(src.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (in.get() < 0) {
-    if (errno == ELOOP) return Refuse(src, "is a symlink where a regular file belongs");
-    return ErrnoStatus(errno, "open " + src.string());
-  }
+// Copies the listed file `f` of the published cache to the new file `dst`,
+// group-writable like a Copy-mode copy (the app rewrites it in place). The
+// file is opened through the safe reader (no symlink followed, a regular
+// file with one name) and must have its listed size: no more than that is
+// ever read.
+Status CopyListed(const SafeDir& published, const core::ManifestFile& f, const fs::path& dst) {
+  const fs::path src = published.path() / f.path;
+  KC_RETURN_IF_ERROR(CheckNoFollow(src, /*dir=*/false));  // names what it is instead
+  auto in = published.OpenFile(f.path, /*single_link=*/true);
+  if (!in.ok())
+    return Refuse(src, "cannot be read as a listed file (" + in.status().message() + ")");
   struct stat st {};
-  if (::fstat(in.get(), &st) != 0) return ErrnoStatus(errno, "fstat " + src.string());
-  if (!S_ISREG(st.st_mode)) return Refuse(src, "is not a regular file");
+  if (::fstat(in->get(), &st) != 0) return ErrnoStatus(errno, "fstat " + src.string());
+  if (static_cast<std::uint64_t>(st.st_size) != f.size) {
+    return Refuse(src, "has " + std::to_string(st.st_size) + " bytes, its manifest lists " +
+                           std::to_string(f.size));
+  }
   Fd out(::open(dst.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                 core::kCopyFileMode));
   if (out.get() < 0) return ErrnoStatus(errno, "create " + dst.string());
   char buf[1 << 16];
+  std::uint64_t left = f.size;
   for (;;) {
-    ssize_t n = ::read(in.get(), buf, sizeof(buf));
+    // One byte past the listed size is asked for, so a file that grew is seen.
+    const size_t want = static_cast<size_t>(std::min<std::uint64_t>(sizeof(buf), left + 1));
+    ssize_t n = ::read(in->get(), buf, want);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return ErrnoStatus(errno, "read " + src.string());
     if (n == 0) break;
+    if (static_cast<std::uint64_t>(n) > left) return Refuse(src, "grew past its listed size");
+    left -= static_cast<std::uint64_t>(n);
     for (ssize_t off = 0; off < n;) {
       ssize_t w = ::write(out.get(), buf + off, static_cast<size_t>(n - off));
       if (w < 0 && errno == EINTR) continue;
@@ -83,6 +93,7 @@ Status CopyNoFollow(const fs::path& src, const fs::path& dst) {
       off += w;
     }
   }
+  if (left != 0) return Refuse(src, "shrank below its listed size");
   // open() applies the umask; the app containers (the cache group) must be
   // able to rewrite the copy (docs/permissions.md).
   if (::fchmod(out.get(), core::kCopyFileMode) != 0) {
@@ -98,6 +109,9 @@ bool CopiedInPlace(std::string_view rel) { return rel.starts_with("nv/"); }
 Status BuildLayeredTree(const fs::path& published, const core::Manifest& m, const fs::path& dst) {
   const fs::path src = fs::absolute(published).lexically_normal();
   KC_RETURN_IF_ERROR(CheckNoFollow(src, /*dir=*/true));
+  // v1/<fp> itself opened beneath v1/ without following a symlink: the
+  // files copied in place are read through it.
+  KC_ASSIGN_OR_RETURN(SafeDir published_dir, SafeDir::OpenUnder(src.parent_path(), src));
   if (Exists(dst)) return AlreadyExistsError(dst.string() + " already exists");
   KC_RETURN_IF_ERROR(MkdirAll(dst));
   for (auto dir : core::kFrameworkDirs) KC_RETURN_IF_ERROR(MkdirAll(dst / dir));
@@ -119,7 +133,7 @@ Status BuildLayeredTree(const fs::path& published, const core::Manifest& m, cons
     const fs::path to = dst / f.path;
     KC_RETURN_IF_ERROR(MkdirAll(to.parent_path()));
     if (CopiedInPlace(f.path)) {
-      KC_RETURN_IF_ERROR(CopyNoFollow(from, to));
+      KC_RETURN_IF_ERROR(CopyListed(published_dir, f, to));
       continue;
     }
     KC_RETURN_IF_ERROR(CheckNoFollow(from, /*dir=*/false));

@@ -266,6 +266,13 @@ TEST_F(LayeredViewTest, RefusesSymlinksAndSpecialFiles) {
          ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0);
        },
        "is not a regular file"},
+      {"an nv file larger than listed: never read past its size",
+       published_ / "nv/ComputeCache/index",
+       [&](const fs::path& p) { WriteFile(p, testing::Bytes(1 << 20, 3)); },
+       "has 1048576 bytes, its manifest lists 256"},
+      {"an nv file with a second name outside", published_ / "nv/ComputeCache/0/a1",
+       [&](const fs::path& p) { fs::create_hard_link(p, elsewhere / "second-name"); },
+       "cannot be read as a listed file"},
   };
   for (const auto& c : cases) {
     testing::ScratchDir copy;
@@ -282,6 +289,7 @@ TEST_F(LayeredViewTest, RefusesSymlinksAndSpecialFiles) {
     EXPECT_TRUE(fs::is_empty(local_)) << c.name << ": a failed build left a tree";
     fs::remove_all(published_);
     fs::remove_all(elsewhere / "moved");
+    fs::remove_all(elsewhere / "second-name");
     fs::copy(saved, published_, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   }
   EXPECT_TRUE(BuildLayeredView(published_, manifest_, local_, fp_).ok());

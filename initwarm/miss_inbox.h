@@ -52,7 +52,8 @@ std::vector<NewEntry> DueForInbox(const std::vector<NewEntry>& entries, const In
                                   std::int64_t max_files, std::int64_t max_bytes);
 
 // Copies `e` from `tree` into `dir` (the pod's inbox directory): read
-// without following a link (a regular file of e.size bytes), written as
+// through the safe reader beneath `tree` (no symlink followed in any
+// component, a regular file with one name, of e.size bytes), written as
 // <path>.tmp-<rand> and renamed. Returns the file with its sha256.
 StatusOr<core::HarvestFile> CopyToInbox(const std::filesystem::path& tree, const NewEntry& e,
                                         const std::filesystem::path& dir);

@@ -101,6 +101,31 @@ TEST(UpdateInbox, CopiesSettledFilesOnceAtomicallyWithTheirDigest) {
   EXPECT_EQ(s.copied.size(), 2u);
 }
 
+// The app writes the view: a kernel directory swapped for a symlink to
+// elsewhere after the scan, holding a file of the scanned name and size,
+// or a file hard-linked from elsewhere, is refused, never copied.
+TEST(CopyToInbox, NeverFollowsTheViewOutOfItself) {
+  testing::ScratchDir d;
+  const fs::path tree = d.path() / "copy-0123456789abcdef-1";
+  const fs::path outside = d.path() / "outside";
+  WriteFile(tree / "triton/h/k.cubin", "cubin bytes");
+  WriteFile(outside / "k.cubin", "SECRET-BYTE");  // 11 bytes, as scanned
+  ASSERT_TRUE(CopyToInbox(tree, New("triton/h/k.cubin", 11), d.path() / "inbox1").ok());
+
+  fs::remove_all(tree / "triton/h");
+  fs::create_directory_symlink(outside, tree / "triton/h");
+  auto swapped = CopyToInbox(tree, New("triton/h/k.cubin", 11), d.path() / "inbox2");
+  EXPECT_FALSE(swapped.ok());
+  EXPECT_FALSE(Exists(d.path() / "inbox2/triton/h/k.cubin"));
+
+  fs::remove(tree / "triton/h");
+  fs::create_directories(tree / "triton/h");
+  fs::create_hard_link(outside / "k.cubin", tree / "triton/h/k.cubin");
+  auto linked = CopyToInbox(tree, New("triton/h/k.cubin", 11), d.path() / "inbox3");
+  EXPECT_FALSE(linked.ok());
+  EXPECT_NE(linked.status().message().find("hard link"), std::string::npos) << linked.status();
+}
+
 TEST(UpdateInbox, WhatDoesNotFitTheCapsIsNamedOnce) {
   testing::ScratchDir d;
   const fs::path tree = d.path() / "layered-0123456789abcdef-1";

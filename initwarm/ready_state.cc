@@ -12,7 +12,7 @@ namespace kc::initwarm {
 
 namespace fs = std::filesystem;
 
-ReadyState ReadReady(const fs::path& root, const std::string& fp) {
+ReadyState ReadReady(const fs::path& root, const std::string& fp, const std::string& expected) {
   ReadyState st;
   auto root_dir = SafeDir::OpenTrusted(root);
   if (!root_dir.ok()) return st;  // the volume is not mounted yet: nothing published
@@ -38,6 +38,10 @@ ReadyState ReadReady(const fs::path& root, const std::string& fp) {
     return st;
   }
   st.digest = d;
+  if (!expected.empty() && d != expected) {  // refused on its digest: the manifest stays unread
+    st.kind = ReadyState::kDigest;
+    return st;
+  }
   auto manifest = dir->ReadFile(core::kManifestFileName, kMaxManifestBytes);
   core::Finding f;
   if (!manifest.ok() || !core::CheckReadyAndManifest(d, *manifest, &f).ok()) {

@@ -123,6 +123,7 @@ StatusOr<SealResult> SealImpl(const SealOptions& o, fs::path* locked) {
   r.walk_ms = t_walk - t0;
 
   KC_ASSIGN_OR_RETURN(std::vector<std::string> sums, HashStaging(o, staged, p.staging, walk));
+  if (o.expected) KC_RETURN_IF_ERROR(CheckStagedAsExpected(*o.expected, walk, sums));
   const std::string not_normalised = NormaliseModes(p.staging, walk);
   const std::int64_t t_hash = NowMillis();
   r.hash_ms = t_hash - t_walk;

@@ -33,6 +33,7 @@
 #include "core/convergence.h"
 #include "core/fingerprint.h"
 #include "initwarm/safe_file.h"
+#include "initwarm/staged_check.h"
 
 namespace kc::initwarm {
 
@@ -51,6 +52,10 @@ struct SealOptions {
   // core::kConvergenceRecordPath (replacing any file the warmup wrote
   // there) and summarised in the result.
   std::optional<core::ConvergenceRecord> convergence;
+  // Set by a caller that built staging from verified bytes (a harvest):
+  // what seal hashes must be exactly this, or nothing is published
+  // (initwarm/staged_check.h).
+  std::optional<ExpectedTree> expected;
 };
 
 struct SealResult {

@@ -113,6 +113,41 @@ TEST_F(SealTest, PrepareThenSealPublishes) {
   }
 }
 
+// A caller that verified staging's bytes (a harvest) hands seal the list:
+// a file added or rewritten in staging after that is refused and nothing is
+// published.
+TEST_F(SealTest, WithAnExpectedTreeAnythingElseInStagingIsRefusedUnpublished) {
+  fs::path staging = PrepareStaging("job-1");
+  testing::WriteTritonCache(view_, 2);
+  ExpectedTree verified;
+  for (const auto& e : fs::recursive_directory_iterator(staging)) {
+    if (!e.is_regular_file()) continue;
+    const std::string bytes = ReadFile(e.path());
+    verified.files.push_back({e.path().lexically_relative(staging).generic_string(), bytes.size(),
+                              core::Sha256Hex(bytes)});
+  }
+  ASSERT_FALSE(verified.files.empty());
+  SealOptions o = Opts("job-1");
+  o.expected = verified;
+  const core::Layout l(root_);
+
+  WriteFile(staging / "triton" / "planted.cubin", "not verified");
+  auto added = Seal(o);
+  EXPECT_EQ(added.status().code(), StatusCode::kDataLoss) << added.status();
+  EXPECT_NE(added.status().message().find("planted.cubin"), std::string::npos) << added.status();
+  EXPECT_FALSE(Exists(l.Ready(fp_)));
+  fs::remove(staging / "triton" / "planted.cubin");
+
+  const fs::path first = staging / verified.files[0].path;
+  std::string same_size(ReadFile(first).size(), 'x');
+  fs::permissions(first, fs::perms::owner_write, fs::perm_options::add);
+  WriteFile(first, same_size);
+  auto rewritten = Seal(o);
+  EXPECT_EQ(rewritten.status().code(), StatusCode::kDataLoss) << rewritten.status();
+  EXPECT_NE(rewritten.status().message().find(verified.files[0].path), std::string::npos);
+  EXPECT_FALSE(Exists(l.Ready(fp_)));
+}
+
 TEST_F(SealTest, SecondPreparerIsRefusedNamingTheHolder) {
   PrepareStaging("job-1");
   PrepareOptions p;

@@ -33,6 +33,7 @@ std::optional<Finding> Ladder(const VerifyOptions& o, VerifyReport* r) {
                                                 "did not finish)"
                                               : ready.status().message()};
   }
+  if (auto bad = core::CheckExpectedDigest(*ready, o.expected_digest)) return bad;
   auto text = dir.ReadFile(core::kManifestFileName, kMaxManifestBytes);
   if (!text.ok()) return Finding{Level::kManifest, "manifest.json", text.status().message()};
   Finding f;

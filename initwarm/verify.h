@@ -1,6 +1,7 @@
 // Verify: run the validation ladder (core/validate.h) on a cache directory.
 //
-// VerifyCache treats every byte of the cache as hostile: it opens the
+// VerifyCache treats every byte of the cache as hostile: with an expected
+// digest it compares READY with it before anything else is read; it opens the
 // directory beneath `anchor` and every file in it with initwarm/safe_file.h
 // (no symlink followed, only regular files opened, reads bounded: READY
 // 4 KiB, manifest.json 64 MiB, a listed file its listed size). Level 1
@@ -34,7 +35,7 @@ namespace kc::initwarm {
 using CubinLoadFn = std::function<Status(std::string_view image, std::string_view name)>;
 
 inline constexpr std::uint64_t kMaxReadyBytes = 4096;
-inline constexpr std::uint64_t kMaxManifestBytes = 64ull << 20;
+inline constexpr std::uint64_t kMaxManifestBytes = core::kMaxManifestBytes;
 
 struct VerifyOptions {
   std::filesystem::path dir;
@@ -44,6 +45,9 @@ struct VerifyOptions {
   std::filesystem::path anchor;
   core::Level level = core::Level::kTargetArch;
   std::string expected_fingerprint;
+  // The manifest digest the operator recorded at seal time: READY must name
+  // it, checked before manifest.json is read (empty: not known).
+  std::string expected_digest;
   std::optional<core::NodeFacts> node;
   std::string compute_capability;
   std::string view_prefix = std::string(core::kDefaultView);

@@ -132,6 +132,23 @@ TEST_F(VerifyTest, ReadyDigestMismatch) {
   ExpectFail(VerifyCache(Opts(d, Level::kManifest)), Level::kManifest, "READY", "hashes to");
 }
 
+// The operator's digest is compared with READY before manifest.json is
+// read: a cache whose READY names another manifest is refused for 64 bytes
+// read, whatever the manifest holds (here: none at all).
+TEST_F(VerifyTest, TheOperatorsDigestIsComparedBeforeTheManifestIsRead) {
+  fs::path dir = PublishTriton();
+  const std::string sealed = testing::ReadFile(dir / "READY").substr(0, 64);
+  VerifyOptions o = Opts(dir, Level::kManifest);
+  o.expected_digest = sealed;
+  EXPECT_TRUE(VerifyCache(o).ok) << VerifyCache(o).finding.ToString();
+  RewriteManifest(dir, [](std::string* t) { t->insert(t->find('{') + 1, " "); });
+  fs::remove(dir / "manifest.json");
+  ExpectFail(VerifyCache(o), Level::kManifest, "READY",
+             "differs from the one the operator recorded");
+  o.expected_digest.clear();
+  ExpectFail(VerifyCache(o), Level::kManifest, "manifest.json", "");
+}
+
 TEST_F(VerifyTest, StagingLeftovers) {
   fs::path d = PublishTriton();
   WriteFile(d / "triton/tmp.pid_123_456/kernel.cubin", "partial");

@@ -61,22 +61,10 @@ StatusOr<SafeDir> OpenPublished(const fs::path& root, const std::string& fp) {
 }
 
 // READY's digest for the gate report: a sha256, or "" (absent, garbage).
-std::string ReadyDigestOf(const fs::path& root, const std::string& fp) {
-  ReadyState st = ReadReady(root, fp);
+std::string ReadyDigestOf(const fs::path& root, const std::string& fp,
+                          const std::string& expected) {
+  ReadyState st = ReadReady(root, fp, expected);
   return st.digest;
-}
-
-// Turns a passed report into a finding when the cache is not the one the
-// operator recorded (tamper evidence: a consistent rewrite of a file, the
-// manifest and READY passes levels 1-3 but not this).
-void CheckDigest(VerifyReport* r, const std::string& expected) {
-  if (!r->ok || expected.empty() || r->manifest_digest == expected) return;
-  r->ok = false;
-  r->finding = core::Finding{core::Level::kManifest, std::string(core::kReadyFileName),
-                             "manifest digest " + r->manifest_digest +
-                                 " differs from the one the operator recorded when it was "
-                                 "sealed (" +
-                                 expected + "): the cache was changed after sealing"};
 }
 
 // One try to use the READY cache of the loop's fingerprint: what it needs,
@@ -99,6 +87,7 @@ VerifyOptions AttemptVerifyOptions(const Attempt& a) {
   // under --verify Manifest (docs/cache-layout.md).
   vo.level = std::max(a.o.verify, core::Level::kFingerprint);
   vo.expected_fingerprint = a.w.fp;
+  vo.expected_digest = a.w.expected_digest;  // checked first, before the manifest is read
   vo.node = a.w.node;
   vo.view_prefix = a.o.view_prefix;
   vo.threads = a.o.threads;
@@ -115,12 +104,12 @@ Status Reject(Attempt* a, const VerifyReport& r) {
   core::GateQuarantine q;
   q.fingerprint = fp;
   q.expected_digest = a->w.expected_digest;
-  q.found_digest = ReadyDigestOf(a->o.root, fp);
+  q.found_digest = ReadyDigestOf(a->o.root, fp, a->w.expected_digest);
   q.level = std::string(core::LevelName(r.finding.level));
   q.file = r.finding.file;
   q.reason = r.finding.reason;
   if (r.finding.file == core::kReadyFileName &&
-      ReadReady(a->o.root, fp).kind == ReadyState::kAbsent) {
+      ReadReady(a->o.root, fp, a->w.expected_digest).kind == ReadyState::kAbsent) {
     return NotFoundError(a->reason);  // READY went away (a re-seal moving it): poll on
   }
   // A v1/ that is not a real directory (a symlink planted on the volume)
@@ -145,7 +134,6 @@ StatusOr<fs::path> UseCopy(Attempt* a, VerifyOptions vo) {
   VerifyOptions first = vo;
   first.level = core::Level::kFingerprint;
   VerifyReport r = VerifyCache(first);
-  CheckDigest(&r, a->w.expected_digest);
   if (!r.ok) return Reject(a, r);
   fs::path copy = LocalDir(a->o) / ("copy-" + fp + "-" + RandomHex());
   auto src = OpenPublished(a->o.root, fp);
@@ -166,7 +154,6 @@ StatusOr<fs::path> UseCopy(Attempt* a, VerifyOptions vo) {
   vo.dir = copy;
   vo.anchor.clear();  // the pod's own copy
   r = VerifyCache(vo);
-  CheckDigest(&r, a->w.expected_digest);
   if (!r.ok) {
     (void)RemoveTree(copy);
     return Reject(a, r);
@@ -180,7 +167,6 @@ StatusOr<fs::path> UseCopy(Attempt* a, VerifyOptions vo) {
 // tree of links into it.
 StatusOr<fs::path> UseShared(Attempt* a, const VerifyOptions& vo) {
   VerifyReport r = VerifyCache(vo);
-  CheckDigest(&r, a->w.expected_digest);
   if (!r.ok) return Reject(a, r);
   for (const auto& n : r.notes) a->clock.Log("note: " + n);
   if (a->o.mode == core::ConsumeMode::kSharedReadWrite) {
@@ -299,7 +285,8 @@ StatusOr<WaitResult> WaitInner(const WaitOptions& o, const WaitDeps& deps, core:
     KC_RETURN_IF_ERROR(ResolveStep(o, deps, clock, &w));
     if (!w.final_reason.empty()) break;
     const std::int64_t polled = clock.Now();
-    const ReadyState ready = w.fp.empty() ? ReadyState{} : ReadReady(o.root, w.fp);
+    const ReadyState ready =
+        w.fp.empty() ? ReadyState{} : ReadReady(o.root, w.fp, w.expected_digest);
     if (CheckReady(o, ready, polled, &w)) {
       if (auto v = ValidateStep(o, deps, clock, &w)) return BuildWarmView(o, w, *v, clock, rep);
     }

@@ -495,14 +495,18 @@ TEST_F(WaitTest, ListedSizeOtherThanOnDiskIsRefusedFromManifestUp) {
 }
 
 // READY that is not a digest (100 kB of random bytes, a short line, a FIFO)
-// or that names a manifest that does not parse is corruption, refused at
-// once like a manifest.json that is not JSON: not "not ready yet", and no
-// digest grace even when the operator recorded another digest.
+// is corruption, refused at once: not "not ready yet", and no digest grace
+// even when the operator recorded another digest. A READY that is the
+// operator's digest but names a manifest that does not parse is refused at
+// once too. (A well-formed READY that is not the operator's digest gets the
+// grace and is then refused on its digest alone, its manifest unread:
+// initwarm_gate_memory_test.)
 TEST_F(WaitTest, GarbageReadyIsRefusedAtOnceAndQuarantined) {
   struct Case {
     std::string name;
     std::function<void(const fs::path& pub)> make;
     std::string want;
+    std::string expected;  // the operator's digest; "" = the sealed one
   };
   const Case cases[] = {
       {"100 kB of random bytes",
@@ -521,12 +525,12 @@ TEST_F(WaitTest, GarbageReadyIsRefusedAtOnceAndQuarantined) {
          testing::WriteFile(pub / "manifest.json", "not JSON");
          testing::WriteFile(pub / "READY", core::Sha256Hex("not JSON") + "\n");
        },
-       "manifest.json"},
+       "manifest.json", core::Sha256Hex("not JSON")},
   };
   for (const auto& c : cases) {
     const std::string sealed = Publish(90, "job-1", 2, /*replace=*/true);
     resolver_.answer.state = core::ResolveState::kReady;
-    resolver_.answer.manifest_digest = sealed;
+    resolver_.answer.manifest_digest = c.expected.empty() ? sealed : c.expected;
     c.make(core::Layout(root_).Published(fp_));
     sleeps_.clear();
     core::GateReport rep;

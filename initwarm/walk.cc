@@ -23,7 +23,14 @@ bool IsReservedTopLevelName(std::string_view name) {
 
 namespace {
 
-Status WalkDir(const SafeDir& dir, const std::string& rel, WalkResult* out) {
+Status TooMany(std::size_t max_entries) {
+  return InvalidArgumentError("the tree holds more than " + std::to_string(max_entries) +
+                              " files, symlinks and directories; a cache holds at most " +
+                              std::to_string(core::kMaxManifestEntries) + " files and links");
+}
+
+Status WalkDir(const SafeDir& dir, const std::string& rel, std::size_t max_entries,
+               WalkResult* out) {
   int dup = ::fcntl(dir.fd(), F_DUPFD_CLOEXEC, 0);
   if (dup < 0) return ErrnoStatus(errno, "dup " + dir.path().string());
   DIR* d = ::fdopendir(dup);
@@ -36,6 +43,10 @@ Status WalkDir(const SafeDir& dir, const std::string& rel, WalkResult* out) {
   while (dirent* e = ::readdir(d)) {
     std::string_view n = e->d_name;
     if (n == "." || n == "..") continue;
+    if (out->files.size() + out->links.size() + out->dirs.size() + names.size() >= max_entries) {
+      ::closedir(d);
+      return TooMany(max_entries);
+    }
     names.emplace_back(n);
   }
   int e = errno;
@@ -59,7 +70,7 @@ Status WalkDir(const SafeDir& dir, const std::string& rel, WalkResult* out) {
       case EntryKind::kDirectory: {
         out->dirs.push_back(child);
         KC_ASSIGN_OR_RETURN(SafeDir sub, dir.Dir(name));
-        KC_RETURN_IF_ERROR(WalkDir(sub, child, out));
+        KC_RETURN_IF_ERROR(WalkDir(sub, child, max_entries, out));
         break;
       }
       case EntryKind::kSymlink: {
@@ -80,17 +91,17 @@ Status WalkDir(const SafeDir& dir, const std::string& rel, WalkResult* out) {
 
 }  // namespace
 
-StatusOr<WalkResult> WalkCache(const SafeDir& root) {
+StatusOr<WalkResult> WalkCache(const SafeDir& root, std::size_t max_entries) {
   WalkResult out;
-  KC_RETURN_IF_ERROR(WalkDir(root, "", &out));
+  KC_RETURN_IF_ERROR(WalkDir(root, "", max_entries, &out));
   std::sort(out.files.begin(), out.files.end(),
             [](const WalkedFile& a, const WalkedFile& b) { return a.path < b.path; });
   return out;
 }
 
-StatusOr<WalkResult> WalkCache(const fs::path& root) {
+StatusOr<WalkResult> WalkCache(const fs::path& root, std::size_t max_entries) {
   KC_ASSIGN_OR_RETURN(SafeDir dir, SafeDir::OpenTrusted(root));
-  return WalkCache(dir);
+  return WalkCache(dir, max_entries);
 }
 
 }  // namespace kc::initwarm

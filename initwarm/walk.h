@@ -9,8 +9,12 @@
 // its bytes with a file outside the cache), and a name that fails
 // core::CheckRelativePath (not UTF-8, among others). The top-level reserved
 // names (manifest.json, READY and their temp files) are left out.
+// Bounded: more than `max_entries` files, symlinks and directories in all is
+// refused (InvalidArgument naming the bound) as soon as a directory listing
+// passes it, so a tree of millions of entries costs no more than the bound.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <set>
@@ -38,8 +42,13 @@ struct WalkResult {
 // READY and the temp names seal writes them under.
 bool IsReservedTopLevelName(std::string_view name);
 
-StatusOr<WalkResult> WalkCache(const SafeDir& root);
+// A published cache holds at most core::kMaxManifestEntries files and
+// links; its directories are fewer than its files.
+inline constexpr std::size_t kMaxWalkEntries = 2 * core::kMaxManifestEntries;
+
+StatusOr<WalkResult> WalkCache(const SafeDir& root, std::size_t max_entries = kMaxWalkEntries);
 // `root` is a trusted path (SafeDir::OpenTrusted).
-StatusOr<WalkResult> WalkCache(const std::filesystem::path& root);
+StatusOr<WalkResult> WalkCache(const std::filesystem::path& root,
+                               std::size_t max_entries = kMaxWalkEntries);
 
 }  // namespace kc::initwarm

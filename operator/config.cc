@@ -59,6 +59,10 @@ void DeclareFlags(FlagSet& f, Config& c) {
   f.String("image-pull-policy", &c.image_pull_policy, "pull policy of the initwarm image");
   f.String("warmup-service-account", &c.warmup_service_account, "service account of warmup pods")
       .DefaultText("default");
+  f.String("service-account-name", &c.service_account_name,
+           "the operator's own ServiceAccount (the chart: the pod's spec.serviceAccountName); "
+           "a server-form warmup template naming it is refused")
+      .Env("KC_SERVICE_ACCOUNT");
   f.Duration("warmup-retry-base", &c.retry_base, kFlagDurations,
              "first retry delay after a failed warmup");
   f.Duration("warmup-retry-cap", &c.retry_cap, kFlagDurations, "longest retry delay");

@@ -72,9 +72,10 @@ struct Config {
   std::optional<int> health_port;        // --health-port: /healthz /readyz
   std::optional<int> resolve_port;       // --resolve-port: /v1/resolve
   // Warmup Jobs.
-  std::string initwarm_image = kDefaultInitwarmImage;                // --initwarm-image
-  std::string image_pull_policy = kDefaultImagePullPolicy;           // --image-pull-policy
-  std::string warmup_service_account;                                // --warmup-service-account
+  std::string initwarm_image = kDefaultInitwarmImage;       // --initwarm-image
+  std::string image_pull_policy = kDefaultImagePullPolicy;  // --image-pull-policy
+  std::string warmup_service_account;                       // --warmup-service-account
+  std::string service_account_name;  // --service-account-name: the operator's own
   std::chrono::seconds retry_base = kDefaultWarmupRetryBase;         // --warmup-retry-base
   std::chrono::seconds retry_cap = kDefaultWarmupRetryCap;           // --warmup-retry-cap
   std::chrono::seconds pvc_binding_grace = kDefaultPvcBindingGrace;  // --pvc-binding-grace

@@ -109,6 +109,7 @@ StatusOr<kube::ClusterConfig> LoadCluster(const Config& c) {
 struct Clients {
   std::unique_ptr<kube::Client> api;
   std::unique_ptr<kube::Client> events;
+  std::unique_ptr<kube::Client> reviews;  // the miss channel's TokenReviews
 };
 
 // Each request's wait for its client's token goes to `metrics`.
@@ -121,6 +122,7 @@ StatusOr<Clients> NewClients(const kube::ClusterConfig& cluster, OperatorMetrics
   Clients out;
   KC_ASSIGN_OR_RETURN(out.api, kube::NewClient(cluster, observer("api")));
   KC_ASSIGN_OR_RETURN(out.events, kube::NewClient(cluster, observer("events")));
+  KC_ASSIGN_OR_RETURN(out.reviews, kube::NewClient(cluster, observer("reviews")));
   return out;
 }
 
@@ -149,12 +151,13 @@ std::jthread WaitForShutdownSignal(const sigset_t& sigs, std::stop_source& stop,
 // The plain HTTP listeners, one per distinct port, each serving its groups.
 StatusOr<std::vector<std::unique_ptr<HttpServer>>> StartListeners(
     const Config& c, Controller& controller, OperatorMetrics& metrics,
-    const webhook::CertController* certs, const MissIntake* misses, const Logger& log) {
+    const webhook::CertController* certs, const MissIntake* misses, BoundedWorkers* miss_workers,
+    const Logger& log) {
   std::vector<std::unique_ptr<HttpServer>> servers;
   for (const auto& [port, groups] : c.Listeners()) {
     KC_ASSIGN_OR_RETURN(std::unique_ptr<HttpServer> server,
                         HttpServer::Listen(c.bind_address, port));
-    RegisterHandlers(*server, groups, controller, metrics, certs, misses);
+    RegisterHandlers(*server, groups, controller, metrics, certs, misses, miss_workers);
     server->Start();
     log.Info("listening", {{"address", c.bind_address},
                            {"port", server->port()},
@@ -265,10 +268,15 @@ int Run(int argc, char** argv) {
       return 1;
     }
   }
+  // The miss channel: reviews on their own client and threads, at most
+  // kMissReviewQueue reports waiting (more answer 429).
+  TokenReviewCache reviews;
   const MissIntake misses = MissIntakeFor(
-      controller, metrics, client, [&leading] { return leading.load(); },
+      controller, metrics, *clients->reviews, &reviews, [&leading] { return leading.load(); },
       log.With("logger", "misses"));
-  auto servers = StartListeners(c, controller, metrics, webhooks.certs.get(), &misses, log);
+  BoundedWorkers miss_workers(kMissReviewThreads, kMissReviewQueue);
+  auto servers =
+      StartListeners(c, controller, metrics, webhooks.certs.get(), &misses, &miss_workers, log);
   if (!servers.ok()) {
     log.Error("cannot start HTTP listener", {{"error", servers.status().ToString()}});
     return 1;
@@ -291,6 +299,7 @@ int Run(int argc, char** argv) {
 
   webhooks.Stop();
   controller.Stop();
+  miss_workers.Stop();  // before the listeners: its jobs answer on them
   for (auto& s : *servers) s->Stop();
   log.Info("stopped", {{"exitCode", exit_code}});
   // The signal thread may still wait in sigwait: wake it.

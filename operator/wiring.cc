@@ -14,6 +14,8 @@ Settings SettingsFrom(const Config& c) {
   s.retry_cap = c.retry_cap;
   s.warmup_priority_class = c.warmup_priority_class;
   s.unschedulable_grace = c.warmup_unschedulable_grace;
+  s.operator_namespace = c.webhook_namespace;  // the release namespace (the chart)
+  s.operator_service_account = c.service_account_name;
   return s;
 }
 
@@ -65,14 +67,19 @@ HttpResponse ReadyzResponse(bool synced, const std::optional<webhook::Readiness>
   return HttpResponse{200, "text/plain", "ok"};
 }
 
-MissIntake MissIntakeFor(Controller& controller, OperatorMetrics& metrics, kube::Client& client,
+MissIntake MissIntakeFor(Controller& controller, OperatorMetrics& metrics,
+                         kube::Client& review_client, TokenReviewCache* reviews,
                          std::function<bool()> leading, const Logger& log) {
   MissIntake in;
-  in.review = [&client](const Json& review) {
-    return client.Create(kube::resources::kTokenReviews, "", review);
+  in.review = [&review_client](const Json& review) {
+    return review_client.Create(kube::resources::kTokenReviews, "", review);
   };
+  in.reviews = reviews;
   in.gated_pod = [&controller](const std::string& ns, const std::string& name) {
     return controller.GatedPod(ns, name);
+  };
+  in.kernelcache = [&controller](const std::string& ns, const std::string& name) {
+    return controller.KernelCacheObject(ns, name);
   };
   in.ledger = &controller.misses();
   in.now = [] { return std::chrono::system_clock::now(); };
@@ -109,7 +116,8 @@ MissIntake MissIntakeFor(Controller& controller, OperatorMetrics& metrics, kube:
 
 void RegisterHandlers(HttpServer& server, const std::set<std::string>& groups,
                       Controller& controller, OperatorMetrics& metrics,
-                      const webhook::CertController* certs, const MissIntake* misses) {
+                      const webhook::CertController* certs, const MissIntake* misses,
+                      BoundedWorkers* miss_workers) {
   if (groups.count("health")) {
     server.Handle("/healthz", [](const HttpRequest&) {
       return HttpResponse{200, "text/plain", "ok"};
@@ -136,12 +144,15 @@ void RegisterHandlers(HttpServer& server, const std::set<std::string>& groups,
       ResolveResponse r = controller.Resolve({get("namespace"), get("kernelcache"), get("node")});
       return HttpResponse{r.http_status, "application/json", r.body.dump()};
     });
-    if (misses != nullptr) {
-      server.HandlePost(core::kMissReportPath, [misses, &metrics](const HttpRequest& req) {
-        HttpResponse r = HandleMissReport(req, *misses);
-        metrics.CountMissReport(r.status);
-        return r;
-      });
+    if (misses != nullptr && miss_workers != nullptr) {
+      server.HandlePostAsync(
+          core::kMissReportPath, [misses, miss_workers, &metrics](HttpRequest req, HttpDone done) {
+            HttpDone counted = [done = std::move(done), &metrics](HttpResponse r) {
+              metrics.CountMissReport(r.status);
+              done(std::move(r));
+            };
+            SubmitMissReport(std::move(req), std::move(counted), *misses, *miss_workers);
+          });
     }
   }
 }

@@ -39,19 +39,24 @@ kube::LeaderElectionConfig LeaderElectionFrom(const Config& c);
 HttpResponse ReadyzResponse(bool synced, const std::optional<webhook::Readiness>& certs);
 
 // The miss channel's intake (POST /v1/misses, miss_intake.h): TokenReviews
-// through `client`, pods from the controller's cache, the ledger, and on
-// each report the runtime-miss metrics, the rate-limited Warning Event
-// "RuntimeMisses" on the KernelCache, and a reconcile (status). `leading`:
-// whether this replica runs the workers.
-MissIntake MissIntakeFor(Controller& controller, OperatorMetrics& metrics, kube::Client& client,
+// through `review_client` (its own, so reviews never spend the reconciler's
+// API budget), kept in `reviews`; pods and KernelCaches from the
+// controller's cache, the ledger, and on each report the runtime-miss
+// metrics, the rate-limited Warning Event "RuntimeMisses" on the
+// KernelCache, and a reconcile (status). `leading`: whether this replica
+// runs the workers.
+MissIntake MissIntakeFor(Controller& controller, OperatorMetrics& metrics,
+                         kube::Client& review_client, TokenReviewCache* reviews,
                          std::function<bool()> leading, const Logger& log);
 
 // The routes of one plain listener serving `groups` ("health", "metrics",
-// "resolve"; the last also takes POST /v1/misses when `misses` is set).
+// "resolve"; the last also takes POST /v1/misses when `misses` is set, its
+// reviews run on `miss_workers`, never on the listener's thread).
 // `certs`: the webhook's certificate controller, null when the webhooks are
 // off.
 void RegisterHandlers(HttpServer& server, const std::set<std::string>& groups,
                       Controller& controller, OperatorMetrics& metrics,
-                      const webhook::CertController* certs, const MissIntake* misses = nullptr);
+                      const webhook::CertController* certs, const MissIntake* misses = nullptr,
+                      BoundedWorkers* miss_workers = nullptr);
 
 }  // namespace kc::op

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -143,7 +144,7 @@ StatusOr<std::string> SealTestCache(const fs::path& root, const std::string& fp,
 }
 
 int RunProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-               std::string* output) {
+               std::string* output, long* peak_kib) {
   int pipefd[2];
   if (::pipe(pipefd) != 0) return -1;
   pid_t pid = ::fork();
@@ -167,7 +168,9 @@ int RunProcess(const std::vector<std::string>& argv, const std::vector<std::stri
   while ((n = ::read(pipefd[0], buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
   ::close(pipefd[0]);
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  rusage usage{};
+  ::wait4(pid, &status, 0, &usage);
+  if (peak_kib != nullptr) *peak_kib = usage.ru_maxrss;
   if (output != nullptr) *output = out;
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);

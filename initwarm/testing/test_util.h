@@ -80,7 +80,8 @@ StatusOr<std::filesystem::path> PublishH200Cache(
 
 // Runs `argv` (argv[0] is a path), with extra environment "K=V" entries;
 // captures stdout+stderr into *output. Returns the exit code, or 128+signal.
+// `peak_kib`, when set: the child's peak resident memory (ru_maxrss, KiB).
 int RunProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-               std::string* output);
+               std::string* output, long* peak_kib = nullptr);
 
 }  // namespace kc::initwarm::testing

@@ -42,7 +42,7 @@ kube::ObjectTransform CacheTransformFor(const kube::Resource& r) {
              {{"allocatable", true}, {"conditions", {{"type", true}, {"status", true}}}}));
   }
   if (r.group.empty() && r.resource == "pods") {
-    return Projection(Mask(Metadata(false), {{"nodeName", true}},
+    return Projection(Mask(Metadata(false), {{"nodeName", true}, {"shareProcessNamespace", true}},
                            {{"phase", true},
                             {"conditions", true},
                             {"initContainerStatuses", true},

@@ -235,6 +235,10 @@ TEST(CacheTransforms, PodViewAndGateReportsReadTheSameFromTheKeptPod) {
     EXPECT_FALSE(kept["spec"].contains("containers")) << c.name;
   }
   EXPECT_EQ(GateReportsFromPod(keep(GatedPod())).size(), 2u);
+  Json shared = GatedPod();
+  shared["spec"]["shareProcessNamespace"] = true;
+  EXPECT_EQ(keep(shared)["spec"]["shareProcessNamespace"], true)
+      << "the miss intake refuses to harvest from such a pod";
 }
 
 // ---- Jobs: JobViewFromJson (warmup and GC Jobs).

@@ -1,5 +1,7 @@
 #include "operator/controller/miss_intake.h"
 
+#include "api/json_read.h"
+#include "core/api_types.h"
 #include "core/gate_report.h"
 #include "core/miss_channel.h"
 #include "operator/controller/gate_reports.h"
@@ -26,6 +28,7 @@ int HttpStatusOf(const Status& s) {
       return 403;
     case StatusCode::kResourceExhausted:
       return 413;
+
     default:
       return 503;
   }
@@ -89,16 +92,23 @@ StatusOr<TokenIdentity> IdentityFromTokenReview(const Json& review) {
   return TokenIdentity{rest.substr(0, colon), *pod, *uid};
 }
 
-StatusOr<MissSource> SourceFromGatedPod(const TokenIdentity& id, const std::optional<Json>& pod,
-                                        const core::MissReport& report) {
-  const std::string who = id.ns + "/" + id.pod;
+Status CheckClaimedPod(const TokenClaims& claims, const std::optional<Json>& pod) {
+  const std::string who = claims.ns + "/" + claims.pod;
   if (!pod || !pod->is_object()) {
     return PermissionDeniedError("pod " + who + " is not a gated pod this operator knows");
   }
   const Json meta = pod->value("metadata", Json::object());
-  if (!meta.is_object() || meta.value("uid", "") != id.pod_uid) {
+  if (!meta.is_object() || meta.value("uid", "") != claims.pod_uid) {
     return PermissionDeniedError("pod " + who + " has another uid than the token's");
   }
+  return OkStatus();
+}
+
+StatusOr<MissSource> SourceFromGatedPod(const TokenIdentity& id, const std::optional<Json>& pod,
+                                        const core::MissReport& report) {
+  const std::string who = id.ns + "/" + id.pod;
+  KC_RETURN_IF_ERROR(CheckClaimedPod(TokenClaims{id.ns, id.pod, id.pod_uid, Time{}}, pod));
+  const Json meta = pod->value("metadata", Json::object());
   std::string kernelcache;
   if (auto l = meta.find("labels"); l != meta.end() && l->is_object()) {
     kernelcache = l->value(core::kConsumerLabel, "");
@@ -141,33 +151,105 @@ std::string MissEventMessage(const MissSource& src, const MissEventDue& due) {
          "); the warmup did not produce these: add the shapes to spec.warmup";
 }
 
-HttpResponse HandleMissReport(const HttpRequest& req, const MissIntake& intake) {
+bool MayHarvestFrom(const Json& pod) {
+  const Json* spec = pod.is_object() ? api::Field(pod, "spec") : nullptr;
+  const Json* shared =
+      spec != nullptr && spec->is_object() ? api::Field(*spec, "shareProcessNamespace") : nullptr;
+  return shared == nullptr || !shared->is_boolean() || !shared->get<bool>();
+}
+
+Status CheckSourceInStatus(const MissSource& src, const std::optional<Json>& kernelcache) {
+  const std::string name = src.ns + "/" + src.kernelcache;
+  if (!kernelcache || !kernelcache->is_object()) {
+    return PermissionDeniedError("KernelCache " + name + " (the pod's label " +
+                                 std::string(core::kConsumerLabel) + ") does not exist");
+  }
+  const core::KernelCacheStatus status =
+      core::StatusFromJson(kernelcache->value("status", Json::object()));
+  for (const core::FingerprintStatus& f : status.fingerprints) {
+    if (f.id != src.fingerprint) continue;
+    if (!f.manifest_digest.empty() && f.manifest_digest == src.manifest_digest) return OkStatus();
+    return PermissionDeniedError("KernelCache " + name + " records another manifest digest for " +
+                                 "fingerprint " + src.fingerprint + " than the pod's gate");
+  }
+  return PermissionDeniedError("KernelCache " + name + " has no fingerprint " + src.fingerprint +
+                               " in its status");
+}
+
+namespace {
+
+// Checks that cost no API call: the leader, the size, the token's shape and
+// claims, and that the pod it claims is a gated pod we know.
+StatusOr<std::pair<std::string, TokenClaims>> Precheck(const HttpRequest& req,
+                                                       const MissIntake& intake) {
   if (intake.leading && !intake.leading()) {
-    return ErrorResponse(UnavailableError("this replica is not the leader; retry"));
+    return UnavailableError("this replica is not the leader; retry");
   }
   if (req.body.size() > core::kMaxMissReportBytes) {
-    return ErrorResponse(
-        ResourceExhaustedError("the report has " + std::to_string(req.body.size()) +
-                               " bytes; at most " + std::to_string(core::kMaxMissReportBytes)));
+    return ResourceExhaustedError("the report has " + std::to_string(req.body.size()) +
+                                  " bytes; at most " + std::to_string(core::kMaxMissReportBytes));
   }
-  auto token = BearerToken(req.authorization);
-  if (!token.ok()) return ErrorResponse(token.status());
-  auto answer = intake.review(TokenReviewRequest(*token));
-  if (!answer.ok()) {
-    return ErrorResponse(UnavailableError("TokenReview: " + answer.status().message()));
+  KC_ASSIGN_OR_RETURN(std::string token, BearerToken(req.authorization));
+  KC_ASSIGN_OR_RETURN(TokenClaims claims, ClaimsOfMissToken(token, intake.now()));
+  KC_RETURN_IF_ERROR(CheckClaimedPod(claims, intake.gated_pod(claims.ns, claims.pod)));
+  return std::pair{std::move(token), std::move(claims)};
+}
+
+// The token's identity: from the cache, or a TokenReview (kept on success).
+StatusOr<TokenIdentity> Authenticate(const std::string& token, const TokenClaims& claims,
+                                     const MissIntake& intake) {
+  const Time now = intake.now();
+  if (intake.reviews != nullptr) {
+    if (auto id = intake.reviews->Lookup(token, now)) return *id;
   }
-  auto id = IdentityFromTokenReview(*answer);
-  if (!id.ok()) return ErrorResponse(id.status());
-  auto report = core::ParseMissReport(req.body);
-  if (!report.ok()) return ErrorResponse(report.status());
-  auto src = SourceFromGatedPod(*id, intake.gated_pod(id->ns, id->pod), *report);
-  if (!src.ok()) return ErrorResponse(src.status());
-  const MissRecord rec = intake.ledger->Record(*src, report->misses, intake.now(), report->harvest);
-  if (intake.on_record) intake.on_record(*src, rec);
+  auto answer = intake.review(TokenReviewRequest(token));
+  if (!answer.ok()) return UnavailableError("TokenReview: " + answer.status().message());
+  KC_ASSIGN_OR_RETURN(TokenIdentity id, IdentityFromTokenReview(*answer));
+  if (id != TokenIdentity{claims.ns, claims.pod, claims.pod_uid}) {
+    return UnauthenticatedError("the token's claims name another pod than its TokenReview");
+  }
+  if (intake.reviews != nullptr) intake.reviews->Store(token, id, claims.expires, now);
+  return id;
+}
+
+StatusOr<HttpResponse> ReviewAndRecord(const HttpRequest& req, const std::string& token,
+                                       const TokenClaims& claims, const MissIntake& intake) {
+  KC_ASSIGN_OR_RETURN(TokenIdentity id, Authenticate(token, claims, intake));
+  KC_ASSIGN_OR_RETURN(core::MissReport report, core::ParseMissReport(req.body));
+  const std::optional<Json> pod = intake.gated_pod(id.ns, id.pod);
+  KC_ASSIGN_OR_RETURN(MissSource src, SourceFromGatedPod(id, pod, report));
+  if (pod && !MayHarvestFrom(*pod)) report.harvest.reset();
+  KC_RETURN_IF_ERROR(CheckSourceInStatus(
+      src, intake.kernelcache ? intake.kernelcache(src.ns, src.kernelcache) : std::nullopt));
+  const MissRecord rec = intake.ledger->Record(src, report.misses, intake.now(), report.harvest);
+  if (intake.on_record) intake.on_record(src, rec);
   core::MissReportAnswer result{static_cast<std::uint64_t>(rec.accepted), 0,
                                 static_cast<std::uint64_t>(rec.dropped)};
   for (const auto& [f, n] : rec.new_for_pod) result.fresh += static_cast<std::uint64_t>(n);
-  return {200, "application/json", core::MissReportAnswerToJson(result)};
+  return HttpResponse{200, "application/json", core::MissReportAnswerToJson(result)};
+}
+
+}  // namespace
+
+HttpResponse HandleMissReport(const HttpRequest& req, const MissIntake& intake) {
+  auto pre = Precheck(req, intake);
+  if (!pre.ok()) return ErrorResponse(pre.status());
+  auto r = ReviewAndRecord(req, pre->first, pre->second, intake);
+  return r.ok() ? *r : ErrorResponse(r.status());
+}
+
+void SubmitMissReport(HttpRequest req, HttpDone done, const MissIntake& intake,
+                      BoundedWorkers& workers) {
+  auto pre = Precheck(req, intake);
+  if (!pre.ok()) return done(ErrorResponse(pre.status()));
+  auto job = [req = std::move(req), pre = std::move(*pre), done, &intake] {
+    auto r = ReviewAndRecord(req, pre.first, pre.second, intake);
+    done(r.ok() ? *r : ErrorResponse(r.status()));
+  };
+  if (!workers.TrySubmit(std::move(job))) {
+    done({429, "application/json",
+          Json{{"error", "too many miss reports waiting for review; retry later"}}.dump()});
+  }
 }
 
 }  // namespace kc::op

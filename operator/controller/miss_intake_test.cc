@@ -2,14 +2,20 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
+
 #include "core/gate_report.h"
 #include "core/miss_channel.h"
+#include "operator/testing/objects.h"
 
 namespace kc::op {
 namespace {
 
 constexpr char kFp[] = "0123456789abcdef";
 const std::string kDigest(64, 'a');
+const Time kNow = Time{} + std::chrono::seconds(1'800'000'000);
+constexpr std::int64_t kExp = 1'800'003'600;
+const std::string kToken = fixtures::PodTokenJwt(fixtures::PodTokenClaims("ml", "p1", "u1", kExp));
 
 Json Review(bool authenticated, const Json& user, const Json& audiences = {"kernelcache.io"}) {
   return {{"status", {{"authenticated", authenticated}, {"user", user}, {"audiences", audiences}}}};
@@ -119,33 +125,49 @@ TEST(MissIntake, SourceIsThePodsGateNeverTheBody) {
   }
 }
 
+Json KernelCacheWith(const std::string& fp, const std::string& digest) {
+  return {{"metadata", {{"name", "llama"}, {"namespace", "ml"}}},
+          {"status", {{"fingerprints", {{{"id", fp}, {"manifestDigest", digest}}}}}}};
+}
+
 struct Harness {
   MissLedger ledger;
+  TokenReviewCache reviews;
   Json review = Review(true, PodUser());
   bool review_fails = false;
+  int review_calls = 0;
+  std::function<void()> on_review;  // runs inside each review
   std::optional<Json> pod = GatedPod(core::GateOutcome::kWarm);
+  std::optional<Json> kernelcache = KernelCacheWith(kFp, kDigest);
   std::vector<MissRecord> records;
   bool leading = true;
   MissIntake intake() {
     MissIntake in;
     in.review = [this](const Json& req) -> StatusOr<Json> {
+      ++review_calls;
+      if (on_review) on_review();
       if (review_fails) return UnavailableError("connection refused");
-      EXPECT_EQ(req["spec"]["token"], "tok");
+      EXPECT_EQ(req["spec"]["token"], kToken);
       return review;
     };
+    in.reviews = &reviews;
     in.gated_pod = [this](const std::string& ns, const std::string& name) -> std::optional<Json> {
       if (ns != "ml" || name != "p1") return std::nullopt;
       return pod;
     };
+    in.kernelcache = [this](const std::string& ns, const std::string& name) -> std::optional<Json> {
+      if (ns != "ml" || name != "llama") return std::nullopt;
+      return kernelcache;
+    };
     in.ledger = &ledger;
     in.on_record = [this](const MissSource&, const MissRecord& r) { records.push_back(r); };
-    in.now = [] { return Time{}; };
+    in.now = [] { return kNow; };
     in.leading = [this] { return leading; };
     return in;
   }
 };
 
-HttpRequest Post(const std::string& body, const std::string& auth = "Bearer tok") {
+HttpRequest Post(const std::string& body, const std::string& auth = "Bearer " + kToken) {
   HttpRequest r;
   r.method = "POST";
   r.path = core::kMissReportPath;
@@ -153,6 +175,8 @@ HttpRequest Post(const std::string& body, const std::string& auth = "Bearer tok"
   r.authorization = auth;
   return r;
 }
+
+std::string BearerFor(const Json& claims) { return "Bearer " + fixtures::PodTokenJwt(claims); }
 
 TEST(MissIntake, HandlerAnswersEachRefusalWithItsCode) {
   const std::string good = core::MissReportToJson(Report());
@@ -173,6 +197,19 @@ TEST(MissIntake, HandlerAnswersEachRefusalWithItsCode) {
       {"garbage", [](Harness&) {}, Post("\x01\x02"), 400},
       {"too large", [](Harness&) {}, Post(std::string(core::kMaxMissReportBytes + 1, ' ')), 413},
       {"not the leader", [](Harness& h) { h.leading = false; }, Post(good), 503},
+      {"relabelled to a KernelCache that does not exist", [](Harness& h) { h.kernelcache.reset(); },
+       Post(good), 403},
+      {"fingerprint not in the KernelCache's status",
+       [](Harness& h) { h.kernelcache = KernelCacheWith("fedcba9876543210", kDigest); }, Post(good),
+       403},
+      {"another digest in the KernelCache's status",
+       [](Harness& h) { h.kernelcache = KernelCacheWith(kFp, std::string(64, 'b')); }, Post(good),
+       403},
+      {"no digest recorded yet", [](Harness& h) { h.kernelcache = KernelCacheWith(kFp, ""); },
+       Post(good), 403},
+      {"claims name another pod than the review",
+       [](Harness& h) { h.review = Review(true, PodUser("ml", "p1", "u-other")); }, Post(good),
+       401},
   };
   for (const Case& c : cases) {
     Harness h;
@@ -182,6 +219,103 @@ TEST(MissIntake, HandlerAnswersEachRefusalWithItsCode) {
     EXPECT_TRUE(Json::parse(r.body).is_object()) << c.name;
     EXPECT_EQ(h.records.size(), c.want == 200 ? 1u : 0u) << c.name;
   }
+}
+
+TEST(MissIntake, JunkTokensAreRefusedBeforeAnyApiCall) {
+  const std::string good = core::MissReportToJson(Report());
+  Json other_aud = fixtures::PodTokenClaims("ml", "p1", "u1", kExp);
+  other_aud["aud"] = Json::array({"https://kubernetes.default.svc"});
+  struct Case {
+    const char* name;
+    std::string auth;
+    int want;
+  };
+  const std::vector<Case> cases = {
+      {"not a JWT", "Bearer tok", 401},
+      {"another audience", BearerFor(other_aud), 401},
+      {"expired", BearerFor(fixtures::PodTokenClaims("ml", "p1", "u1", 1'799'999'000)), 401},
+      {"a pod the operator never gated",
+       BearerFor(fixtures::PodTokenClaims("ml", "stranger", "u9", kExp)), 403},
+      {"a gated pod's name with another uid",
+       BearerFor(fixtures::PodTokenClaims("ml", "p1", "u9", kExp)), 403},
+      {"a gated pod's name in another namespace",
+       BearerFor(fixtures::PodTokenClaims("other", "p1", "u1", kExp)), 403},
+  };
+  for (const Case& c : cases) {
+    Harness h;
+    HttpResponse r = HandleMissReport(Post(good, c.auth), h.intake());
+    EXPECT_EQ(r.status, c.want) << c.name << ": " << r.body;
+    EXPECT_EQ(h.review_calls, 0) << c.name << ": no TokenReview for a token that cannot pass";
+  }
+}
+
+TEST(MissIntake, OneTokenReviewPerTokenUntilItExpires) {
+  Harness h;
+  const std::string body = core::MissReportToJson(Report());
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(HandleMissReport(Post(body), h.intake()).status, 200) << i;
+  }
+  EXPECT_EQ(h.review_calls, 1);
+  // A refused review is not kept: each try asks again.
+  Harness refused;
+  refused.review = Review(false, PodUser());
+  for (int i = 0; i < 3; ++i) HandleMissReport(Post(body), refused.intake());
+  EXPECT_EQ(refused.review_calls, 3);
+  EXPECT_EQ(refused.reviews.size(), 0u);
+}
+
+TEST(MissIntake, ReviewsRunOnTheWorkersAndAFullQueueAnswers429) {
+  Harness h;
+  std::promise<void> entered;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  h.on_review = [&] {
+    entered.set_value();
+    released.wait();
+  };
+  const MissIntake intake = h.intake();
+  BoundedWorkers workers(1, 1);
+  const std::string body = core::MissReportToJson(Report());
+  std::vector<std::promise<HttpResponse>> answers(3);
+  auto submit = [&](int i) {
+    SubmitMissReport(
+        Post(body), [&answers, i](HttpResponse r) { answers[i].set_value(r); }, intake, workers);
+  };
+  submit(0);
+  entered.get_future().wait();  // the one worker is in the review
+  submit(1);                    // waits in the queue
+  submit(2);                    // no room
+  auto third = answers[2].get_future();
+  EXPECT_EQ(third.get().status, 429) << "answered at once, without a review";
+  // A junk token is still answered at once, full queue or not.
+  std::promise<HttpResponse> junk;
+  SubmitMissReport(
+      Post(body, "Bearer tok"), [&junk](HttpResponse r) { junk.set_value(r); }, intake, workers);
+  EXPECT_EQ(junk.get_future().get().status, 401);
+  release.set_value();
+  EXPECT_EQ(answers[0].get_future().get().status, 200);
+  EXPECT_EQ(answers[1].get_future().get().status, 200);
+  workers.Stop();
+  EXPECT_EQ(h.review_calls, 1) << "the second report used the first one's review";
+}
+
+TEST(MissIntake, APodSharingItsProcessNamespaceIsCountedNeverHarvested) {
+  core::MissReport report = Report();
+  report.harvest = core::HarvestListRef{2, 300, std::string(64, 'c')};
+  const std::string body = core::MissReportToJson(report);
+  Harness open;
+  EXPECT_EQ(HandleMissReport(Post(body), open.intake()).status, 200);
+  EXPECT_EQ(open.ledger.Harvestable("ml", "llama", kFp, kDigest).size(), 1u);
+
+  Harness shared;
+  (*shared.pod)["spec"]["shareProcessNamespace"] = true;
+  HttpResponse r = HandleMissReport(Post(body), shared.intake());
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_TRUE(shared.ledger.Harvestable("ml", "llama", kFp, kDigest).empty())
+      << "its app could have written what its watcher copied";
+  EXPECT_TRUE(shared.ledger.Summary("ml", "llama", kFp, kDigest).has_value()) << "misses count";
+  EXPECT_FALSE(MayHarvestFrom(*shared.pod));
+  EXPECT_TRUE(MayHarvestFrom(*open.pod));
 }
 
 TEST(MissIntake, HandlerRecordsInTheLedgerAndAnswersWhatWasNew) {

@@ -11,18 +11,71 @@ void AddOnce(std::vector<std::string>& v, const std::string& s) {
 
 }  // namespace
 
+template <class Pred>
+void MissLedger::EraseCaches(Pred drop) {
+  for (auto it = caches_.begin(); it != caches_.end();) {
+    if (!drop(it->first)) {
+      ++it;
+      continue;
+    }
+    total_entries_ -= it->second.entries.size();
+    total_pods_ -= it->second.pods.size();
+    for (const auto& [uid, keys] : it->second.pods) pod_home_.erase(uid);
+    it = caches_.erase(it);
+  }
+}
+
+void MissLedger::RemovePod(const std::string& uid) {
+  auto home = pod_home_.find(uid);
+  if (home == pod_home_.end()) return;
+  auto c = caches_.find(home->second);
+  pod_home_.erase(home);
+  if (c == caches_.end()) return;
+  Cache& cache = c->second;
+  if (auto p = cache.pods.find(uid); p != cache.pods.end()) {
+    for (const EntryKey& key : p->second) {
+      auto e = cache.entries.find(key);
+      if (e == cache.entries.end()) continue;
+      e->second.pods.erase(uid);
+      if (e->second.pods.empty()) {
+        cache.entries.erase(e);
+        --total_entries_;
+      }
+    }
+    cache.pods.erase(p);
+    --total_pods_;
+  }
+  cache.harvest.erase(uid);
+  if (cache.pods.empty() && cache.entries.empty()) caches_.erase(c);
+}
+
 MissRecord MissLedger::Record(const MissSource& src, const std::vector<core::RuntimeMiss>& misses,
                               Time now, const std::optional<core::HarvestListRef>& harvest) {
   std::lock_guard lock(mu_);
   MissRecord out;
-  Cache& c = caches_[{src.ns, src.kernelcache, src.fingerprint, src.manifest_digest}];
-  auto pod = c.pods.find(src.pod_uid);
-  if (pod == c.pods.end()) {
-    if (c.pods.size() >= limits_.max_pods) {
+  const CacheKey key{src.ns, src.kernelcache, src.fingerprint, src.manifest_digest};
+  if (auto home = pod_home_.find(src.pod_uid); home != pod_home_.end() && home->second != key) {
+    RemovePod(src.pod_uid);
+  }
+  auto cache = caches_.find(key);
+  if (cache == caches_.end()) {
+    if (caches_.size() >= limits_.max_caches) {
       out.dropped = misses.size();
       return out;
     }
+    cache = caches_.emplace(key, Cache{}).first;
+  }
+  Cache& c = cache->second;
+  auto pod = c.pods.find(src.pod_uid);
+  if (pod == c.pods.end()) {
+    if (c.pods.size() >= limits_.max_pods || total_pods_ >= limits_.max_total_pods) {
+      out.dropped = misses.size();
+      if (c.pods.empty() && c.entries.empty()) caches_.erase(cache);
+      return out;
+    }
     pod = c.pods.emplace(src.pod_uid, std::set<EntryKey>{}).first;
+    pod_home_[src.pod_uid] = key;
+    ++total_pods_;
   }
   auto had = c.harvest.find(src.pod_uid);
   if (!harvest || harvest->files == 0) {
@@ -33,18 +86,19 @@ MissRecord MissLedger::Record(const MissSource& src, const std::vector<core::Run
     c.harvest[src.pod_uid] = *harvest;
   }
   for (const core::RuntimeMiss& m : misses) {
-    const EntryKey key{m.framework, m.key};
-    auto e = c.entries.find(key);
+    const EntryKey entry{m.framework, m.key};
+    auto e = c.entries.find(entry);
     if (e == c.entries.end()) {
-      if (c.entries.size() >= limits_.max_entries) {
+      if (c.entries.size() >= limits_.max_entries || total_entries_ >= limits_.max_total_entries) {
         ++out.dropped;
         continue;
       }
-      e = c.entries.emplace(key, Entry{m.detail, {}}).first;
+      e = c.entries.emplace(entry, Entry{m.detail, {}}).first;
+      ++total_entries_;
       ++out.new_for_cache;
     }
     ++out.accepted;
-    if (!pod->second.insert(key).second) continue;
+    if (!pod->second.insert(entry).second) continue;
     e->second.pods.insert(src.pod_uid);
     ++out.new_for_pod[m.framework];
     AddOnce(c.pending.details, e->second.detail);
@@ -96,18 +150,17 @@ std::vector<core::HarvestPod> MissLedger::Harvestable(const std::string& ns,
 
 void MissLedger::ForgetKernelCache(const std::string& ns, const std::string& kernelcache) {
   std::lock_guard lock(mu_);
-  std::erase_if(caches_, [&](const auto& kv) {
-    return std::get<0>(kv.first) == ns && std::get<1>(kv.first) == kernelcache;
-  });
+  EraseCaches(
+      [&](const CacheKey& k) { return std::get<0>(k) == ns && std::get<1>(k) == kernelcache; });
 }
 
 void MissLedger::ForgetOtherDigests(const std::string& ns, const std::string& kernelcache,
                                     const std::string& fingerprint,
                                     const std::string& keep_digest) {
   std::lock_guard lock(mu_);
-  std::erase_if(caches_, [&](const auto& kv) {
-    const auto& [n, k, f, d] = kv.first;
-    return n == ns && k == kernelcache && f == fingerprint && d != keep_digest;
+  EraseCaches([&](const CacheKey& k) {
+    const auto& [n, kc, f, d] = k;
+    return n == ns && kc == kernelcache && f == fingerprint && d != keep_digest;
   });
 }
 

@@ -8,9 +8,13 @@
 // kernelcache_runtime_misses_total counts these: one compile in one pod)
 // and, at most once per `event_interval` per cache, the Warning Event due
 // with every (entry, pod) added since the last one.
-// Bounded: at most max_entries distinct entries and max_pods pods per
-// cache (beyond them new ones are counted in `dropped` and not kept), and a
-// cache whose digest is no longer current is dropped by Forget*().
+// Bounded over the whole ledger, whatever keys reports arrive under: at
+// most max_caches caches, max_total_entries entries and max_total_pods pods
+// in all, and max_entries entries and max_pods pods per cache (beyond them
+// new ones are counted in `dropped` and not kept). A pod (by uid) is in one
+// cache at a time: reporting under another key (a relabelled pod) moves it,
+// taking along what only it had reported. A cache whose digest is no longer
+// current is dropped by Forget*().
 // An operator restart starts empty; watchers resend their sets, so the
 // ledger refills within one report interval per pod.
 // Thread-safe.
@@ -64,6 +68,9 @@ class MissLedger {
   struct Limits {
     std::size_t max_entries = 4096;
     std::size_t max_pods = 4096;
+    std::size_t max_caches = 1024;
+    std::size_t max_total_entries = 65536;
+    std::size_t max_total_pods = 16384;
     std::chrono::seconds event_interval{60};
   };
   MissLedger() : MissLedger(Limits{}) {}
@@ -107,9 +114,18 @@ class MissLedger {
     MissEventDue pending;
   };
 
+  // With mu_ held: `uid` leaves the cache it is in; a cache left empty goes.
+  void RemovePod(const std::string& uid);
+  // With mu_ held: drops the caches `drop` picks, and their pods.
+  template <class Pred>
+  void EraseCaches(Pred drop);
+
   Limits limits_;
   mutable std::mutex mu_;
   std::map<CacheKey, Cache> caches_;
+  std::map<std::string, CacheKey> pod_home_;  // uid -> the one cache it is in
+  std::size_t total_entries_ = 0;
+  std::size_t total_pods_ = 0;
 };
 
 }  // namespace kc::op

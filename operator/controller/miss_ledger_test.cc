@@ -80,6 +80,50 @@ TEST(MissLedger, CapsKeepMemoryBoundedAndCountWhatTheyDrop) {
   EXPECT_EQ(l.Summary("ml", "llama", "0123456789abcdef", "d1")->count, 2);
 }
 
+MissSource SrcIn(const std::string& kernelcache, const std::string& pod) {
+  return {"ml", kernelcache, "0123456789abcdef", "d1", pod, pod + "-uid"};
+}
+
+TEST(MissLedger, ARelabelledPodMovesAndHoldsOneCacheWhateverItsLabelSays) {
+  MissLedger l;
+  l.Record(SrcIn("shared", "b"), {Triton("k1", "x")}, t0);
+  for (int i = 0; i < 1000; ++i) {
+    l.Record(SrcIn("kc-" + std::to_string(i), "a"), {Triton("k1", "x"), Triton("k2", "y")}, t0);
+  }
+  l.Record(SrcIn("shared", "a"), {Triton("k1", "x"), Triton("k3", "z")}, t0);
+  for (int i = 0; i < 1000; ++i) {
+    EXPECT_FALSE(l.Summary("ml", "kc-" + std::to_string(i), "0123456789abcdef", "d1"))
+        << "the pod left kc-" << i;
+  }
+  auto shared = l.Summary("ml", "shared", "0123456789abcdef", "d1");
+  ASSERT_TRUE(shared.has_value());
+  EXPECT_EQ(shared->count, 2) << "k1 (both pods) and k3";
+  EXPECT_EQ(shared->pods, 2);
+  // Leaving keeps what another pod also reported, and drops what only it had.
+  l.Record(SrcIn("elsewhere", "a"), {Triton("k9", "w")}, t0);
+  shared = l.Summary("ml", "shared", "0123456789abcdef", "d1");
+  ASSERT_TRUE(shared.has_value());
+  EXPECT_EQ(shared->count, 1);
+  EXPECT_EQ(shared->pods, 1);
+}
+
+TEST(MissLedger, CapsHoldOverTheWholeLedgerNotPerCache) {
+  MissLedger l(MissLedger::Limits{.max_caches = 2, .max_total_entries = 3, .max_total_pods = 3});
+  EXPECT_EQ(l.Record(SrcIn("c1", "a"), {Triton("k1", "x"), Triton("k2", "y")}, t0).accepted, 2u);
+  MissRecord b = l.Record(SrcIn("c2", "b"), {Triton("k1", "x"), Triton("k2", "y")}, t0);
+  EXPECT_EQ(b.accepted, 1u);
+  EXPECT_EQ(b.dropped, 1u) << "three entries in all";
+  MissRecord c = l.Record(SrcIn("c3", "c"), {Triton("k1", "x")}, t0);
+  EXPECT_EQ(c.dropped, 1u) << "a third cache is over max_caches";
+  EXPECT_FALSE(l.Summary("ml", "c3", "0123456789abcdef", "d1").has_value());
+  l.Record(SrcIn("c2", "d"), {}, t0);
+  MissRecord e = l.Record(SrcIn("c2", "e"), {Triton("k1", "x")}, t0);
+  EXPECT_EQ(e.dropped, 1u) << "a fourth pod is over max_total_pods";
+  l.ForgetKernelCache("ml", "c1");
+  EXPECT_EQ(l.Record(SrcIn("c3", "c"), {Triton("k1", "x"), Triton("k2", "y")}, t0).accepted, 2u)
+      << "forgetting a cache frees its share of the caps";
+}
+
 TEST(MissLedger, EachDigestIsItsOwnCacheAndOldOnesAreForgotten) {
   MissLedger l;
   l.Record(Src("a", "d1"), {Triton("k1", "x")}, t0);

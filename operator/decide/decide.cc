@@ -18,6 +18,7 @@
 #include "operator/decide/decide_step.h"
 #include "operator/decide/decide_storage.h"
 #include "operator/decide/decide_summary.h"
+#include "operator/decide/server_identity.h"
 
 namespace kc::op {
 namespace {
@@ -196,7 +197,11 @@ Plan Decide(const Observed& obs, Time now) {
   Effects effects;
   if (!HasFinalizer(kc)) effects.actions.push_back(FinalizerAction(Action::Kind::kAddFinalizer));
 
-  SpecVerdict spec = CheckSpec(kc.spec, obs.parse_errors, conds.Prev(cond::kInvalidSpec),
+  std::vector<std::string> spec_errors = obs.parse_errors;
+  if (auto who = ServerIdentityProblem(kc.spec, kc.metadata.namespace_, obs.settings)) {
+    spec_errors.push_back(*who);
+  }
+  SpecVerdict spec = CheckSpec(kc.spec, spec_errors, conds.Prev(cond::kInvalidSpec),
                                conds.Prev(cond::kImageNotPinned));
   conds.Set(cond::kInvalidSpec, spec.invalid_spec);
   if (spec.ready) conds.Set(cond::kReady, *spec.ready);

@@ -25,7 +25,7 @@ const PodView* SealPod(const JobView& j, const std::vector<PodView>& pods, bool*
   const PodView* best = nullptr;
   *any_pod = false;
   for (const auto& p : pods) {
-    if (p.job_name != j.name) continue;
+    if (!OfJob(p, j)) continue;
     *any_pod = true;
     if (!p.seal_message) continue;
     if (best == nullptr || (p.phase == "Succeeded" && best->phase != "Succeeded") ||
@@ -39,7 +39,7 @@ const PodView* SealPod(const JobView& j, const std::vector<PodView>& pods, bool*
 std::string PodFailure(const JobView& j, const std::vector<PodView>& pods) {
   const PodView* latest = nullptr;
   for (const auto& p : pods) {
-    if (p.job_name != j.name || p.failure_summary.empty()) continue;
+    if (!OfJob(p, j) || p.failure_summary.empty()) continue;
     if (latest == nullptr || p.created > latest->created) latest = &p;
   }
   if (latest == nullptr) return "";

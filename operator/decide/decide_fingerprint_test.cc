@@ -59,6 +59,7 @@ PodView SealPod(const std::string& message) {
   PodView p;
   p.name = "llama-warmup-pod";
   p.job_name = "llama-warmup-" + kFp;
+  p.job_uid = "job-uid";
   p.node_name = "gpu-1";
   p.phase = "Succeeded";
   p.seal_message = message;
@@ -76,6 +77,11 @@ TEST(RecordOutcomeTest, Table) {
   PodView failed_pod;
   failed_pod.name = "p";
   failed_pod.job_name = "llama-warmup-" + kFp;
+  failed_pod.job_uid = "job-uid";
+  // A pod anyone in the namespace could create: the Job's name (its labels
+  // say so too), another uid in its owner reference, a forged seal result.
+  PodView forged = SealPod(Sealed(kFp));
+  forged.job_uid = "forged-uid";
   failed_pod.node_name = "gpu-2";
   failed_pod.failure_summary = "warmup: Error (exit 1): boom";
   struct Case {
@@ -165,6 +171,15 @@ TEST(RecordOutcomeTest, Table) {
        "",
        std::nullopt,
        ""},
+      {"a pod of another uid with the Job's name is not the Job's",
+       Status(st::kWarming),
+       Job("complete"),
+       {forged},
+       std::string(st::kWarming),
+       "",
+       std::nullopt,
+       "",
+       true},
       {"no pod yet: wait for it",
        Status(st::kWarming),
        Job("complete"),

@@ -21,7 +21,7 @@ constexpr seconds kDefaultInterval{3600};
 std::optional<std::string> ResultOf(const JobView& j, const std::vector<PodView>& pods) {
   const PodView* best = nullptr;
   for (const auto& p : pods) {
-    if (p.job_name != j.name || !p.seal_message || p.seal_message->empty()) continue;
+    if (!OfJob(p, j) || !p.seal_message || p.seal_message->empty()) continue;
     if (best == nullptr || p.created > best->created) best = &p;
   }
   if (best == nullptr) return std::nullopt;

@@ -63,6 +63,7 @@ PodView ResultPod(const JobView& j, const core::HarvestReport& r) {
   PodView p;
   p.name = j.name + "-x";
   p.job_name = j.name;
+  p.job_uid = j.uid;
   p.seal_message = core::HarvestReportToJson(r);
   return p;
 }

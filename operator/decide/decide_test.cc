@@ -185,6 +185,7 @@ struct World {
     PodView pod;
     pod.name = job + "-pod";
     pod.job_name = job;
+    pod.job_uid = j->uid;
     pod.node_name = node;
     pod.phase = "Succeeded";
     pod.seal_message = message;
@@ -204,6 +205,7 @@ struct World {
     PodView pod;
     pod.name = job + "-pod-" + std::to_string(next_uid++);
     pod.job_name = job;
+    pod.job_uid = j->uid;
     pod.node_name = "gpu-1";
     pod.phase = "Failed";
     pod.failure_summary = "warmup: Error (exit 1): " + why;

@@ -51,6 +51,10 @@ struct Settings {
   // A warmup pod unschedulable this long is reported (condition
   // WarmupUnschedulable, Event) and resolve tells StartCold pods to go.
   std::chrono::seconds unschedulable_grace = kDefaultWarmupUnschedulableGrace;
+  // Where the operator runs and as whom ("" = not known): a server-form
+  // warmup may run as neither (server_identity.h).
+  std::string operator_namespace;
+  std::string operator_service_account;
 };
 
 // A Node matching spec.nodeSelector (the reconciler filters; Decide
@@ -87,10 +91,13 @@ struct JobView {
   friend bool operator==(const JobView&, const JobView&) = default;
 };
 
-// A Pod of a warmup Job (label job-name / batch.kubernetes.io/job-name).
+// A Pod of a warmup Job: the Job is its controller owner reference (kind
+// Job, batch/v1), never a label anyone creating a pod can set. A result is
+// a Job's only when the reference's uid is the Job's (OfJob).
 struct PodView {
   std::string name;
-  std::string job_name;
+  std::string job_name;  // the owner reference's name
+  std::string job_uid;   // the owner reference's uid
   std::string node_name;
   std::string phase;  // Pending | Running | Succeeded | Failed
   // The result container (warmup Jobs: "seal"; harvest Jobs: "harvest"): its
@@ -112,6 +119,12 @@ struct PodView {
   std::string unschedulable_message;
   friend bool operator==(const PodView&, const PodView&) = default;
 };
+
+// Whether `p` is a pod of `j`: its controller owner reference names `j`'s
+// uid (and name).
+inline bool OfJob(const PodView& p, const JobView& j) {
+  return !j.uid.empty() && p.job_uid == j.uid && p.job_name == j.name;
+}
 
 // The PVC named core::ClaimName(kc), when it exists.
 struct PvcView {

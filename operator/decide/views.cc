@@ -77,9 +77,13 @@ PodView PodViewFromJson(const Json& json) {
   PodView v;
   v.name = pod.metadata.name;
   v.labels = pod.metadata.labels;
-  v.job_name = v.labels.count("batch.kubernetes.io/job-name") > 0
-                   ? v.labels["batch.kubernetes.io/job-name"]
-                   : v.labels["job-name"];
+  // The Job that owns the pod, by its controller reference (set by the Job
+  // controller; labels such as job-name are anyone's to set).
+  if (const api::OwnerReference* owner = pod.metadata.ControllerRef();
+      owner != nullptr && owner->kind == "Job" && owner->api_version == "batch/v1") {
+    v.job_name = owner->name;
+    v.job_uid = owner->uid;
+  }
   v.created = pod.metadata.creation_timestamp.value_or(Time{});
   v.node_name = pod.node_name;
   v.phase = pod.phase;

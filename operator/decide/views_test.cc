@@ -59,9 +59,55 @@ TEST(Views, JobDeletedInTheForeground) {
   EXPECT_TRUE(v.foreground_deletion);
 }
 
+TEST(Views, APodsJobIsItsControllerOwnerReferenceNeverItsLabels) {
+  struct Case {
+    const char* name;
+    const char* metadata;
+    const char* job_name;
+    const char* job_uid;
+  };
+  const std::vector<Case> cases = {
+      {"labels only",
+       R"({"name":"p","labels":{"job-name":"j","batch.kubernetes.io/job-name":"j",
+           "batch.kubernetes.io/controller-uid":"j-uid"}})",
+       "", ""},
+      {"the Job controller's reference",
+       R"({"name":"p","ownerReferences":[{"apiVersion":"batch/v1","kind":"Job","name":"j",
+           "uid":"j-uid","controller":true}]})",
+       "j", "j-uid"},
+      {"a reference that is not the controller",
+       R"({"name":"p","ownerReferences":[{"apiVersion":"batch/v1","kind":"Job","name":"j",
+           "uid":"j-uid"}]})",
+       "", ""},
+      {"a controller of another kind",
+       R"({"name":"p","ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet",
+           "name":"j","uid":"j-uid","controller":true}]})",
+       "", ""},
+  };
+  for (const Case& c : cases) {
+    PodView v = PodViewFromJson(Json{{"metadata", Json::parse(c.metadata)}});
+    EXPECT_EQ(v.job_name, c.job_name) << c.name;
+    EXPECT_EQ(v.job_uid, c.job_uid) << c.name;
+  }
+  PodView pod;
+  pod.job_name = "j";
+  pod.job_uid = "j-uid";
+  JobView job;
+  job.name = "j";
+  job.uid = "j-uid";
+  EXPECT_TRUE(OfJob(pod, job));
+  job.uid = "another-uid";
+  EXPECT_FALSE(OfJob(pod, job)) << "the same name, another Job";
+  job.uid = "";
+  pod.job_uid = "";
+  EXPECT_FALSE(OfJob(pod, job)) << "no uid matches nothing";
+}
+
 TEST(Views, PodSealMessageAndFailure) {
   PodView v = PodViewFromJson(Json::parse(R"({
-    "metadata": {"name": "p", "labels": {"batch.kubernetes.io/job-name": "j"}},
+    "metadata": {"name": "p", "labels": {"batch.kubernetes.io/job-name": "j"},
+                 "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": "j",
+                                      "uid": "j-uid", "controller": true}]},
     "spec": {"nodeName": "gpu-07"},
     "status": {"phase": "Failed",
       "initContainerStatuses": [
@@ -71,6 +117,7 @@ TEST(Views, PodSealMessageAndFailure) {
       "containerStatuses": [
         {"name": "seal", "state": {"terminated": {"exitCode": 0, "message": "{}"}}}]}})"));
   EXPECT_EQ(v.job_name, "j");
+  EXPECT_EQ(v.job_uid, "j-uid");
   EXPECT_EQ(v.node_name, "gpu-07");
   EXPECT_EQ(v.phase, "Failed");
   EXPECT_EQ(v.seal_message, "{}");

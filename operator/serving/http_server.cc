@@ -83,6 +83,7 @@ struct HttpServer::Impl {
   tcp::acceptor acceptor{ioc};
   std::map<std::string, HttpHandler> get_handlers;
   std::map<std::string, HttpHandler> post_handlers;
+  std::map<std::string, AsyncHttpHandler> async_post_handlers;
   HttpServerOptions options;
   bool tls = false;
   std::thread thread;
@@ -96,13 +97,20 @@ struct HttpServer::Impl {
     return ctx;
   }
 
+  const AsyncHttpHandler* AsyncHandlerFor(const HttpRequest& req) const {
+    if (req.method != "POST") return nullptr;
+    auto it = async_post_handlers.find(req.path);
+    return it == async_post_handlers.end() ? nullptr : &it->second;
+  }
+
   HttpResponse Dispatch(const HttpRequest& req) {
     const bool is_get = req.method == "GET" || req.method == "HEAD";
     const bool is_post = req.method == "POST";
     const auto& table = is_post ? post_handlers : get_handlers;
     auto it = table.find(req.path);
     if ((!is_get && !is_post) || it == table.end()) {
-      if (get_handlers.count(req.path) || post_handlers.count(req.path) || (!is_get && !is_post)) {
+      if (get_handlers.count(req.path) || post_handlers.count(req.path) ||
+          async_post_handlers.count(req.path) || (!is_get && !is_post)) {
         return {405, "application/json", ErrorBody("method " + req.method + " not allowed")};
       }
       return {404, "application/json", ErrorBody("no handler for " + req.path)};
@@ -191,8 +199,27 @@ struct HttpServer::Impl {
       r.body = std::move(req.body());
       r.content_type = std::string(req[http::field::content_type]);
       r.authorization = std::string(req[http::field::authorization]);
+      const unsigned version = req.version();
+      const bool keep_alive = req.keep_alive();
+      const bool head = req.method() == http::verb::head;
+      if (const AsyncHttpHandler* async = server->AsyncHandlerFor(r)) {
+        HttpDone done = [self = this->shared_from_this(), version, keep_alive](HttpResponse out) {
+          auto* raw = self.get();
+          asio::post(raw->stream.get_executor(),
+                     [self = std::move(self), out = std::move(out), version, keep_alive]() mutable {
+                       self->Write(std::move(out), version, keep_alive, false);
+                     });
+        };
+        try {
+          (*async)(std::move(r), std::move(done));
+        } catch (const std::exception& e) {
+          Write({500, "application/json", ErrorBody(std::string("internal error: ") + e.what())},
+                version, false, false);
+        }
+        return;
+      }
       HttpResponse out = server->Dispatch(r);
-      Write(std::move(out), req.version(), req.keep_alive(), req.method() == http::verb::head);
+      Write(std::move(out), version, keep_alive, head);
     }
 
     // An error answer; the connection closes after it.
@@ -274,6 +301,10 @@ void HttpServer::Handle(const std::string& path, HttpHandler handler) {
 
 void HttpServer::HandlePost(const std::string& path, HttpHandler handler) {
   impl_->post_handlers[path] = std::move(handler);
+}
+
+void HttpServer::HandlePostAsync(const std::string& path, AsyncHttpHandler handler) {
+  impl_->async_post_handlers[path] = std::move(handler);
 }
 
 bool HttpServer::tls() const { return impl_->tls; }

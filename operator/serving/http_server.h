@@ -14,7 +14,11 @@
 //   handler that receives the body (before Start()). Unknown paths answer
 //   404 {"error":"no handler for <path>"}; a method the path has no handler
 //   for answers 405. A handler runs on the server's thread and must not
-//   block for long.
+//   block for long: one that must wait (an API call) is registered with
+//   HandlePostAsync() and answers through its `done` callback from any
+//   thread, while the server goes on serving other connections. `done`
+//   must be called (or dropped) before Stop(): a work pool that holds it
+//   is stopped first.
 // - Limits (HttpServerOptions): a body over max_body_bytes answers 413, a
 //   request that is not HTTP answers 400, both with {"error": ...} and the
 //   connection closed. Reading a request (and the TLS handshake) must finish
@@ -59,6 +63,9 @@ struct HttpResponse {
 };
 
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+// Answers by calling `done` once, from any thread; the connection waits.
+using HttpDone = std::function<void(HttpResponse)>;
+using AsyncHttpHandler = std::function<void(HttpRequest, HttpDone done)>;
 
 // Splits "/p?a=1&b=x%20y" into path and decoded parameters. Pure.
 HttpRequest ParseTarget(const std::string& method, const std::string& target);
@@ -75,6 +82,7 @@ class HttpServer {
 
   void Handle(const std::string& path, HttpHandler handler);
   void HandlePost(const std::string& path, HttpHandler handler);
+  void HandlePostAsync(const std::string& path, AsyncHttpHandler handler);
   // HTTPS servers only (FailedPrecondition otherwise); InvalidArgument when
   // the PEM does not parse or the key does not match the certificate (the
   // previous pair stays in use).

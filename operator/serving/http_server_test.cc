@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <thread>
 #include <vector>
 
@@ -64,6 +65,39 @@ TEST(HttpServerTest, ServesHandlersAndErrors) {
 
   (*server)->Stop();
   EXPECT_FALSE(HttpGet("127.0.0.1", port, "/hello").ok());
+}
+
+TEST(HttpServerTest, AnAsyncHandlerWaitingNeverDelaysOtherRequests) {
+  auto server = HttpServer::Listen("127.0.0.1", 0);
+  ASSERT_TRUE(server.ok()) << server.status();
+  (*server)->Handle("/healthz", [](const HttpRequest&) {
+    return HttpResponse{200, "text/plain", "ok"};
+  });
+  std::promise<HttpDone> waiting;
+  (*server)->HandlePostAsync("/slow", [&waiting](HttpRequest req, HttpDone done) {
+    EXPECT_EQ(req.body, "payload");
+    EXPECT_EQ(req.authorization, "Bearer x");
+    waiting.set_value(std::move(done));
+  });
+  (*server)->Start();
+  const int port = (*server)->port();
+
+  auto slow = std::async(std::launch::async, [port] {
+    return HttpPost("127.0.0.1", port, "/slow", "payload", "Bearer x");
+  });
+  HttpDone done = waiting.get_future().get();  // the POST is held by its handler
+  auto health = HttpGet("127.0.0.1", port, "/healthz");
+  ASSERT_TRUE(health.ok()) << health.status();
+  EXPECT_EQ(health->status, 200) << "served while the POST waits";
+  auto get_slow = HttpGet("127.0.0.1", port, "/slow");
+  ASSERT_TRUE(get_slow.ok());
+  EXPECT_EQ(get_slow->status, 405) << "an async POST route answers other methods 405";
+
+  done({202, "application/json", R"({"queued":true})"});  // from this thread
+  auto answered = slow.get();
+  ASSERT_TRUE(answered.ok()) << answered.status();
+  EXPECT_EQ(answered->status, 202);
+  EXPECT_EQ(answered->body, R"({"queued":true})");
 }
 
 TEST(HttpServerTest, BusyPortIsAnErrorNamingIt) {

@@ -92,7 +92,7 @@ class OperatorMetrics {
   void CountEnqueue(const char* source);
   void CountQueueRetry(const std::string& queue);
   // rest_client_rate_limiter_duration_seconds{client,verb}, as client-go
-  // names it: how long a request of `client` ("api" or "events") waited for
+  // names it: how long a request of `client` ("api", "events" or "reviews") waited for
   // its rate limiter's token (0 when it did not), each attempt once.
   void ObserveRateLimiterWait(const std::string& client, const std::string& verb, double seconds);
   void SetLeader(const std::string& lease, bool leader);

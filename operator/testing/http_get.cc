@@ -15,7 +15,11 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
-StatusOr<HttpGetResult> HttpGet(const std::string& host, int port, const std::string& target) {
+namespace {
+
+StatusOr<HttpGetResult> Request(http::verb verb, const std::string& host, int port,
+                                const std::string& target, const std::string& body,
+                                const std::string& authorization) {
   try {
     asio::io_context ioc;
     tcp::resolver resolver(ioc);
@@ -24,8 +28,14 @@ StatusOr<HttpGetResult> HttpGet(const std::string& host, int port, const std::st
     stream.connect(resolver.resolve(host, std::to_string(port)));
     timeval tv{10, 0};  // the sync read below has no other deadline
     setsockopt(stream.socket().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    http::request<http::string_body> req{http::verb::get, target, 11};
+    http::request<http::string_body> req{verb, target, 11};
     req.set(http::field::host, host);
+    if (!authorization.empty()) req.set(http::field::authorization, authorization);
+    if (verb == http::verb::post) {
+      req.set(http::field::content_type, "application/json");
+      req.body() = body;
+      req.prepare_payload();
+    }
     http::write(stream, req);
     beast::flat_buffer buffer;
     http::response<http::string_body> res;
@@ -35,9 +45,20 @@ StatusOr<HttpGetResult> HttpGet(const std::string& host, int port, const std::st
     return HttpGetResult{static_cast<int>(res.result_int()), res.body(),
                          std::string(res[http::field::content_type])};
   } catch (const std::exception& e) {
-    return UnavailableError("GET http://" + host + ":" + std::to_string(port) + target + ": " +
-                            e.what());
+    return UnavailableError(std::string(http::to_string(verb)) + " http://" + host + ":" +
+                            std::to_string(port) + target + ": " + e.what());
   }
+}
+
+}  // namespace
+
+StatusOr<HttpGetResult> HttpGet(const std::string& host, int port, const std::string& target) {
+  return Request(http::verb::get, host, port, target, "", "");
+}
+
+StatusOr<HttpGetResult> HttpPost(const std::string& host, int port, const std::string& target,
+                                 const std::string& body, const std::string& authorization) {
+  return Request(http::verb::post, host, port, target, body, authorization);
 }
 
 }  // namespace kc::op

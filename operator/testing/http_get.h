@@ -1,4 +1,4 @@
-// HttpGet: a blocking plain-HTTP GET for tests and probes of the operator's
+// HttpGet, HttpPost: a blocking plain-HTTP GET or POST for tests and probes of the operator's
 // endpoints (/healthz, /readyz, /metrics, /v1/resolve). Test-only: linked
 // from kc_operator_testing, never into kernelcache-operator.
 #pragma once
@@ -18,5 +18,10 @@ struct HttpGetResult {
 // One GET of http://host:port<target> (10 s connect and read limits);
 // Unavailable naming the URL when it cannot be done.
 StatusOr<HttpGetResult> HttpGet(const std::string& host, int port, const std::string& target);
+
+// One POST of `body` (application/json), with "Authorization:
+// <authorization>" when it is not empty; same limits.
+StatusOr<HttpGetResult> HttpPost(const std::string& host, int port, const std::string& target,
+                                 const std::string& body, const std::string& authorization = "");
 
 }  // namespace kc::op

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "base/base64.h"
+
 namespace kc::op::fixtures {
 
 Labels GpuLabels(const std::string& product, const std::string& driver,
@@ -33,6 +35,33 @@ nlohmann::json GpuNodeJson(const std::string& name, const Labels& labels) {
           {"status",
            {{"allocatable", {{"nvidia.com/gpu", "8"}}},
             {"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+}
+
+namespace {
+
+std::string Base64Url(const std::string& s) {
+  std::string out = EncodeBase64(s);
+  for (char& c : out) c = c == '+' ? '-' : c == '/' ? '_' : c;
+  while (!out.empty() && out.back() == '=') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json PodTokenClaims(const std::string& ns, const std::string& pod, const std::string& uid,
+                              std::int64_t exp) {
+  return {{"aud", {"https://kubernetes.default.svc", "kernelcache.io"}},
+          {"exp", exp},
+          {"iss", "https://kubernetes.default.svc"},
+          {"kubernetes.io",
+           {{"namespace", ns},
+            {"pod", {{"name", pod}, {"uid", uid}}},
+            {"serviceaccount", {{"name", "default"}, {"uid", "sa-uid"}}}}},
+          {"sub", "system:serviceaccount:" + ns + ":default"}};
+}
+
+std::string PodTokenJwt(const nlohmann::json& claims) {
+  return Base64Url(R"({"alg":"RS256"})") + "." + Base64Url(claims.dump()) + ".c2lnbmF0dXJl";
 }
 
 }  // namespace kc::op::fixtures

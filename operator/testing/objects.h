@@ -1,8 +1,10 @@
 // The operator's test objects, built in one place: a GPU node as GPU Feature
-// Discovery labels it, as Decide's NodeView and as a v1 Node object.
+// Discovery labels it, as Decide's NodeView and as a v1 Node object; a
+// pod's projected ServiceAccount token as the miss channel receives it.
 // Test-only (kc_operator_testing); never linked into a program.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -28,5 +30,15 @@ NodeView GpuNodeView(const std::string& name, Labels labels = GpuLabels());
 // metadata.name and .labels, status.allocatable["nvidia.com/gpu"] = "8" and
 // condition Ready=True.
 nlohmann::json GpuNodeJson(const std::string& name, const Labels& labels = GpuLabels());
+
+// The claims of a pod-bound ServiceAccount token for the miss channel's
+// audience (and the API server's), expiring at `exp` (seconds since the
+// epoch).
+nlohmann::json PodTokenClaims(const std::string& ns, const std::string& pod, const std::string& uid,
+                              std::int64_t exp);
+
+// A JWT carrying `claims`, its header and signature made up: it passes the
+// checks made before a TokenReview, never a TokenReview itself.
+std::string PodTokenJwt(const nlohmann::json& claims);
 
 }  // namespace kc::op::fixtures

@@ -23,6 +23,9 @@
 #include <thread>
 
 #include "core/api_types.h"
+#include "core/gate_report.h"
+#include "core/miss_channel.h"
+#include "core/miss_report.h"
 #include "kube/config.h"
 #include "kube/rest_client.h"
 #include "operator/testing/http_get.h"
@@ -107,6 +110,52 @@ class OperatorIntegrationTest : public NamespaceTest {
 
   // A static RWX PersistentVolume of class kc-<test>, so claims bind without
   // a provisioner.
+  // A gated model pod (label kernelcache.io/consumer=`consumer`) that no
+  // node can take, so neither kwok nor a kubelet writes its status: the test
+  // plays the kubelet with WriteGateResult. Returns the pod's uid.
+  std::string CreateGatedPod(const std::string& name, const std::string& consumer) {
+    Json pod = {
+        {"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata",
+         {{"name", name}, {"labels", {{"app", "llama"}, {core::kConsumerLabel, consumer}}}}},
+        {"spec",
+         {{"nodeSelector", {{"kc-test-unschedulable", "true"}}},
+          {"initContainers",
+           {{{"name", core::kGateContainer}, {"image", "kc.local/initwarm:test"}}}},
+          {"containers", {{{"name", "server"}, {"image", "registry.example/llama:1"}}}}}}};
+    auto created = client_->Create(kube::resources::kPods, ns_, pod);
+    EXPECT_TRUE(created.ok()) << created.status();
+    return created.ok() ? (*created)["metadata"].value("uid", "") : "";
+  }
+
+  // The gate container of pod `name` terminated with `exit_code` and
+  // `message` (its gate report), written to the pod's status.
+  void WriteGateResult(const std::string& name, int exit_code, const std::string& reason,
+                       const std::string& message) {
+    const std::string now = api::FormatTime(std::chrono::system_clock::now());
+    Json status = {{"status",
+                    {{"phase", "Pending"},
+                     {"initContainerStatuses",
+                      {{{"name", core::kGateContainer},
+                        {"image", "kc.local/initwarm:test"},
+                        {"imageID", ""},
+                        {"ready", false},
+                        {"restartCount", 0},
+                        {"state",
+                         {{"terminated",
+                           {{"exitCode", exit_code},
+                            {"reason", reason},
+                            {"message", message},
+                            {"startedAt", now},
+                            {"finishedAt", now}}}}}}}}}}};
+    kube::PatchOptions po;
+    po.subresource = "status";
+    auto patched =
+        client_->Patch(kube::resources::kPods, ns_, name, kube::PatchType::kMerge, status, po);
+    ASSERT_TRUE(patched.ok()) << patched.status();
+  }
+
   void AddPv(const std::string& suffix = "") {
     const std::string name = ns_ + "-pv" + suffix;
     const Status created = CreatePv(name, "100Gi", {{"path", "/tmp/" + name}});
@@ -683,19 +732,7 @@ TEST_F(OperatorIntegrationTest, GateQuarantineIsSeenAndRewarmed) {
       << GetKc("llama").dump(2);
   const std::string first_job = WarmupJobs("llama").at(0)["metadata"]["name"];
 
-  // A gated model pod that no node can take (so neither kwok nor a kubelet
-  // writes its status; this test plays the kubelet).
-  Json pod = {
-      {"apiVersion", "v1"},
-      {"kind", "Pod"},
-      {"metadata",
-       {{"name", "llama-0"}, {"labels", {{"app", "llama"}, {"kernelcache.io/consumer", "llama"}}}}},
-      {"spec",
-       {{"nodeSelector", {{"kc-test-unschedulable", "true"}}},
-        {"initContainers", {{{"name", "kernelcache-wait"}, {"image", "kc.local/initwarm:test"}}}},
-        {"containers", {{{"name", "server"}, {"image", "registry.example/llama:1"}}}}}}};
-  auto created = client_->Create(kube::resources::kPods, ns_, pod);
-  ASSERT_TRUE(created.ok()) << created.status();
+  CreateGatedPod("llama-0", "llama");
   const std::string report = Json{{"outcome", "Failed"},
                                   {"reason", "Quarantined"},
                                   {"fingerprint", fp},
@@ -709,27 +746,7 @@ TEST_F(OperatorIntegrationTest, GateQuarantineIsSeenAndRewarmed) {
                                      {"reason", "sha256 mismatch"},
                                      {"movedTo", "/var/cache/kernelcache/v1/.quarantine/x"}}}}}
                                  .dump();
-  const std::string now = api::FormatTime(std::chrono::system_clock::now());
-  Json status = {{"status",
-                  {{"phase", "Pending"},
-                   {"initContainerStatuses",
-                    {{{"name", "kernelcache-wait"},
-                      {"image", "kc.local/initwarm:test"},
-                      {"imageID", ""},
-                      {"ready", false},
-                      {"restartCount", 0},
-                      {"state",
-                       {{"terminated",
-                         {{"exitCode", 9},
-                          {"reason", "Error"},
-                          {"message", report},
-                          {"startedAt", now},
-                          {"finishedAt", now}}}}}}}}}}};
-  kube::PatchOptions po;
-  po.subresource = "status";
-  auto patched =
-      client_->Patch(kube::resources::kPods, ns_, "llama-0", kube::PatchType::kMerge, status, po);
-  ASSERT_TRUE(patched.ok()) << patched.status();
+  WriteGateResult("llama-0", 9, "Error", report);
 
   // Degraded, with the reason, a new warmup generation...
   Json degraded;
@@ -1120,6 +1137,93 @@ namespace {
 
 // The real binary refuses bad configuration with exit 2 and a message naming
 // the problem (no cluster needed).
+// The miss channel against the real API server: a gated pod's own bound
+// token passes a real TokenReview and its report counts; relabelled to a
+// KernelCache that does not exist, the same pod's report is refused; a
+// flood of junk tokens is refused before any review while /readyz answers.
+TEST_F(OperatorIntegrationTest, MissReportsCountOnlyForTheirKernelCachesDigest) {
+  const std::string node = ns_ + "-a";
+  AddNode(node, kDriverA);
+  AddPv();
+  const int port = StartOperator();
+  CreateKc(KernelCache("llama"));
+  std::string fp;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto fps = Fingerprints("llama");
+        if (fps.size() != 1 || fps[0].value("state", "") != "Ready") return false;
+        fp = fps[0].value("id", "");
+        return true;
+      },
+      120s))
+      << GetKc("llama").dump(2);
+
+  const std::string uid = CreateGatedPod("llama-0", "llama");
+  ASSERT_FALSE(uid.empty());
+  core::GateReport warm;
+  warm.outcome = core::GateOutcome::kWarm;
+  warm.reason = "Validated";
+  warm.fingerprint = fp;
+  warm.manifest_digest = kDigest;
+  WriteGateResult("llama-0", 0, "Completed", core::GateReportToJson(warm));
+
+  // The pod's own token, bound to it, for the miss channel's audience.
+  Status made;
+  std::string token =
+      Kubectl({"-n", ns_, "create", "token", "default", "--audience", core::kMissTokenAudience,
+               "--bound-object-kind", "Pod", "--bound-object-name", "llama-0", "--bound-object-uid",
+               uid, "--duration", "10m"},
+              &made);
+  ASSERT_TRUE(made.ok()) << token;
+  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+  const std::string body = core::MissReportToJson(
+      {fp, {{core::MissFramework::kTriton, "K1", "kernel add_kernel", 8, 100}}});
+  auto post = [&](const std::string& bearer) {
+    auto r = op::HttpPost("127.0.0.1", port, core::kMissReportPath, body, "Bearer " + bearer);
+    return r.ok() ? *r : op::HttpGetResult{-1, r.status().message(), ""};
+  };
+  op::HttpGetResult last;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        last = post(token);
+        return last.status == 200;
+      },
+      60s))
+      << last.status << " " << last.body;
+  EXPECT_EQ(Json::parse(last.body).value("accepted", 0), 1) << last.body;
+
+  // Relabelled to a KernelCache that does not exist: refused, named.
+  Json relabel = {{"metadata", {{"labels", {{core::kConsumerLabel, "ghost"}}}}}};
+  ASSERT_TRUE(
+      client_->Patch(kube::resources::kPods, ns_, "llama-0", kube::PatchType::kMerge, relabel, {})
+          .ok());
+  ASSERT_TRUE(Eventually(
+      [&] {
+        last = post(token);
+        return last.status == 403;
+      },
+      60s))
+      << last.status << " " << last.body;
+  EXPECT_NE(last.body.find("ghost"), std::string::npos) << last.body;
+  EXPECT_NE(last.body.find("does not exist"), std::string::npos) << last.body;
+
+  // Junk: refused before any TokenReview, while the listener stays ready.
+  for (int i = 0; i < 200; ++i) {
+    op::HttpGetResult junk = post("junk-" + std::to_string(i));
+    ASSERT_EQ(junk.status, 401) << junk.body;
+    if (i == 0) EXPECT_NE(junk.body.find("not a JWT"), std::string::npos) << junk.body;
+  }
+  auto ready = op::HttpGet("127.0.0.1", port, "/readyz");
+  ASSERT_TRUE(ready.ok()) << ready.status();
+  EXPECT_EQ(ready->status, 200);
+  auto metrics = op::HttpGet("127.0.0.1", port, "/metrics");
+  ASSERT_TRUE(metrics.ok());
+  const std::string series = "kernelcache_miss_reports_total{code=\"401\"} ";
+  const size_t at = metrics->body.find(series);
+  ASSERT_NE(at, std::string::npos) << metrics->body.substr(0, 4000);
+  EXPECT_GE(std::atof(metrics->body.c_str() + at + series.size()), 200.0);
+}
+
 TEST(OperatorBinaryTest, BadConfigExitsTwoNamingTheProblem) {
   struct Case {
     std::vector<std::string> args;
