@@ -81,3 +81,20 @@ def arg(name, default=None):
     if name in sys.argv:
         return sys.argv[sys.argv.index(name) + 1]
     return default
+
+
+def finish_compiled(res, counters, created, t_ready, err, out_path):
+    """Completes and writes a torch.compile workload's result: its error,
+    first-pass time since `t_ready`, Inductor's counters and what it created
+    in the view; exits 3 after an error."""
+    res["error"] = err
+    res["first_pass_ms"] = (time.perf_counter() - t_ready) * 1000.0
+    ind = counters["inductor"]
+    res["inductor"] = {k: v for k, v in dict(ind).items()}
+    res["fxgraph_cache_hit"] = ind.get("fxgraph_cache_hit", 0)
+    res["fxgraph_cache_miss"] = ind.get("fxgraph_cache_miss", 0)
+    res["created"] = created
+    res["created_count"] = len(created)
+    write_result(res, out_path)
+    if err:
+        sys.exit(3)

@@ -55,19 +55,7 @@ def main():
                                       "rel_err_vs_eager": rel})
     except Exception as e:  # record, do not hide
         err = f"{type(e).__name__}: {e}"[:2000]
-    res["error"] = err
-    res["first_pass_ms"] = (time.perf_counter() - t_ready) * 1000.0
-    ind = counters["inductor"]
-    res["inductor"] = {k: v for k, v in dict(ind).items()}
-    res["fxgraph_cache_hit"] = ind.get("fxgraph_cache_hit", 0)
-    res["fxgraph_cache_miss"] = ind.get("fxgraph_cache_miss", 0)
-    after = tree(dirs)
-    new = sorted(after - before)
-    res["created"] = new
-    res["created_count"] = len(new)
-    common.write_result(res, out_path)
-    if err:
-        sys.exit(3)
+    common.finish_compiled(res, counters, sorted(tree(dirs) - before), t_ready, err, out_path)
 
 
 if __name__ == "__main__":

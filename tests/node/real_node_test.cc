@@ -253,7 +253,13 @@ class RealNodeTest : public optest::NamespaceTest {
       EXPECT_EQ(s.value("bytes", -1), fp.value("bytes", -2)) << s.dump() << fp.dump();
     }
     EXPECT_TRUE(seen) << summary.dump();
-    EXPECT_EQ(fp.value("files", 0), 3) << fp.dump();  // the three files of kWarmupScript
+    // The three files of kWarmupScript and the convergence record
+    // (kernelcache/convergence.json: the script writes the same bytes
+    // again, so one pass proves it).
+    EXPECT_EQ(fp.value("files", 0), 4) << fp.dump();
+    EXPECT_EQ(fp.value("convergence", Json::object()).value("message", ""),
+              "converged after 1 pass")
+        << fp.dump();
   }
 
   // Logs of container `container` of the warmup pod of `kc`.
