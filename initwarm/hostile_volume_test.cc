@@ -8,7 +8,9 @@
 // READY and manifest.json replaced by garbage, a FIFO or a link, v1/<fp> and
 // v1/.staging replaced by links. Often the manifest and READY are then
 // rewritten consistently to list what is on disk. A fixed seed and a
-// bounded count make the trees the same on every run.
+// bounded count make the trees the same on every run, and every kind of
+// edit is made in turn (tree t: content edit t % 12, layout edit t % 8, gc
+// edit t % 3), not left to the draw.
 //
 // Every command (wait in Shared and Copy at every verify level, verify,
 // seal, gc) must either refuse with a named reason (its documented exit
@@ -34,6 +36,7 @@
 #include <iterator>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "core/fingerprint.h"
@@ -220,7 +223,11 @@ class HostileVolumeTest : public ::testing::Test {
       const std::string f = pick();
       const fs::path p = dir / f;
       if (!IsRegularSingle(p)) continue;  // already edited
-      switch ((*rng)() % 12) {
+      // The first edit of tree t is kind t % 12, so every kind is made
+      // (twice over 24 trees); a second one is drawn.
+      const int kind = e == 0 ? tree % 12 : static_cast<int>((*rng)() % 12);
+      content_kinds_.insert(kind);
+      switch (kind) {
         case 0:
           fs::remove(p);
           fs::create_symlink(outside_ / "secret", p);
@@ -332,7 +339,9 @@ class HostileVolumeTest : public ::testing::Test {
   std::vector<std::string> MutateMeta(const fs::path& root, std::mt19937* rng, int tree) {
     const fs::path pub = core::Layout(root).Published(fp_);
     const fs::path ready = pub / core::kReadyFileName;
-    switch ((*rng)() % 8) {
+    const int kind = tree % 8;  // every kind in turn; 6 and 7: no edit
+    meta_kinds_.insert(kind);
+    switch (kind) {
       case 0:
         fs::remove(ready);
         WriteFile(ready, testing::Bytes(100000, static_cast<std::uint32_t>(tree)));
@@ -373,7 +382,9 @@ class HostileVolumeTest : public ::testing::Test {
   // old staging directory holding links outside.
   std::vector<std::string> MutateForGc(const fs::path& root, std::mt19937* rng, int tree) {
     core::Layout l(root);
-    switch ((*rng)() % 3) {
+    const int kind = tree % 3;  // every kind in turn; 2: no edit
+    gc_kinds_.insert(kind);
+    switch (kind) {
       case 0: {
         const fs::path away = outside_ / ("staging-" + std::to_string(tree));
         WriteFile(away / (fp_ + "-old/victim"), kSecret);
@@ -397,7 +408,8 @@ class HostileVolumeTest : public ::testing::Test {
   testing::ScratchDir scratch_;
   std::string fp_;
   fs::path outside_;
-  int uniq_ = 0;  // names of what is moved outside
+  int uniq_ = 0;                                         // names of what is moved outside
+  std::set<int> content_kinds_, meta_kinds_, gc_kinds_;  // the kinds of edit made
 };
 
 // A refusal names its reason: one of the findings the readers give.
@@ -527,6 +539,10 @@ TEST_F(HostileVolumeTest, EveryCommandRefusesWithAReasonOrStaysInside) {
   // (or nothing) would show here.
   EXPECT_GT(refused, 0);
   EXPECT_GT(succeeded, 0);
+  // Every kind of edit the header names was made, not left to the draw.
+  EXPECT_EQ(content_kinds_.size(), 12u);
+  EXPECT_EQ(meta_kinds_.size(), 8u);
+  EXPECT_EQ(gc_kinds_.size(), 3u);
 }
 
 }  // namespace
