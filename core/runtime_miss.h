@@ -86,7 +86,7 @@ struct RuntimeMiss {
   // from its metadata and TTIR source; "" where the entry has none. Two
   // entries with one `kernel` and two keys are two configurations of one
   // kernel (core/convergence.h).
-  std::string kernel;
+  std::string kernel{};
   friend bool operator==(const RuntimeMiss&, const RuntimeMiss&) = default;
 };
 
