@@ -174,8 +174,8 @@ int Main(int argc, char** argv) {
   (*server)->Start();
   const int port = (*server)->port();
 
-  const std::string body =
-      core::MissReportToJson({kFp, {{core::MissFramework::kTriton, "K", "kernel add", 8, 100}}});
+  const std::string body = core::MissReportToJson(
+      {kFp, {{core::MissFramework::kTriton, "K", "kernel add", 8, 100}}, std::nullopt});
   const char* kinds[] = {"junk", "stranger", "forged", "valid"};
   std::mutex mu;
   std::map<std::string, std::map<int, int>> answers;  // kind -> code -> count

@@ -1177,7 +1177,7 @@ TEST_F(OperatorIntegrationTest, MissReportsCountOnlyForTheirKernelCachesDigest) 
   ASSERT_TRUE(made.ok()) << token;
   while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
   const std::string body = core::MissReportToJson(
-      {fp, {{core::MissFramework::kTriton, "K1", "kernel add_kernel", 8, 100}}});
+      {fp, {{core::MissFramework::kTriton, "K1", "kernel add_kernel", 8, 100}}, std::nullopt});
   auto post = [&](const std::string& bearer) {
     auto r = op::HttpPost("127.0.0.1", port, core::kMissReportPath, body, "Bearer " + bearer);
     return r.ok() ? *r : op::HttpGetResult{-1, r.status().message(), ""};
@@ -1211,7 +1211,9 @@ TEST_F(OperatorIntegrationTest, MissReportsCountOnlyForTheirKernelCachesDigest) 
   for (int i = 0; i < 200; ++i) {
     op::HttpGetResult junk = post("junk-" + std::to_string(i));
     ASSERT_EQ(junk.status, 401) << junk.body;
-    if (i == 0) EXPECT_NE(junk.body.find("not a JWT"), std::string::npos) << junk.body;
+    if (i == 0) {
+      EXPECT_NE(junk.body.find("not a JWT"), std::string::npos) << junk.body;
+    }
   }
   auto ready = op::HttpGet("127.0.0.1", port, "/readyz");
   ASSERT_TRUE(ready.ok()) << ready.status();
