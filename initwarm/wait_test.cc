@@ -511,15 +511,15 @@ TEST_F(WaitTest, GarbageReadyIsRefusedAtOnceAndQuarantined) {
   const Case cases[] = {
       {"100 kB of random bytes",
        [](const fs::path& pub) { testing::WriteFile(pub / "READY", testing::Bytes(100000, 7)); },
-       "larger than 4096 bytes"},
+       "larger than 4096 bytes", ""},
       {"a short line", [](const fs::path& pub) { testing::WriteFile(pub / "READY", "ready\n"); },
-       "does not hold a sha256"},
+       "does not hold a sha256", ""},
       {"a FIFO",
        [](const fs::path& pub) {
          fs::remove(pub / "READY");
          ASSERT_EQ(::mkfifo((pub / "READY").c_str(), 0644), 0);
        },
-       "is a FIFO"},
+       "is a FIFO", ""},
       {"naming a manifest that does not parse",
        [](const fs::path& pub) {
          testing::WriteFile(pub / "manifest.json", "not JSON");
