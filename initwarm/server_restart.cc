@@ -17,8 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool HasMarker(const std::string& environ) {
-  const std::string marker = std::string(core::kWarmupServerMarkerEnv) + "=1";
+bool HasMarker(const std::string& environ, const std::string& value) {
+  const std::string marker = std::string(core::kWarmupServerMarkerEnv) + "=" + value;
   std::size_t start = 0;
   while (start < environ.size()) {
     std::size_t end = environ.find('\0', start);
@@ -42,7 +42,7 @@ bool Alive(const fs::path& proc, pid_t pid) {
 
 }  // namespace
 
-std::vector<pid_t> ServerPids(const fs::path& proc) {
+std::vector<pid_t> ServerPids(const fs::path& proc, const std::string& value) {
   std::vector<pid_t> out;
   std::error_code ec;
   const pid_t self = ::getpid();
@@ -53,14 +53,14 @@ std::vector<pid_t> ServerPids(const fs::path& proc) {
     if (pid == self) continue;
     // Another uid's environ is unreadable: not ours to restart.
     auto env = ReadFileNoFollow(it->path() / "environ", 1 << 20);
-    if (env.ok() && HasMarker(*env)) out.push_back(pid);
+    if (env.ok() && HasMarker(*env, value)) out.push_back(pid);
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
 Status RestartServer(const RestartOptions& o) {
-  std::vector<pid_t> pids = ServerPids(o.proc);
+  std::vector<pid_t> pids = ServerPids(o.proc, o.marker_value);
   if (pids.empty()) {
     return FailedPreconditionError(
         "no server process to restart for the next convergence pass: none visible with " +

@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "base/status.h"
@@ -33,11 +34,12 @@ struct RestartOptions {
   std::chrono::milliseconds grace{std::chrono::seconds(30)};
   std::chrono::milliseconds poll{100};
   DriveClock::time_point deadline = DriveClock::time_point::max();
+  std::string marker_value = "1";  // KC_WARMUP_SERVER=<this> marks the server
 };
 
-// The pids under `proc` whose environment holds the marker, this process
-// aside, sorted.
-std::vector<pid_t> ServerPids(const std::filesystem::path& proc);
+// The pids under `proc` whose environment holds KC_WARMUP_SERVER=<value>,
+// this process aside, sorted.
+std::vector<pid_t> ServerPids(const std::filesystem::path& proc, const std::string& value = "1");
 
 Status RestartServer(const RestartOptions& opts);
 

@@ -10,11 +10,22 @@
 namespace kc::initwarm {
 namespace {
 
+// The marker value of this test process's servers: tests run at once in
+// other processes must not see (and signal) each other's.
+std::string Marker() { return "test-" + std::to_string(::getpid()); }
+
+RestartOptions Options() {
+  RestartOptions o;
+  o.marker_value = Marker();
+  return o;
+}
+
 // A process of "the server": the marker in its environment, running `script`.
 pid_t StartServer(const std::string& script) {
+  const std::string marker = Marker();
   const pid_t pid = ::fork();
   if (pid == 0) {
-    ::setenv("KC_WARMUP_SERVER", "1", 1);
+    ::setenv("KC_WARMUP_SERVER", marker.c_str(), 1);
     ::execl("/bin/sh", "sh", "-c", script.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
@@ -34,10 +45,10 @@ TEST(RestartServerTest, EndsTheMarkedProcessesAndOnlyThem) {
   }
   // Until the child has exec'ed with the marker.
   std::vector<pid_t> found;
-  for (int i = 0; i < 1000 && !Has(found, server); ++i) found = ServerPids("/proc");
+  for (int i = 0; i < 1000 && !Has(found, server); ++i) found = ServerPids("/proc", Marker());
   ASSERT_TRUE(Has(found, server));
   EXPECT_FALSE(Has(found, other));
-  ASSERT_TRUE(RestartServer({}).ok());
+  ASSERT_TRUE(RestartServer(Options()).ok());
   int status = 0;
   ASSERT_EQ(::waitpid(server, &status, 0), server);
   EXPECT_TRUE(WIFSIGNALED(status));
@@ -50,9 +61,9 @@ TEST(RestartServerTest, EndsTheMarkedProcessesAndOnlyThem) {
 TEST(RestartServerTest, KillsAServerThatIgnoresSigtermAfterTheGrace) {
   const pid_t server = StartServer("trap '' TERM; while :; do sleep 1; done");
   std::vector<pid_t> found;
-  for (int i = 0; i < 1000 && !Has(found, server); ++i) found = ServerPids("/proc");
+  for (int i = 0; i < 1000 && !Has(found, server); ++i) found = ServerPids("/proc", Marker());
   ASSERT_TRUE(Has(found, server));
-  RestartOptions o;
+  RestartOptions o = Options();
   o.grace = std::chrono::milliseconds(200);
   ASSERT_TRUE(RestartServer(o).ok());
   int status = 0;
@@ -62,7 +73,7 @@ TEST(RestartServerTest, KillsAServerThatIgnoresSigtermAfterTheGrace) {
 }
 
 TEST(RestartServerTest, NoServerVisibleSaysHowToFixIt) {
-  Status s = RestartServer({});
+  Status s = RestartServer(Options());
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(s.message().find("share its process namespace"), std::string::npos) << s.message();
 }
