@@ -123,10 +123,11 @@ gpu_driver_labels "$node" "$new_driver"
 until_ok "F1 Stale" 120 fp_state_is "$f1" Stale
 until_ok "F1's cancelledJobUids to name $uid1" 60 cancelled_has "$f1" "$uid1"
 # Foreground: the Job stays until its pods are gone. Seen at any moment, a
-# gone Job has no pod left.
+# gone Job has no pod left (the pods are listed after the Job is seen gone:
+# listed before, a pod removed in between looked like one that outlived it).
 for ((i = 0; i < 120; i++)); do
-  pods=$(pods_of_uid "$uid1")
   if ! job_with_uid "$uid1"; then
+    pods=$(pods_of_uid "$uid1")
     [ -z "$pods" ] || fail "Job $uid1 is gone but its pod $pods is not: not a foreground delete"
     break
   fi
