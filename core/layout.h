@@ -73,7 +73,17 @@ class Layout {
   std::filesystem::path InboxRoot() const { return VersionDir() / kInboxDirName; }
   std::filesystem::path Inbox(std::string_view fp) const { return InboxRoot() / fp; }
   std::filesystem::path InboxOf(std::string_view fp, std::string_view pod_uid) const {
-    return Inbox(fp) / pod_uid;
+    return InboxOfUnder(InboxRoot(), fp, pod_uid);
+  }
+  // A pod's inbox directory beneath an inbox root mounted on its own (the
+  // miss watcher mounts only InboxSubPath() of the volume).
+  static std::filesystem::path InboxOfUnder(const std::filesystem::path& inbox_root,
+                                            std::string_view fp, std::string_view pod_uid) {
+    return inbox_root / fp / pod_uid;
+  }
+  // "v1/.inbox": the inbox root relative to the volume root (a subPath).
+  static std::string InboxSubPath() {
+    return std::string(kLayoutVersionDir) + "/" + std::string(kInboxDirName);
   }
 
   static std::string StagingName(std::string_view fp, std::string_view uid) {

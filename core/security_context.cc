@@ -84,6 +84,30 @@ GateSecurity ModelPodSecurity(const KernelCacheSpec& spec, const Json& pod_spec)
   return g;
 }
 
+Json MissWatcherSecurity(const KernelCacheSpec& spec, int64_t watcher_uid) {
+  Json c = LockedDownContainer();
+  c["readOnlyRootFilesystem"] = true;
+  c["seccompProfile"] = {{"type", "RuntimeDefault"}};
+  c["runAsUser"] = watcher_uid;
+  c["runAsGroup"] = CacheGroup(spec);
+  return c;
+}
+
+std::vector<int64_t> StatedUids(const Json& pod_spec) {
+  std::vector<int64_t> out;
+  auto add = [&out](const Json& sc) {
+    const Json& v = Field(sc, "runAsUser");
+    if (v.is_number_integer()) out.push_back(v.get<int64_t>());
+  };
+  add(Field(pod_spec, "securityContext"));
+  for (const char* list : {"initContainers", "containers"}) {
+    const Json& cs = Field(pod_spec, list);
+    if (!cs.is_array()) continue;
+    for (const Json& c : cs) add(Field(c, "securityContext"));
+  }
+  return out;
+}
+
 std::string ExportFix(std::string_view root, int64_t uid, int64_t gid) {
   // The commands come first: the operator shows a failed container's
   // message cut to ~300 characters (the fingerprint's lastFailure).

@@ -28,6 +28,10 @@ namespace kc::core {
 inline constexpr int64_t kInitwarmUid = 65532;
 inline constexpr int64_t kDefaultCacheGroup = 65532;
 
+// The miss watcher's default uid: one of its own, never the app's
+// (operator --miss-watcher-uid).
+inline constexpr int64_t kDefaultMissWatcherUid = 65533;
+
 // Modes initwarm gives what it creates.
 inline constexpr unsigned kCacheDirMode = 02775;   // every directory: setgid, group-writable
 inline constexpr unsigned kSealedFileMode = 0644;  // published files: read-only but for the owner
@@ -66,6 +70,18 @@ struct GateSecurity {
 
 // `pod_spec`: the model pod's spec (its securityContext and containers[]).
 GateSecurity ModelPodSecurity(const KernelCacheSpec& spec, const Json& pod_spec);
+
+// The miss watcher's securityContext: runAsUser `watcher_uid` (its own, so
+// the app's processes cannot reach its mounts, its token or its inbox
+// through /proc/<pid>/root, which needs the same uid), runAsGroup the cache
+// group (it reads the view and writes the inbox), a read-only root file
+// system, no privilege escalation, no capabilities, non-root.
+Json MissWatcherSecurity(const KernelCacheSpec& spec, int64_t watcher_uid);
+
+// The uids `pod_spec` states (the pod's runAsUser, every container's and
+// init container's), root included; what an image's USER picks is unknown
+// here.
+std::vector<int64_t> StatedUids(const Json& pod_spec);
 
 // What to tell the user when the cache volume's `root` is not writable by
 // `uid`/`gid` (typically an NFS export or hostPath owned by root, 0755,

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 namespace kc::core {
 namespace {
 
@@ -113,6 +116,40 @@ TEST(SecurityContext, ModelPodGate) {
     EXPECT_EQ(g.container["capabilities"]["drop"], Json::array({"ALL"})) << c.name;
     EXPECT_EQ(g.supplemental_groups, c.want_groups) << c.name;
   }
+}
+
+TEST(SecurityContext, MissWatcherRunsAsItsOwnUidInTheCacheGroup) {
+  for (const auto& [spec, want_group] : std::vector<std::pair<KernelCacheSpec, int64_t>>{
+           {Spec(std::nullopt, std::nullopt), kDefaultCacheGroup}, {Spec(2000, 1000), 2000}}) {
+    const Json c = MissWatcherSecurity(spec, 70001);
+    EXPECT_EQ(c["runAsUser"], 70001);
+    EXPECT_EQ(c["runAsGroup"], want_group);
+    EXPECT_EQ(c["readOnlyRootFilesystem"], true);
+    EXPECT_EQ(c["runAsNonRoot"], true);
+    EXPECT_EQ(c["allowPrivilegeEscalation"], false);
+    EXPECT_EQ(c["capabilities"]["drop"], Json::array({"ALL"}));
+  }
+}
+
+TEST(SecurityContext, StatedUidsOfThePodAndEveryContainer) {
+  struct Case {
+    const char* name;
+    Json pod_spec;
+    std::vector<int64_t> want;
+  } cases[] = {
+      {"none", Json::object(), {}},
+      {"not an object", Json::array(), {}},
+      {"pod and containers",
+       {{"securityContext", {{"runAsUser", 1000}}},
+        {"initContainers", Json::array({{{"securityContext", {{"runAsUser", 0}}}}})},
+        {"containers",
+         Json::array({{{"name", "a"}}, {{"securityContext", {{"runAsUser", 65533}}}}})}},
+       {1000, 0, 65533}},
+      {"malformed values skipped",
+       {{"securityContext", {{"runAsUser", "1000"}}}, {"containers", "x"}},
+       {}},
+  };
+  for (const Case& c : cases) EXPECT_EQ(StatedUids(c.pod_spec), c.want) << c.name;
 }
 
 TEST(SecurityContext, ExportFixNamesTheCommandsAndTheField) {

@@ -96,8 +96,9 @@ int RunMisses(const std::vector<std::string>& args) {
             "failed report is retried with backoff and never stops the watch. With --inbox "
             "(spec.harvest.mode Merge) it also copies each file compiled after the gate, once "
             "it has kept its size for one interval (without --interval: at once, the pod's "
-            "processes being done), into the volume's inbox "
-            "v1/.inbox/<fingerprint>/<pod uid>/, writes their list there (.list.json) and names "
+            "processes being done), into <inbox>/<fingerprint>/<pod uid>/ (--inbox: the "
+            "volume's inbox root v1/.inbox, mounted on its own), writes their list there "
+            "(.list.json) and names "
             "it in the report (and in --json's \"harvest\": files, bytes, sha256), for "
             "`initwarm harvest`.\n\n"
             "exit codes: 0 done; 2 bad flags; 1 the view cannot be read (once: or the report "
@@ -123,8 +124,8 @@ int RunMisses(const std::vector<std::string>& args) {
   int harvest_max_files = static_cast<int>(core::kDefaultHarvestMaxFilesPerPod);
   std::string harvest_max_bytes(core::kDefaultHarvestMaxBytesPerPod);
   f.String("inbox", &inbox,
-           "a writable mount of the cache volume's root: copy what the pod compiled into its "
-           "inbox for the harvest (needs --pod-uid)");
+           "the cache volume's inbox root (v1/.inbox), mounted writable on its own: copy what "
+           "the pod compiled into it for the harvest (needs --pod-uid)");
   f.String("pod-uid", &pod_uid, "this pod's uid (names its inbox directory)").Env("KC_POD_UID");
   f.Int("harvest-max-files", &harvest_max_files, 1, core::kMaxHarvestFilesPerPod,
         "files copied into the inbox at most");
@@ -168,7 +169,7 @@ int RunMisses(const std::vector<std::string>& args) {
     } else {
       const std::string fp = fingerprint.empty() ? FingerprintOfTree(view) : fingerprint;
       if (!inbox.empty() && core::IsFingerprintId(fp)) {
-        const auto dir = core::Layout(inbox).InboxOf(fp, pod_uid);
+        const auto dir = core::Layout::InboxOfUnder(inbox, fp, pod_uid);
         // Once (the pod's processes are done): every file has settled.
         if (interval.count() == 0) {
           for (const NewEntry& e : scan->entries) harvested.last_sizes[e.path] = e.size;

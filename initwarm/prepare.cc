@@ -54,6 +54,11 @@ StatusOr<PrepareResult> Prepare(const PrepareOptions& o) {
   r.staging = layout.Staging(o.fingerprint, o.owner);
   r.lock = layout.Lock(o.fingerprint);
   KC_RETURN_IF_ERROR(OnVolume(o.root, MkdirAll(layout.StagingRoot())));
+  // The inbox root, group-writable, before any pod is gated on this cache:
+  // miss watchers mount only it (a subPath), and a subPath the kubelet has
+  // to create itself is root's, where a watcher of the cache group could
+  // not write.
+  KC_RETURN_IF_ERROR(OnVolume(o.root, MkdirAll(layout.InboxRoot())));
   LockOptions lo;
   lo.stale_after_s = o.lock_stale_after_s;
   lo.record_pid = false;  // the lock belongs to the Job; prepare exits now

@@ -56,8 +56,8 @@ TEST_F(PrepareTest, CreatesSetgidGroupWritableDirectories) {
   auto r = Prepare(Opts());
   ASSERT_TRUE(r.ok()) << r.status();
   core::Layout l(root_);
-  for (const fs::path& d : {fs::path(root_), l.VersionDir(), l.StagingRoot(), r->staging,
-                            r->staging / "triton", r->staging / "nv"}) {
+  for (const fs::path& d : {fs::path(root_), l.VersionDir(), l.StagingRoot(), l.InboxRoot(),
+                            r->staging, r->staging / "triton", r->staging / "nv"}) {
     EXPECT_EQ(Mode(d), core::kCacheDirMode) << d << " is 0" << std::oct << Mode(d);
   }
 }

@@ -55,6 +55,15 @@ void DeclareFlags(FlagSet& f, Config& c) {
       .DefaultText("--http-port");
   f.Int("resolve-port", &c.resolve_port, 0, 65535, "port for /v1/resolve")
       .DefaultText("--http-port");
+  f.Int("misses-port", &c.misses_port, 0, 65535,
+        "port for POST /v1/misses (the miss channel: its own listener, so a report flood "
+        "never delays /v1/resolve or the probes)")
+      .DefaultText("--resolve-port");
+  f.String("misses-url", &c.misses_url,
+           "the miss channel's base URL injected into miss watchers, http://host[:port]")
+      .DefaultText("the resolve URL, at --misses-port when that differs");
+  f.Int("miss-watcher-uid", &c.miss_watcher_uid, 1, 2147483647,
+        "the miss watcher's own uid (never the app's: a pod stating it does not harvest)");
   f.String("initwarm-image", &c.initwarm_image, "image of initwarm prepare/seal/gc in warmup Jobs");
   f.String("image-pull-policy", &c.image_pull_policy, "pull policy of the initwarm image");
   f.String("warmup-service-account", &c.warmup_service_account, "service account of warmup pods")
@@ -197,6 +206,11 @@ Status Validate(const Config& c) {
       return u.status().WithContext("--resolve-url");
     }
   }
+  if (!c.misses_url.empty()) {
+    if (auto u = core::ParseResolveUrl(c.misses_url); !u.ok()) {
+      return u.status().WithContext("--misses-url");
+    }
+  }
   if (c.webhook_port != 0) {
     if (!IsDnsLabel(c.webhook_namespace)) {
       return InvalidArgumentError("--webhook-namespace: \"" + c.webhook_namespace +
@@ -291,7 +305,20 @@ std::map<int, std::set<std::string>> Config::Listeners() const {
   out[MetricsPort()].insert("metrics");
   out[HealthPort()].insert("health");
   out[ResolvePort()].insert("resolve");
+  out[MissesPort()].insert("misses");
   return out;
+}
+
+std::string Config::MissesUrl() const {
+  if (!misses_url.empty()) return misses_url;
+  const std::string resolve = ResolveUrl();
+  if (MissesPort() == ResolvePort()) return resolve;
+  // The resolve URL's host (the Service, or its pinned address), at the
+  // miss channel's port (the Service names it with the same number).
+  auto u = core::ParseResolveUrl(resolve);  // validated by ParseConfig
+  if (!u.ok()) return resolve;
+  const std::string host = u->host.find(':') != std::string::npos ? "[" + u->host + "]" : u->host;
+  return "http://" + host + ":" + std::to_string(MissesPort()) + u->prefix;
 }
 
 std::string Config::ResolveUrl() const {

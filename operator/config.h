@@ -30,6 +30,7 @@
 
 #include "base/flags.h"
 #include "base/status.h"
+#include "core/security_context.h"
 #include "operator/decide/types.h"
 
 namespace kc::op {
@@ -71,6 +72,7 @@ struct Config {
   std::optional<int> metrics_port;       // --metrics-port: /metrics
   std::optional<int> health_port;        // --health-port: /healthz /readyz
   std::optional<int> resolve_port;       // --resolve-port: /v1/resolve
+  std::optional<int> misses_port;        // --misses-port: POST /v1/misses (the miss channel)
   // Warmup Jobs.
   std::string initwarm_image = kDefaultInitwarmImage;       // --initwarm-image
   std::string image_pull_policy = kDefaultImagePullPolicy;  // --image-pull-policy
@@ -107,12 +109,20 @@ struct Config {
   std::string resolve_service_name = "kernelcache-operator";  // --resolve-service-name
   // The base URL pods reach /v1/resolve under.
   std::string ResolveUrl() const;
+  // The miss channel's base URL as pods reach it (--misses-url); empty: the
+  // resolve URL when both share a port, else the resolve URL's host at
+  // --misses-port (the chart's Service serves it under the same number).
+  std::string misses_url;  // --misses-url
+  std::string MissesUrl() const;
+  // The miss watcher's own uid (core::MissWatcherSecurity).
+  int miss_watcher_uid = static_cast<int>(core::kDefaultMissWatcherUid);  // --miss-watcher-uid
 
   int MetricsPort() const { return metrics_port.value_or(http_port); }
   int HealthPort() const { return health_port.value_or(http_port); }
   int ResolvePort() const { return resolve_port.value_or(http_port); }
+  int MissesPort() const { return misses_port.value_or(ResolvePort()); }
   // Distinct ports in use, each with the endpoint groups it serves
-  // ("metrics", "health", "resolve").
+  // ("metrics", "health", "resolve", "misses").
   std::map<int, std::set<std::string>> Listeners() const;
 };
 

@@ -38,7 +38,43 @@ TEST(ConfigTest, Defaults) {
   EXPECT_TRUE(c->namespaces.empty());
   EXPECT_EQ(c->log_format, "json");
   EXPECT_EQ(c->Listeners().size(), 1u);
-  EXPECT_EQ(c->Listeners().at(8080).size(), 3u);
+  EXPECT_EQ(c->Listeners().at(8080).size(), 4u);
+  EXPECT_EQ(c->MissesPort(), 8080);
+  EXPECT_EQ(c->MissesUrl(), c->ResolveUrl());
+  EXPECT_EQ(c->miss_watcher_uid, 65533);
+}
+
+// The miss channel on a port of its own: its own listener, and the URL the
+// watchers get names that port on the resolve Service (or --misses-url).
+TEST(ConfigTest, MissesPortAndUrl) {
+  Fixture f;
+  auto c = f.Parse({"--misses-port=8081", "--webhook-namespace=kc", "--miss-watcher-uid=70000"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->Listeners().at(8081), (std::set<std::string>{"misses"}));
+  EXPECT_EQ(c->Listeners().at(8080), (std::set<std::string>{"metrics", "health", "resolve"}));
+  EXPECT_EQ(c->MissesUrl(), "http://kernelcache-operator.kc.svc:8081");
+  EXPECT_EQ(c->miss_watcher_uid, 70000);
+  auto url = f.Parse({"--misses-port=8081", "--misses-url=http://10.0.0.7:31081"});
+  ASSERT_TRUE(url.ok()) << url.status();
+  EXPECT_EQ(url->MissesUrl(), "http://10.0.0.7:31081");
+  // A pinned resolve address (no cluster DNS): the same host at the port.
+  auto pinned = f.Parse({"--misses-port=8081", "--resolve-url=http://10.96.0.50"});
+  ASSERT_TRUE(pinned.ok()) << pinned.status();
+  EXPECT_EQ(pinned->MissesUrl(), "http://10.96.0.50:8081");
+  struct Case {
+    std::vector<std::string> args;
+    std::string want;
+  } bad[] = {
+      {{"--misses-url=ftp://x"}, "--misses-url"},
+      {{"--miss-watcher-uid=0"}, "--miss-watcher-uid"},
+      {{"--misses-port=70000"}, "--misses-port"},
+      {{"--webhook-port=8081", "--misses-port=8081"}, "is also an HTTP port"},
+  };
+  for (const Case& b : bad) {
+    auto r = f.Parse(b.args);
+    ASSERT_FALSE(r.ok()) << b.args[0];
+    EXPECT_NE(r.status().message().find(b.want), std::string::npos) << r.status();
+  }
 }
 
 TEST(ConfigTest, FlagsOverrideFile) {

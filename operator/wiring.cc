@@ -31,7 +31,14 @@ ControllerOptions ControllerOptionsFrom(const Config& c, kube::Client* events_cl
 }
 
 webhook::InjectSettings InjectSettingsFrom(const Config& c) {
-  return {c.initwarm_image, c.ResolveUrl(), c.webhook_namespace, kInjectorVersion};
+  webhook::InjectSettings s;
+  s.initwarm_image = c.initwarm_image;
+  s.resolve_url = c.ResolveUrl();
+  s.misses_url = c.MissesUrl();
+  s.miss_watcher_uid = c.miss_watcher_uid;
+  s.operator_namespace = c.webhook_namespace;
+  s.injector_version = kInjectorVersion;
+  return s;
 }
 
 webhook::CertControllerOptions CertControllerOptionsFrom(const Config& c) {
@@ -135,6 +142,16 @@ void RegisterHandlers(HttpServer& server, const std::set<std::string>& groups,
       return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics.Render()};
     });
   }
+  if (groups.count("misses") && misses != nullptr && miss_workers != nullptr) {
+    server.HandlePostAsync(
+        core::kMissReportPath, [misses, miss_workers, &metrics](HttpRequest req, HttpDone done) {
+          HttpDone counted = [done = std::move(done), &metrics](HttpResponse r) {
+            metrics.CountMissReport(r.status);
+            done(std::move(r));
+          };
+          SubmitMissReport(std::move(req), std::move(counted), *misses, *miss_workers);
+        });
+  }
   if (groups.count("resolve")) {
     server.Handle("/v1/resolve", [&controller](const HttpRequest& req) {
       auto get = [&](const char* k) {
@@ -144,16 +161,6 @@ void RegisterHandlers(HttpServer& server, const std::set<std::string>& groups,
       ResolveResponse r = controller.Resolve({get("namespace"), get("kernelcache"), get("node")});
       return HttpResponse{r.http_status, "application/json", r.body.dump()};
     });
-    if (misses != nullptr && miss_workers != nullptr) {
-      server.HandlePostAsync(
-          core::kMissReportPath, [misses, miss_workers, &metrics](HttpRequest req, HttpDone done) {
-            HttpDone counted = [done = std::move(done), &metrics](HttpResponse r) {
-              metrics.CountMissReport(r.status);
-              done(std::move(r));
-            };
-            SubmitMissReport(std::move(req), std::move(counted), *misses, *miss_workers);
-          });
-    }
   }
 }
 

@@ -74,7 +74,7 @@ for round in Copy:384 Shared:640; do
   gate "$mode" "$m-1" || exit 1
   run_one "$m-1" 900 "${W[@]}" --shapes "$shapes"
   # Pod 1's miss watcher: its files into the inbox, listed with their sha256.
-  "$IW" misses --view "$V" --json --inbox "$VOL" --pod-uid "pod-$m-1" > "$RES/misses-$m-1.json" \
+  "$IW" misses --view "$V" --json --inbox "$VOL/v1/.inbox" --pod-uid "pod-$m-1" > "$RES/misses-$m-1.json" \
     2> "$RES/inbox-$m-1.log"
   log "pod 1 copied $(grep -c 'harvest: copied' "$RES/inbox-$m-1.log") files into the inbox"
   accept=$(python3 -c "

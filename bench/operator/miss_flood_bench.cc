@@ -1,10 +1,11 @@
 // miss_flood_bench: the miss channel's intake under a flood, with the
 // latency of the other endpoints on the same listener measured beside it.
 //
-// One HttpServer (the operator's plain listener) serves GET /healthz, GET
+// An HttpServer (the operator's plain listener) serves GET /healthz and GET
 // /v1/resolve (a stand-in answer of the resolve endpoint's size: the point
-// is the listener's thread, not the resolve logic) and POST /v1/misses
-// through the real intake (miss_intake.h: the checks before any API call,
+// is the listener's thread, not the resolve logic), and POST /v1/misses
+// goes, by mode, to the same listener or a listener of its own, through the
+// real intake (miss_intake.h: the checks before any API call,
 // the TokenReview cache, the bounded review pool, the ledger). The
 // TokenReview is a stand-in that takes --review-ms (an API server round
 // trip) and authenticates only the tokens of the bench's gated pods.
@@ -14,12 +15,15 @@
 //   forged   a JWT naming a gated pod that the review refuses (each costs a
 //            review: the expensive kind)
 //   valid    a gated pod's own token (reviewed once, then from the cache)
-// while a prober GETs /healthz and /v1/resolve every 5 ms. It prints the
-// answers by kind and code, the reviews made, and the probes' p50/p99/max.
-// --inline runs the intake on the listener's thread instead (HandlePost +
-// HandleMissReport, as before the pool): the same flood, for comparison.
+// while a prober GETs /healthz and /v1/resolve every 5 ms. In one run, in
+// turn: no flood (the baseline), the intake on the listener's thread
+// (HandlePost + HandleMissReport), the review pool on one listener, and the
+// pool on a listener of its own (the operator's --misses-port). It prints
+// per mode the answers by kind and code, the reviews made, the probes'
+// p50/p99/max, and each flooded mode's /v1/resolve p99 over the baseline's.
 // Prints numbers; not a test.
-//   miss_flood_bench [--clients 8] [--seconds 10] [--review-ms 20] [--pods 500] [--inline]
+//   miss_flood_bench [--clients 8] [--seconds 10] [--review-ms 20] [--pods 500]
+//                    [--mode quiet|inline|shared|own-port]
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -27,6 +31,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -46,27 +51,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr char kFp[] = "0123456789abcdef";
 const std::string kDigest(64, 'a');
-
-struct Args {
-  int clients = 8;
-  int seconds = 10;
-  int review_ms = 20;
-  int pods = 500;
-  bool inline_intake = false;
-};
-
-Args ParseArgs(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    auto next = [&] { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
-    if (!std::strcmp(argv[i], "--clients")) a.clients = next();
-    if (!std::strcmp(argv[i], "--seconds")) a.seconds = next();
-    if (!std::strcmp(argv[i], "--review-ms")) a.review_ms = next();
-    if (!std::strcmp(argv[i], "--pods")) a.pods = next();
-    if (!std::strcmp(argv[i], "--inline")) a.inline_intake = true;
-  }
-  return a;
-}
 
 Json GatedPod(const std::string& name) {
   core::GateReport g;
@@ -95,6 +79,64 @@ struct Probe {
   int failed = 0;
 };
 
+double Quantile(Probe p, double q) {
+  std::sort(p.ms.begin(), p.ms.end());
+  return p.ms[static_cast<size_t>(q * (p.ms.size() - 1))];
+}
+
+// quiet: no flood (the baseline); inline: the intake on the listener's
+// thread; shared: the review pool, one listener; own-port: the pool, and the
+// miss channel on a listener of its own (the operator's --misses-port).
+enum class Mode { kQuiet, kInline, kShared, kOwnPort };
+const char* ModeName(Mode m) {
+  switch (m) {
+    case Mode::kQuiet:
+      return "quiet (no flood)";
+    case Mode::kInline:
+      return "inline (intake on the I/O thread)";
+    case Mode::kShared:
+      return "pool, one listener";
+    case Mode::kOwnPort:
+      return "pool, own listener";
+  }
+  return "?";
+}
+constexpr const char* kKinds[] = {"junk", "stranger", "forged", "valid"};
+
+struct Result {
+  std::map<std::string, std::map<int, int>> answers;  // kind -> code -> count
+  Probe health, resolve;
+  int review_calls = 0;
+  std::size_t cached = 0;
+};
+
+struct Args {
+  int clients = 8;
+  int seconds = 10;
+  int review_ms = 20;
+  int pods = 500;
+  std::optional<Mode> only;  // --mode: one mode only
+};
+
+Args ParseArgs(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    auto next = [&] { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
+    if (!std::strcmp(argv[i], "--clients")) a.clients = next();
+    if (!std::strcmp(argv[i], "--seconds")) a.seconds = next();
+    if (!std::strcmp(argv[i], "--review-ms")) a.review_ms = next();
+    if (!std::strcmp(argv[i], "--pods")) a.pods = next();
+    if (!std::strcmp(argv[i], "--mode") && i + 1 < argc) {
+      const std::string m = argv[++i];
+      a.only = m == "quiet"    ? Mode::kQuiet
+               : m == "inline" ? Mode::kInline
+               : m == "shared" ? Mode::kShared
+                               : Mode::kOwnPort;
+    }
+  }
+  return a;
+}
+
 std::string Summary(Probe p) {
   if (p.ms.empty()) return "no answers";
   std::sort(p.ms.begin(), p.ms.end());
@@ -118,124 +160,151 @@ int Main(int argc, char** argv) {
   const Json kc = {{"metadata", {{"name", "llama"}, {"namespace", "ml"}}},
                    {"status", {{"fingerprints", {{{"id", kFp}, {"manifestDigest", kDigest}}}}}}};
 
-  MissLedger ledger;
-  TokenReviewCache reviews;
-  std::atomic<int> review_calls{0};
-  MissIntake intake;
-  intake.review = [&](const Json& req) -> StatusOr<Json> {
-    ++review_calls;
-    std::this_thread::sleep_for(std::chrono::milliseconds(a.review_ms));  // the API round trip
-    const std::string token = req["spec"]["token"];
-    if (auto it = by_token.find(token); it != by_token.end()) {
-      const std::string& name = it->second;
-      return Json{{"status",
-                   {{"authenticated", true},
-                    {"audiences", {core::kMissTokenAudience}},
-                    {"user",
-                     {{"username", "system:serviceaccount:ml:default"},
-                      {"extra",
-                       {{core::kPodNameExtra, {name}}, {core::kPodUidExtra, {"uid-" + name}}}}}}}}};
-    }
-    return Json{{"status", {{"authenticated", false}, {"error", "invalid signature"}}}};
-  };
-  intake.reviews = &reviews;
-  intake.gated_pod = [&](const std::string& ns, const std::string& name) -> std::optional<Json> {
-    auto it = pods.find(name);
-    if (ns != "ml" || it == pods.end()) return std::nullopt;
-    return it->second;
-  };
-  intake.kernelcache = [&](const std::string&, const std::string& name) -> std::optional<Json> {
-    if (name != "llama") return std::nullopt;
-    return kc;
-  };
-  intake.ledger = &ledger;
-  intake.now = [] { return std::chrono::system_clock::now(); };
+  // One mode's run: its own ledger, review cache, pool and listener(s).
+  auto run = [&](Mode mode) {
+    MissLedger ledger;
+    TokenReviewCache reviews;
+    std::atomic<int> review_calls{0};
+    MissIntake intake;
+    intake.review = [&](const Json& req) -> StatusOr<Json> {
+      ++review_calls;
+      std::this_thread::sleep_for(std::chrono::milliseconds(a.review_ms));  // the API round trip
+      const std::string token = req["spec"]["token"];
+      if (auto it = by_token.find(token); it != by_token.end()) {
+        const std::string& name = it->second;
+        return Json{
+            {"status",
+             {{"authenticated", true},
+              {"audiences", {core::kMissTokenAudience}},
+              {"user",
+               {{"username", "system:serviceaccount:ml:default"},
+                {"extra",
+                 {{core::kPodNameExtra, {name}}, {core::kPodUidExtra, {"uid-" + name}}}}}}}}};
+      }
+      return Json{{"status", {{"authenticated", false}, {"error", "invalid signature"}}}};
+    };
+    intake.reviews = &reviews;
+    intake.gated_pod = [&](const std::string& ns, const std::string& name) -> std::optional<Json> {
+      auto it = pods.find(name);
+      if (ns != "ml" || it == pods.end()) return std::nullopt;
+      return it->second;
+    };
+    intake.kernelcache = [&](const std::string&, const std::string& name) -> std::optional<Json> {
+      if (name != "llama") return std::nullopt;
+      return kc;
+    };
+    intake.ledger = &ledger;
+    intake.now = [] { return std::chrono::system_clock::now(); };
 
-  auto server = HttpServer::Listen("127.0.0.1", 0);
-  if (!server.ok()) {
-    std::fprintf(stderr, "%s\n", server.status().message().c_str());
-    return 1;
-  }
-  (*server)->Handle("/healthz", [](const HttpRequest&) {
-    return HttpResponse{200, "text/plain", "ok"};
-  });
-  (*server)->Handle("/v1/resolve", [](const HttpRequest&) {
-    return HttpResponse{200, "application/json", std::string(600, ' ')};
-  });
-  BoundedWorkers workers(kMissReviewThreads, kMissReviewQueue);
-  if (a.inline_intake) {
-    (*server)->HandlePost(core::kMissReportPath,
-                          [&](const HttpRequest& req) { return HandleMissReport(req, intake); });
-  } else {
-    (*server)->HandlePostAsync(core::kMissReportPath, [&](HttpRequest req, HttpDone done) {
-      SubmitMissReport(std::move(req), std::move(done), intake, workers);
+    Result out;
+    auto server = HttpServer::Listen("127.0.0.1", 0);
+    auto own = HttpServer::Listen("127.0.0.1", 0);  // the miss channel's own listener
+    if (!server.ok() || !own.ok()) {
+      std::fprintf(stderr, "cannot listen\n");
+      return out;
+    }
+    (*server)->Handle("/healthz", [](const HttpRequest&) {
+      return HttpResponse{200, "text/plain", "ok"};
     });
-  }
-  (*server)->Start();
-  const int port = (*server)->port();
-
-  const std::string body = core::MissReportToJson(
-      {kFp, {{core::MissFramework::kTriton, "K", "kernel add", 8, 100}}, std::nullopt});
-  const char* kinds[] = {"junk", "stranger", "forged", "valid"};
-  std::mutex mu;
-  std::map<std::string, std::map<int, int>> answers;  // kind -> code -> count
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> clients;
-  for (int c = 0; c < a.clients; ++c) {
-    clients.emplace_back([&, c] {
-      std::map<std::string, std::map<int, int>> mine;
-      for (int i = 0; !stop; ++i) {
-        const int kind = (i + c) % 4;
-        const std::string pod = "pod-" + std::to_string((i * 7 + c) % a.pods);
-        std::string auth = "Bearer ";
-        if (kind == 0) auth += "junk-" + std::to_string(i);
-        if (kind == 1) auth += Token("stranger-" + std::to_string(i), exp);
-        if (kind == 2) auth += Token(pod, exp) + "x";  // a gated pod's claims, a bad signature
-        if (kind == 3) auth += Token(pod, exp);
-        auto r = HttpPost("127.0.0.1", port, core::kMissReportPath, body, auth);
-        ++mine[kinds[kind]][r.ok() ? r->status : -1];
-      }
-      std::lock_guard l(mu);
-      for (auto& [k, codes] : mine) {
-        for (auto& [code, n] : codes) answers[k][code] += n;
-      }
+    (*server)->Handle("/v1/resolve", [](const HttpRequest&) {
+      return HttpResponse{200, "application/json", std::string(600, ' ')};
     });
-  }
-  Probe health, resolve;
-  const auto end = Clock::now() + std::chrono::seconds(a.seconds);
-  while (Clock::now() < end) {
-    for (auto [target, probe] : {std::pair{"/healthz", &health}, {"/v1/resolve", &resolve}}) {
-      const auto t0 = Clock::now();
-      auto r = HttpGet("127.0.0.1", port, target);
-      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-      if (r.ok() && r->status == 200) {
-        probe->ms.push_back(ms);
-      } else {
-        ++probe->failed;
-      }
+    BoundedWorkers workers(kMissReviewThreads, kMissReviewQueue);
+    HttpServer& intake_server = mode == Mode::kOwnPort ? **own : **server;
+    if (mode == Mode::kInline) {
+      intake_server.HandlePost(core::kMissReportPath, [&](const HttpRequest& req) {
+        return HandleMissReport(req, intake);
+      });
+    } else {
+      intake_server.HandlePostAsync(core::kMissReportPath, [&](HttpRequest req, HttpDone done) {
+        SubmitMissReport(std::move(req), std::move(done), intake, workers);
+      });
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  stop = true;
-  for (auto& t : clients) t.join();
-  workers.Stop();
-  (*server)->Stop();
+    (*server)->Start();
+    (*own)->Start();
+    const int port = (*server)->port();
+    const int intake_port = intake_server.port();
 
-  std::printf("mode=%s clients=%d seconds=%d review_ms=%d pods=%d\n",
-              a.inline_intake ? "inline" : "pool", a.clients, a.seconds, a.review_ms, a.pods);
-  for (const auto& [kind, codes] : answers) {
-    std::printf("  %-8s", kind.c_str());
-    int total = 0;
-    for (const auto& [code, n] : codes) {
-      std::printf(" %d:%d", code, n);
-      total += n;
+    const std::string body = core::MissReportToJson(
+        {kFp, {{core::MissFramework::kTriton, "K", "kernel add", 8, 100}}, std::nullopt});
+    std::mutex mu;
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> clients;
+    for (int c = 0; mode != Mode::kQuiet && c < a.clients; ++c) {
+      clients.emplace_back([&, c] {
+        std::map<std::string, std::map<int, int>> mine;
+        for (int i = 0; !stop; ++i) {
+          const int kind = (i + c) % 4;
+          const std::string pod = "pod-" + std::to_string((i * 7 + c) % a.pods);
+          std::string auth = "Bearer ";
+          if (kind == 0) auth += "junk-" + std::to_string(i);
+          if (kind == 1) auth += Token("stranger-" + std::to_string(i), exp);
+          if (kind == 2) auth += Token(pod, exp) + "x";  // a gated pod's claims, a bad signature
+          if (kind == 3) auth += Token(pod, exp);
+          auto r = HttpPost("127.0.0.1", intake_port, core::kMissReportPath, body, auth);
+          ++mine[kKinds[kind]][r.ok() ? r->status : -1];
+        }
+        std::lock_guard l(mu);
+        for (auto& [k, codes] : mine) {
+          for (auto& [code, n] : codes) out.answers[k][code] += n;
+        }
+      });
     }
-    std::printf("  (%.0f/s)\n", total / static_cast<double>(a.seconds));
+    const auto end = Clock::now() + std::chrono::seconds(a.seconds);
+    while (Clock::now() < end) {
+      for (auto [target, probe] :
+           {std::pair{"/healthz", &out.health}, {"/v1/resolve", &out.resolve}}) {
+        const auto t0 = Clock::now();
+        auto r = HttpGet("127.0.0.1", port, target);
+        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        if (r.ok() && r->status == 200) {
+          probe->ms.push_back(ms);
+        } else {
+          ++probe->failed;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    stop = true;
+    for (auto& t : clients) t.join();
+    workers.Stop();
+    (*server)->Stop();
+    (*own)->Stop();
+    out.review_calls = review_calls.load();
+    out.cached = reviews.size();
+    return out;
+  };
+
+  std::printf("clients=%d seconds=%d review_ms=%d pods=%d (one run, the modes in turn)\n",
+              a.clients, a.seconds, a.review_ms, a.pods);
+  std::map<Mode, Result> results;
+  for (Mode m : {Mode::kQuiet, Mode::kInline, Mode::kShared, Mode::kOwnPort}) {
+    if (a.only && *a.only != m) continue;
+    results[m] = run(m);
+    const Result& r = results[m];
+    std::printf("%s\n", ModeName(m));
+    for (const auto& [kind, codes] : r.answers) {
+      std::printf("  %-8s", kind.c_str());
+      int total = 0;
+      for (const auto& [code, n] : codes) {
+        std::printf(" %d:%d", code, n);
+        total += n;
+      }
+      std::printf("  (%.0f/s)\n", total / static_cast<double>(a.seconds));
+    }
+    std::printf("  TokenReviews made: %d; cached identities: %zu\n", r.review_calls, r.cached);
+    std::printf("  GET /healthz     %s\n", Summary(r.health).c_str());
+    std::printf("  GET /v1/resolve  %s\n", Summary(r.resolve).c_str());
   }
-  std::printf("  TokenReviews made: %d; cached identities: %zu\n", review_calls.load(),
-              reviews.size());
-  std::printf("  GET /healthz     %s\n", Summary(health).c_str());
-  std::printf("  GET /v1/resolve  %s\n", Summary(resolve).c_str());
+  // Side by side: each flooded mode's /v1/resolve p99 over the quiet one's.
+  if (results.count(Mode::kQuiet) && !results[Mode::kQuiet].resolve.ms.empty()) {
+    const double quiet = Quantile(results[Mode::kQuiet].resolve, 0.99);
+    for (const auto& [m, r] : results) {
+      if (m == Mode::kQuiet || r.resolve.ms.empty()) continue;
+      std::printf("ratio %-28s /v1/resolve p99 %.1fx quiet (%.2f ms / %.2f ms)\n", ModeName(m),
+                  Quantile(r.resolve, 0.99) / quiet, Quantile(r.resolve, 0.99), quiet);
+    }
+  }
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "base/duration.h"
 #include "core/layout.h"
 #include "core/miss_channel.h"
+#include "core/security_context.h"
 
 namespace kc::webhook {
 
@@ -24,7 +25,33 @@ StatusOr<std::optional<std::chrono::seconds>> MissWatchInterval(const Json& pod)
                               "(for example \"30s\")");
 }
 
-Json BuildMissWatcher(const Json& gate, std::chrono::seconds interval,
+std::string HarvestRefusal(const Json& pod_spec, int64_t watcher_uid) {
+  if (!pod_spec.is_object()) return "";
+  if (auto it = pod_spec.find("shareProcessNamespace"); it != pod_spec.end() && *it == true) {
+    return "the pod shares its process namespace (spec.shareProcessNamespace: true), so its "
+           "containers could reach the miss watcher's writable inbox through /proc; set it to "
+           "false to harvest";
+  }
+  // Every container but the watcher itself (a reinvocation sees it).
+  Json others = pod_spec;
+  if (auto it = others.find("initContainers"); it != others.end() && it->is_array()) {
+    Json kept = Json::array();
+    for (const Json& c : *it) {
+      if (!c.is_object() || c.value("name", Json()) != kMissWatcherName) kept.push_back(c);
+    }
+    *it = std::move(kept);
+  }
+  for (int64_t uid : core::StatedUids(others)) {
+    if (uid == watcher_uid) {
+      return "a container of the pod runs as uid " + std::to_string(uid) +
+             ", the miss watcher's own (operator --miss-watcher-uid); run it as another uid "
+             "to harvest";
+    }
+  }
+  return "";
+}
+
+Json BuildMissWatcher(const Json& gate, const Json& security, std::chrono::seconds interval,
                       const std::string& report_url, const std::optional<WatcherHarvest>& harvest) {
   Json args = Json::array({"misses", "--view", std::string(core::kDefaultView), "--interval",
                            std::to_string(interval.count()) + "s"});
@@ -50,17 +77,28 @@ Json BuildMissWatcher(const Json& gate, std::chrono::seconds interval,
       {"args", std::move(args)},
       {"restartPolicy", "Always"},
       {"resources",
-       {{"requests", {{"cpu", "10m"}, {"memory", "16Mi"}}}, {"limits", {{"memory", "128Mi"}}}}}};
-  for (const char* key : {"volumeMounts", "securityContext"}) {
-    if (gate.contains(key)) w[key] = gate[key];
+       {{"requests", {{"cpu", "10m"}, {"memory", "16Mi"}}}, {"limits", {{"memory", "128Mi"}}}}},
+      {"securityContext", security}};
+  // The gate's mounts (the view and the cache it points into), every one
+  // read-only: the watcher only reads them.
+  w["volumeMounts"] = Json::array();
+  if (const auto it = gate.find("volumeMounts"); it != gate.end() && it->is_array()) {
+    for (Json m : *it) {
+      if (!m.is_object()) continue;
+      m["readOnly"] = true;
+      w["volumeMounts"].push_back(std::move(m));
+    }
   }
   if (!report_url.empty()) {
-    if (!w["volumeMounts"].is_array()) w["volumeMounts"] = Json::array();
     w["volumeMounts"].push_back({{"name", core::kMissTokenVolume},
                                  {"mountPath", std::string(core::kMissTokenDir)},
                                  {"readOnly", true}});
     if (harvest) {
-      w["volumeMounts"].push_back({{"name", harvest->volume}, {"mountPath", kInboxMountPath}});
+      // Only the volume's inbox root (a subPath), writable: never the
+      // published caches, READY files, locks or other caches of the claim.
+      w["volumeMounts"].push_back({{"name", harvest->volume},
+                                   {"mountPath", kInboxMountPath},
+                                   {"subPath", core::Layout::InboxSubPath()}});
       w["env"] = Json::array(
           {{{"name", "KC_POD_UID"},
             {"valueFrom", {{"fieldRef", {{"apiVersion", "v1"}, {"fieldPath", "metadata.uid"}}}}}}});

@@ -15,10 +15,14 @@
 // the pod compiled into the volume's inbox (initwarm/miss_inbox.h): it gets
 // `--inbox <kInboxMountPath> --harvest-max-files N --harvest-max-bytes B`,
 // KC_POD_UID from the downward API, and a writable mount of the cache
-// volume at kInboxMountPath that no other container of the pod has: the
-// app containers and the gate keep their read-only mounts. (One volume
-// mounted twice, not a second volume of the same claim: the kubelet never
-// finishes mounting a claim that two volumes of one pod name.) Pure.
+// volume's inbox root only (subPath v1/.inbox) at kInboxMountPath that no
+// other container of the pod has: the app containers and the gate keep
+// their read-only mounts. (One volume mounted twice, not a second volume of
+// the same claim: the kubelet never finishes mounting a claim that two
+// volumes of one pod name.) The watcher runs as a uid of its own
+// (core::MissWatcherSecurity), and a pod whose containers could reach it
+// anyway (HarvestRefusal) gets a watcher that reports but never harvests.
+// Pure.
 #pragma once
 
 #include <chrono>
@@ -49,12 +53,18 @@ struct WatcherHarvest {
 // InvalidArgument naming the annotation, the value and the accepted forms.
 StatusOr<std::optional<std::chrono::seconds>> MissWatchInterval(const nlohmann::json& pod);
 
-// The watcher container: the gate's image, pull policy, mounts and security
-// context; `initwarm misses --view <the view> --interval <n>s`, plus the
-// report flags and the token mount when `report_url` is not empty; small
-// requests; restartPolicy Always.
-nlohmann::json BuildMissWatcher(const nlohmann::json& gate, std::chrono::seconds interval,
-                                const std::string& report_url,
+// Why `pod_spec` may not harvest, "" when it may: it shares its process
+// namespace, or one of its containers states the watcher's uid; either way
+// its processes could reach the watcher's writable inbox.
+std::string HarvestRefusal(const nlohmann::json& pod_spec, int64_t watcher_uid);
+
+// The watcher container: the gate's image and pull policy, the gate's mounts
+// made read-only, `security` (core::MissWatcherSecurity); `initwarm misses
+// --view <the view> --interval <n>s`, plus the report flags and the token
+// mount when `report_url` is not empty; small requests; restartPolicy
+// Always.
+nlohmann::json BuildMissWatcher(const nlohmann::json& gate, const nlohmann::json& security,
+                                std::chrono::seconds interval, const std::string& report_url,
                                 const std::optional<WatcherHarvest>& harvest = std::nullopt);
 
 // The pod volume the watcher's token comes from (name core::kMissTokenVolume).

@@ -53,34 +53,98 @@ TEST(MissWatchIntervalTest, Table) {
   EXPECT_FALSE(not_object->has_value());
 }
 
-TEST(BuildMissWatcherTest, TakesTheGatesImageMountsAndSecurity) {
-  const Json gate = {{"name", "kernelcache-wait"},
-                     {"image", "initwarm:1"},
-                     {"imagePullPolicy", "Never"},
-                     {"volumeMounts", Json::array({{{"name", "kernelcache-run"}}})},
-                     {"securityContext", {{"runAsUser", 1000}}},
-                     {"env", Json::array({{{"name", "KC_NODE_NAME"}}})}};
-  const Json w = BuildMissWatcher(gate, std::chrono::seconds(45), "");
+TEST(BuildMissWatcherTest, TakesTheGatesImageAndItsMountsReadOnly) {
+  const Json gate = {
+      {"name", "kernelcache-wait"},
+      {"image", "initwarm:1"},
+      {"imagePullPolicy", "Never"},
+      {"volumeMounts",
+       Json::array({{{"name", "kernelcache-run"}, {"mountPath", "/var/run/kernelcache"}},
+                    {{"name", "kernelcache-cache"}, {"readOnly", false}}})},
+      {"securityContext", {{"runAsUser", 1000}}},
+      {"env", Json::array({{{"name", "KC_NODE_NAME"}}})}};
+  const Json security = {{"runAsUser", 65533}};
+  const Json w = BuildMissWatcher(gate, security, std::chrono::seconds(45), "");
   EXPECT_EQ(w["name"], "kernelcache-misses");
   EXPECT_EQ(w["image"], "initwarm:1");
   EXPECT_EQ(w["imagePullPolicy"], "Never");
   EXPECT_EQ(w["restartPolicy"], "Always");
   EXPECT_EQ(w["args"].back(), "45s");
-  EXPECT_EQ(w["volumeMounts"], gate["volumeMounts"]);
-  EXPECT_EQ(w["securityContext"], gate["securityContext"]);
+  ASSERT_EQ(w["volumeMounts"].size(), 2u);
+  EXPECT_EQ(w["volumeMounts"][0], (Json{{"name", "kernelcache-run"},
+                                        {"mountPath", "/var/run/kernelcache"},
+                                        {"readOnly", true}}));
+  EXPECT_EQ(w["volumeMounts"][1]["readOnly"], true);
+  // Its own security context, never the gate's (the app's uid).
+  EXPECT_EQ(w["securityContext"], security);
   EXPECT_FALSE(w.contains("env"));
+}
+
+// A harvesting watcher mounts the volume's inbox root only, writable.
+TEST(BuildMissWatcherTest, HarvestMountsOnlyTheInboxRoot) {
+  const Json gate = {
+      {"name", "kernelcache-wait"},
+      {"image", "initwarm:1"},
+      {"volumeMounts",
+       Json::array({{{"name", "kernelcache-cache"}, {"mountPath", "/var/cache/kernelcache"}}})}};
+  const Json w = BuildMissWatcher(gate, Json::object(), std::chrono::seconds(30), "http://op",
+                                  WatcherHarvest{"kernelcache-cache", 64, "1048576"});
+  int writable = 0;
+  for (const Json& m : w["volumeMounts"]) {
+    if (m.value("readOnly", false)) continue;
+    ++writable;
+    EXPECT_EQ(m["name"], "kernelcache-cache");
+    EXPECT_EQ(m["mountPath"], "/var/cache/kernelcache-inbox");
+    EXPECT_EQ(m["subPath"], "v1/.inbox");
+  }
+  EXPECT_EQ(writable, 1);
+  EXPECT_EQ(w["env"][0]["name"], "KC_POD_UID");
+}
+
+TEST(HarvestRefusalTest, Table) {
+  struct Case {
+    const char* name;
+    Json pod_spec;
+    std::string want;  // "" = may harvest; else a piece of the reason
+  } cases[] = {
+      {"plain pod", {{"containers", Json::array({{{"name", "app"}}})}}, ""},
+      {"not an object", Json::array(), ""},
+      {"shares its process namespace",
+       {{"shareProcessNamespace", true}, {"containers", Json::array()}},
+       "spec.shareProcessNamespace: true"},
+      {"shareProcessNamespace false", {{"shareProcessNamespace", false}}, ""},
+      {"shareProcessNamespace malformed", {{"shareProcessNamespace", "yes"}}, ""},
+      {"the app states the watcher's uid",
+       {{"containers", Json::array({{{"securityContext", {{"runAsUser", 65533}}}}})}},
+       "runs as uid 65533"},
+      {"the pod states it", {{"securityContext", {{"runAsUser", 65533}}}}, "--miss-watcher-uid"},
+      {"another uid", {{"securityContext", {{"runAsUser", 1000}}}}, ""},
+      {"the watcher itself (a reinvocation)",
+       {{"initContainers", Json::array({{{"name", "kernelcache-misses"},
+                                         {"securityContext", {{"runAsUser", 65533}}}}})}},
+       ""},
+  };
+  for (const Case& c : cases) {
+    const std::string got = HarvestRefusal(c.pod_spec, 65533);
+    if (c.want.empty()) {
+      EXPECT_EQ(got, "") << c.name;
+    } else {
+      EXPECT_NE(got.find(c.want), std::string::npos) << c.name << ": " << got;
+    }
+  }
 }
 
 TEST(BuildMissWatcherTest, AReportUrlAddsTheReportFlagsAndTheTokenMountOnlyThere) {
   const Json gate = {{"name", "kernelcache-wait"},
                      {"image", "initwarm:1"},
                      {"volumeMounts", Json::array({{{"name", "kernelcache-run"}}})}};
-  const Json w = BuildMissWatcher(gate, std::chrono::seconds(30), "http://10.96.0.20:8082");
+  const Json w =
+      BuildMissWatcher(gate, Json::object(), std::chrono::seconds(30), "http://10.96.0.20:8082");
   EXPECT_EQ(w["args"], Json::array({"misses", "--view", "/var/run/kernelcache/view", "--interval",
                                     "30s", "--report-url", "http://10.96.0.20:8082", "--token-file",
                                     "/var/run/secrets/kernelcache.io/token"}));
   ASSERT_EQ(w["volumeMounts"].size(), 2u);
-  EXPECT_EQ(w["volumeMounts"][0], gate["volumeMounts"][0]);
+  EXPECT_EQ(w["volumeMounts"][0], (Json{{"name", "kernelcache-run"}, {"readOnly", true}}));
   EXPECT_EQ(w["volumeMounts"][1], (Json{{"name", "kernelcache-token"},
                                         {"mountPath", "/var/run/secrets/kernelcache.io"},
                                         {"readOnly", true}}));

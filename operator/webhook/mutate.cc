@@ -234,8 +234,17 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
   // The miss watcher, when the pod asks for one; under spec.harvest Merge
   // (with a resolve URL to report to) it harvests into the inbox.
   const auto watch = MissWatchInterval(pod);
-  const bool harvest = watch.ok() && watch->has_value() && !gate_args->resolve_url.empty() &&
-                       kc.spec.harvest.mode == core::HarvestModeName(core::HarvestMode::kMerge);
+  const bool merge = watch.ok() && watch->has_value() && !gate_args->resolve_url.empty() &&
+                     kc.spec.harvest.mode == core::HarvestModeName(core::HarvestMode::kMerge);
+  const std::string refused =
+      merge ? HarvestRefusal(Object(pod, "spec"), settings.miss_watcher_uid) : "";
+  const bool harvest = merge && refused.empty();
+  if (!refused.empty()) {
+    r.warnings.push_back("kernelcache: the miss watcher reports but does not harvest: " + refused);
+    r.events.push_back({kc_ns, kc.metadata.name, kReasonHarvestRefused,
+                        pod_name + " in namespace " + ns +
+                            ": the miss watcher reports but does not harvest: " + refused});
+  }
   InjectVolumes(spec, {CacheVolume(kc, gate_args->mode, harvest), RunVolume()}, conflicts);
   // App containers: mounts and the cache-view environment.
   Json& containers = spec["containers"];
@@ -262,8 +271,14 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
       inbox = WatcherHarvest{kCacheVolume, caps.max_files_per_pod,
                              std::to_string(caps.max_bytes_per_pod)};
     }
-    InjectMissWatcher(spec, BuildMissWatcher(gate, **watch, gate_args->resolve_url, inbox),
-                      conflicts);
+    const std::string report_url = gate_args->resolve_url.empty() ? ""
+                                   : settings.misses_url.empty()  ? gate_args->resolve_url
+                                                                  : settings.misses_url;
+    InjectMissWatcher(
+        spec,
+        BuildMissWatcher(gate, core::MissWatcherSecurity(kc.spec, settings.miss_watcher_uid),
+                         **watch, report_url, inbox),
+        conflicts);
   }
   // The consumer label: the operator's gate reports select pods by it.
   if (!out.contains("metadata") || out["metadata"].is_null()) out["metadata"] = Json::object();

@@ -69,6 +69,9 @@ inline constexpr char kReasonConflict[] = "InjectionConflict";
 // The pod runs another image or cache-affecting env than the warmup
 // (parity.h); the annotation kAnnotationParity says how.
 inline constexpr char kReasonParity[] = "ParityMismatch";
+// Event reason: spec.harvest Merge, but the pod could reach the watcher's
+// inbox (HarvestRefusal); its watcher reports without harvesting.
+inline constexpr char kReasonHarvestRefused[] = "HarvestRefused";
 inline constexpr char kReasonAmbiguous[] = "AmbiguousPodSelector";
 
 struct MutationResult {

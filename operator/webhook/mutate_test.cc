@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "core/cache_env.h"
 #include "core/gate_report.h"
@@ -196,8 +198,10 @@ TEST(MutateTest, WatchMissesAnnotationAddsTheWatcherLast) {
                          "--report-url", kSettings.resolve_url, "--token-file",
                          "/var/run/secrets/kernelcache.io/token"}));
   EXPECT_EQ(inits[2]["image"], inits[0]["image"]);
-  // The gate's mounts and the token, which no other container mounts.
+  // The gate's mounts (read-only) and the token, which no other container
+  // mounts.
   Json mounts = inits[0]["volumeMounts"];
+  for (Json& m : mounts) m["readOnly"] = true;
   mounts.push_back({{"name", "kernelcache-token"},
                     {"mountPath", "/var/run/secrets/kernelcache.io"},
                     {"readOnly", true}});
@@ -207,7 +211,9 @@ TEST(MutateTest, WatchMissesAnnotationAddsTheWatcherLast) {
     EXPECT_EQ(FindMount(c, "/var/run/secrets/kernelcache.io"), nullptr) << c["name"];
   }
   EXPECT_EQ(FindMount(inits[0], "/var/run/secrets/kernelcache.io"), nullptr);
-  EXPECT_EQ(inits[2]["securityContext"], inits[0]["securityContext"]);
+  // Its own uid, not the app's (the gate's).
+  EXPECT_EQ(inits[2]["securityContext"]["runAsUser"], 65533);
+  EXPECT_NE(inits[2]["securityContext"]["runAsUser"], inits[0]["securityContext"]["runAsUser"]);
   EXPECT_TRUE(r.warnings.empty());
   EXPECT_TRUE(r.conflicts.empty());
   ExpectPatchGivesPod(in, r);
@@ -268,7 +274,11 @@ TEST(MutateTest, HarvestMergeGivesOnlyTheWatcherAWritableInbox) {
   ASSERT_NE(inbox, nullptr);
   EXPECT_EQ((*inbox)["name"], "kernelcache-cache");
   EXPECT_FALSE(inbox->contains("readOnly"));
+  EXPECT_EQ((*inbox)["subPath"], "v1/.inbox");  // never the whole claim
   EXPECT_EQ((*FindMount(*w, "/var/cache/kernelcache"))["readOnly"], true);
+  // The watcher's own uid, in the cache group; the gate keeps the app's.
+  EXPECT_EQ((*w)["securityContext"]["runAsUser"], kSettings.miss_watcher_uid);
+  EXPECT_EQ((*w)["securityContext"]["readOnlyRootFilesystem"], true);
   const Json& gate = r.pod["spec"]["initContainers"][0];
   EXPECT_EQ(FindMount(gate, "/var/cache/kernelcache-inbox"), nullptr);
   EXPECT_EQ((*FindMount(gate, "/var/cache/kernelcache"))["readOnly"], true);
@@ -288,6 +298,59 @@ TEST(MutateTest, HarvestMergeGivesOnlyTheWatcherAWritableInbox) {
   EXPECT_EQ(FindMount(*Find(report.pod["spec"]["initContainers"], "kernelcache-misses"),
                       "/var/cache/kernelcache-inbox"),
             nullptr);
+}
+
+// A pod whose containers could reach the watcher (a shared process
+// namespace, or the watcher's uid) gets a watcher that reports without
+// harvesting, and is told why: a warning and an Event.
+TEST(MutateTest, HarvestIsRefusedToAPodThatCouldReachTheWatcher) {
+  core::KernelCache kc = Kc("llama", {{"app", "llama"}}, "Shared");
+  kc.spec.harvest.mode = "Merge";
+  Json shared = Pod();
+  shared["metadata"]["annotations"] = {{"kernelcache.io/watch-misses", "10s"}};
+  shared["spec"]["shareProcessNamespace"] = true;
+  Json same_uid = Pod();
+  same_uid["metadata"]["annotations"] = {{"kernelcache.io/watch-misses", "10s"}};
+  same_uid["spec"]["containers"][0]["securityContext"] = {{"runAsUser", 65533}};
+  for (const auto& [in, why] : std::vector<std::pair<Json, std::string>>{
+           {shared, "spec.shareProcessNamespace"}, {same_uid, "uid 65533"}}) {
+    auto r = Mutate(in, "ml", {kc}, kSettings);
+    const Json* w = Find(r.pod["spec"]["initContainers"], "kernelcache-misses");
+    ASSERT_NE(w, nullptr) << why;
+    EXPECT_EQ(FindMount(*w, "/var/cache/kernelcache-inbox"), nullptr) << why;
+    for (const Json& a : (*w)["args"]) EXPECT_NE(a, "--inbox") << why;
+    EXPECT_NE(std::find((*w)["args"].begin(), (*w)["args"].end(), "--report-url"),
+              (*w)["args"].end())
+        << why;
+    const Json* vol = Find(r.pod["spec"]["volumes"], "kernelcache-cache");
+    ASSERT_NE(vol, nullptr);
+    EXPECT_EQ((*vol)["persistentVolumeClaim"]["readOnly"], true) << why;
+    ASSERT_EQ(r.warnings.size(), 1u) << why;
+    EXPECT_NE(r.warnings[0].find("does not harvest"), std::string::npos) << r.warnings[0];
+    EXPECT_NE(r.warnings[0].find(why), std::string::npos) << r.warnings[0];
+    ASSERT_EQ(r.events.size(), 1u) << why;
+    EXPECT_EQ(r.events[0].reason, "HarvestRefused");
+    ExpectPatchGivesPod(in, r);
+  }
+}
+
+// A separate miss channel URL goes to the watcher; the gate keeps the
+// resolve URL.
+TEST(MutateTest, TheWatcherReportsToTheMissesUrl) {
+  Json in = Pod();
+  in["metadata"]["annotations"] = {{"kernelcache.io/watch-misses", "10s"}};
+  InjectSettings s = kSettings;
+  s.misses_url = "http://kernelcache-operator.kc.svc:8081";
+  auto r = Mutate(in, "ml", {Kc("llama", {{"app", "llama"}})}, s);
+  const Json* w = Find(r.pod["spec"]["initContainers"], "kernelcache-misses");
+  ASSERT_NE(w, nullptr);
+  const Json& args = (*w)["args"];
+  auto at = std::find(args.begin(), args.end(), "--report-url");
+  ASSERT_NE(at, args.end());
+  EXPECT_EQ(*(at + 1), s.misses_url);
+  const Json& gate = r.pod["spec"]["initContainers"][0];
+  EXPECT_NE(std::find(gate["args"].begin(), gate["args"].end(), "--resolve-url=" + s.resolve_url),
+            gate["args"].end());
 }
 
 TEST(MutateTest, APodThatDiffersFromTheWarmupIsGatedWithAParityWarningEventAndAnnotation) {

@@ -3,12 +3,14 @@
 // these.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/api_types.h"
+#include "core/security_context.h"
 
 namespace kc::webhook {
 
@@ -19,6 +21,10 @@ struct InjectSettings {
   std::string operator_namespace;  // pods here are never mutated
   std::string injector_version;    // recorded in an annotation
   std::string image_pull_policy = "IfNotPresent";  // of the kernelcache-wait init container
+  // Base URL of the operator's miss channel (POST /v1/misses) as pods reach
+  // it; "" = resolve_url. Reports go only where a resolve URL is given.
+  std::string misses_url = "";
+  int64_t miss_watcher_uid = core::kDefaultMissWatcherUid;  // the miss watcher's own uid
 };
 
 // Lists the KernelCaches of one namespace (the operator's informer cache).

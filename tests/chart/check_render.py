@@ -104,6 +104,14 @@ check(pref[0]["podAffinityTerm"]["topologyKey"] == "kubernetes.io/hostname", "an
 one(docs, "ServiceAccount", FULL, NS)
 svc = one(docs, "Service", FULL, NS)
 check(svc["spec"]["ports"][0]["targetPort"] == "http", "Service targets http")
+# The miss channel: a listener of its own, served by the Service under the
+# same port number (the operator derives the watchers' URL from it).
+misses = [p for p in svc["spec"]["ports"] if p["name"] == "misses"]
+check(len(misses) == 1 and misses[0]["targetPort"] == "misses", f"Service misses port {svc['spec']['ports']}")
+mport = [p["containerPort"] for p in c["ports"] if p["name"] == "misses"]
+check(len(mport) == 1 and misses[0]["port"] == mport[0], f"misses port {mport} {misses}")
+check(f"--misses-port={mport[0] if mport else ''}" in args, [a for a in args if "misses" in a])
+check(any(a.startswith("--miss-watcher-uid=") for a in args), "--miss-watcher-uid")
 for d in docs:
     if d["kind"] not in ("ClusterRole", "ClusterRoleBinding", "PriorityClass",
                          "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration",

@@ -28,7 +28,10 @@
 #     copies it into the inbox, the operator's harvest Job merges it into a
 #     new generation (status harvest.generation, Event HarvestMerged), the
 #     published cache verifies at Checksums, and a second replica, gated on
-#     the new generation, compiles that shape with 0 runtime misses.
+#     the new generation, compiles that shape with 0 runtime misses. The
+#     watcher runs as its own uid (65533, seen from the node), its inbox
+#     files are that uid's, and the app container neither sees the inbox
+#     mount nor writes the cache claim.
 # Usage: jit_cold_start_test.sh <repo root>   (KC_IMAGES_DIR: the archives)
 set -euo pipefail
 root=$1
@@ -240,6 +243,22 @@ harvest_round() {
   copied() { k -n "$ns" logs "$first" -c kernelcache-misses | grep -m1 "harvest: copied triton/"; }
   line=$(until_output 60 copied) || fail "$first's watcher copied nothing into the inbox: $(k -n "$ns" logs "$first" -c kernelcache-misses 2>&1 | tail -5)"
   echo "ok: $mode pod $first's watcher: $line"
+  # The watcher runs as its own uid (never the app's), seen from the node;
+  # its writable mount is the inbox root alone, which the app cannot see.
+  local pid uids=""
+  for pid in $(pgrep -f "^initwarm misses" || true); do uids+="$(stat -c %u "/proc/$pid") "; done
+  [ -n "$uids" ] || fail "no miss watcher process on the node"
+  [ -z "$(tr ' ' '\n' <<<"$uids" | grep -v '^$' | grep -vx 65533)" ] ||
+    fail "miss watchers run as uids $uids, not only their own 65533"
+  # (The fingerprint's inbox directory: the harvest removes the pod's own
+  # directory once merged, maybe already.)
+  [ "$(stat -c %u "$vol/v1/.inbox/$fp")" = 65533 ] ||
+    fail "the inbox directory is not the watcher's: $(stat -c '%u %a %n' "$vol/v1/.inbox" "$vol/v1/.inbox/$fp")"
+  ! k -n "$ns" exec "$first" -c server -- ls /var/cache/kernelcache-inbox >/dev/null 2>&1 ||
+    fail "the app container sees the watcher's inbox mount"
+  ! k -n "$ns" exec "$first" -c server -- touch /var/cache/kernelcache/v1/kc-probe >/dev/null 2>&1 ||
+    fail "the app container can write the cache claim"
+  echo "ok: the watcher runs as uid 65533 ($uids) and alone writes the inbox root; the app cannot reach it"
   merged() {
     k -n "$ns" get kernelcache jit -o jsonpath='{.status.fingerprints[0].harvest.generation} {.status.fingerprints[0].harvest.lastResult} {.status.fingerprints[0].harvest.addedFiles} {.status.fingerprints[0].manifestDigest}' |
       awk -v g="$gen" '$1 == g && $2 == "Merged" && $3 > 0'

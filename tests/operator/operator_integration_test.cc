@@ -718,7 +718,9 @@ TEST_F(OperatorIntegrationTest, GateQuarantineIsSeenAndRewarmed) {
   const std::string node = ns_ + "-a";
   AddNode(node, kDriverA);
   AddPv();
-  const int port = StartOperator();
+  // The miss channel on a listener of its own.
+  const int misses_port = FreePort();
+  const int port = StartOperator({"--misses-port=" + std::to_string(misses_port)});
   CreateKc(KernelCache("llama"));
   std::string fp;
   ASSERT_TRUE(Eventually(
@@ -1141,11 +1143,14 @@ namespace {
 // token passes a real TokenReview and its report counts; relabelled to a
 // KernelCache that does not exist, the same pod's report is refused; a
 // flood of junk tokens is refused before any review while /readyz answers.
+// The channel listens on --misses-port, not on the resolve port.
 TEST_F(OperatorIntegrationTest, MissReportsCountOnlyForTheirKernelCachesDigest) {
   const std::string node = ns_ + "-a";
   AddNode(node, kDriverA);
   AddPv();
-  const int port = StartOperator();
+  // The miss channel on a listener of its own.
+  const int misses_port = FreePort();
+  const int port = StartOperator({"--misses-port=" + std::to_string(misses_port)});
   CreateKc(KernelCache("llama"));
   std::string fp;
   ASSERT_TRUE(Eventually(
@@ -1178,10 +1183,13 @@ TEST_F(OperatorIntegrationTest, MissReportsCountOnlyForTheirKernelCachesDigest) 
   while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
   const std::string body = core::MissReportToJson(
       {fp, {{core::MissFramework::kTriton, "K1", "kernel add_kernel", 8, 100}}, std::nullopt});
-  auto post = [&](const std::string& bearer) {
-    auto r = op::HttpPost("127.0.0.1", port, core::kMissReportPath, body, "Bearer " + bearer);
+  auto post_to = [&](int to, const std::string& bearer) {
+    auto r = op::HttpPost("127.0.0.1", to, core::kMissReportPath, body, "Bearer " + bearer);
     return r.ok() ? *r : op::HttpGetResult{-1, r.status().message(), ""};
   };
+  auto post = [&](const std::string& bearer) { return post_to(misses_port, bearer); };
+  // Not on the resolve listener: only on its own.
+  EXPECT_EQ(post_to(port, token).status, 404);
   op::HttpGetResult last;
   ASSERT_TRUE(Eventually(
       [&] {
