@@ -8,11 +8,14 @@
 //   Node          metadata (no annotations), spec.unschedulable, spec.taints,
 //                 status.allocatable, status.conditions[].{type,status}
 //                 (NodeViewFromJson: labels, cordon, Ready, GPUs)
-//   Pod           metadata (no annotations), spec.nodeName, status.{phase,
-//                 conditions, initContainerStatuses, containerStatuses}
-//                 (PodViewFromJson, GateReportsFromPod)
+//   Pod           metadata (no annotations), spec.{nodeName,
+//                 shareProcessNamespace}, status.{phase, conditions,
+//                 initContainerStatuses, containerStatuses}, and for a pod a
+//                 Job owns what it runs (operator/decide/pod_parts.h, kept
+//                 under spec) (PodViewFromJson, GateReportsFromPod)
 //   Job           metadata (with annotations: the GC Job's fingerprint ids),
-//                 status (JobViewFromJson); never spec (the pod template)
+//                 status, and what its pod template runs (pod_parts.h, kept
+//                 under spec), never the template itself (JobViewFromJson)
 //   PVC           metadata, spec.{accessModes,storageClassName,volumeName,
 //                 resources}, status.{phase,accessModes,capacity}
 //   Deployment,   metadata, spec.template (the pod template a server warmup

@@ -273,6 +273,7 @@ std::string WarmUp(Fixture& f) {
             {"name", name},
             {"uid", job["metadata"]["uid"]},
             {"controller", true}}}}}},
+       {"spec", job["spec"]["template"]["spec"]},  // the Job's template, as its controller makes
        {"status",
         {{"phase", "Succeeded"},
          {"initContainerStatuses",

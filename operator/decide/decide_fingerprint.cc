@@ -36,6 +36,21 @@ const PodView* SealPod(const JobView& j, const std::vector<PodView>& pods, bool*
   return best;
 }
 
+// "; pod P, which the Job adopted by its labels, does not run its template
+// (...)": a stranger's pod, whose result is never read; "" when none.
+std::string ImpostorNote(const JobView& j, const std::vector<PodView>& pods) {
+  for (const auto& p : pods) {
+    if (!OwnedByJob(p, j)) continue;
+    const std::string why = TemplateMismatch(p.parts, j.parts);
+    if (!why.empty()) {
+      return "; pod " + p.name +
+             ", which the Job adopted by its labels, does not run its template (" + why +
+             "): its result is not read";
+    }
+  }
+  return "";
+}
+
 std::string PodFailure(const JobView& j, const std::vector<PodView>& pods) {
   const PodView* latest = nullptr;
   for (const auto& p : pods) {
@@ -301,10 +316,11 @@ Recorded RecordOutcome(FingerprintStatus f, const JobView* job, const std::vecto
     return out;
   }
   if (pod == nullptr) {
-    RecordFailure(
-        out, *job,
-        "NoSealResult: Job " + job->name + " succeeded but no seal termination message was found",
-        "BadTerminationMessage", settings, now);
+    RecordFailure(out, *job,
+                  "NoSealResult: Job " + job->name +
+                      " succeeded but no seal termination message was found" +
+                      ImpostorNote(*job, pods),
+                  "BadTerminationMessage", settings, now);
     out.outcome = WarmupOutcome::kFailed;
     return out;
   }

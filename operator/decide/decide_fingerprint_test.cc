@@ -449,6 +449,35 @@ TEST(FoldNewFingerprintTest, Table) {
   }
 }
 
+// The Job controller adopts any orphan pod whose labels match the Job's
+// selector and counts its success as the Job's: such a pod, owned by the
+// Job but not running its template, is never the Job's result; once the
+// grace for the real pod is over the warmup fails, naming the impostor.
+TEST(RecordOutcomeTest, AnAdoptedPodThatDoesNotRunTheTemplateIsNeverTheResult) {
+  const Settings settings;
+  JobView job = Job("complete");
+  job.parts = {{"c/seal", "template-seal"}, {"v/cache", "template-cache"}};
+  PodView adopted = SealPod(Sealed(kFp));
+  adopted.name = "forged-seal";
+  adopted.parts = {{"c/seal", "another-seal"}, {"v/cache", "template-cache"}};
+  const Recorded waiting = RecordOutcome(Status(st::kWarming), &job, {adopted}, settings, kT0);
+  EXPECT_TRUE(waiting.awaiting_seal);
+  EXPECT_EQ(waiting.status.manifest_digest, "");
+  const Recorded r =
+      RecordOutcome(Status(st::kWarming), &job, {adopted}, settings, kT0 + kSealGrace);
+  EXPECT_EQ(r.status.state, st::kFailed);
+  EXPECT_EQ(r.status.manifest_digest, "");
+  EXPECT_EQ(r.status.last_failure.rfind("NoSealResult", 0), 0u) << r.status.last_failure;
+  EXPECT_NE(r.status.last_failure.find("pod forged-seal, which the Job adopted by its labels, "
+                                       "does not run its template (container seal differs"),
+            std::string::npos)
+      << r.status.last_failure;
+  // The same pod running the template is the Job's.
+  adopted.parts = job.parts;
+  const Recorded ok = RecordOutcome(Status(st::kWarming), &job, {adopted}, settings, kT0);
+  EXPECT_EQ(ok.status.manifest_digest, kDigest);
+}
+
 // The status remembers the last kMaxCancelledJobs cancellations, newest
 // last; a Job still listed (deleting, or running) is never a dead owner.
 TEST(DeadOwnersTest, Table) {

@@ -155,6 +155,10 @@ TEST(HostileInputTest, WarmupFailureMessageWithUnicodeIsRecorded) {
                        {"state",
                         {{"terminated",
                           {{"exitCode", 1}, {"reason", "Error"}, {"message", message}}}}}}})}}}};
+  // The pod runs the Job's template (a result is read only from such a pod).
+  Json spec = job["spec"]["template"]["spec"];
+  spec["nodeName"] = "gpu-1";
+  pod["spec"] = spec;
   o.jobs = {JobViewFromJson(job)};
   o.pods = {PodViewFromJson(pod)};
   Plan second;

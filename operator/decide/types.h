@@ -17,6 +17,7 @@
 #include "core/api_types.h"
 #include "core/gate_report.h"
 #include "operator/decide/label_set.h"
+#include "operator/decide/pod_parts.h"
 
 namespace kc::op {
 
@@ -72,6 +73,7 @@ struct NodeView {
 struct JobView {
   std::string name;
   std::string uid;
+  PodParts parts;  // of its pod template (pod_parts.h)
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;
   int32_t active = 0;
@@ -92,12 +94,15 @@ struct JobView {
 };
 
 // A Pod of a warmup Job: the Job is its controller owner reference (kind
-// Job, batch/v1), never a label anyone creating a pod can set. A result is
-// a Job's only when the reference's uid is the Job's (OfJob).
+// Job, batch/v1), never a label anyone creating a pod can set, and the pod
+// runs the Job's template (the Job controller also adopts a stranger's pod
+// whose labels match its selector). A result is a Job's only when both hold
+// (OfJob).
 struct PodView {
   std::string name;
   std::string job_name;  // the owner reference's name
   std::string job_uid;   // the owner reference's uid
+  PodParts parts;        // what it runs (pod_parts.h); only for a Job's pod
   std::string node_name;
   std::string phase;  // Pending | Running | Succeeded | Failed
   // The result container (warmup Jobs: "seal"; harvest Jobs: "harvest"): its
@@ -121,9 +126,12 @@ struct PodView {
 };
 
 // Whether `p` is a pod of `j`: its controller owner reference names `j`'s
-// uid (and name).
-inline bool OfJob(const PodView& p, const JobView& j) {
+// uid (and name), and it runs `j`'s template.
+inline bool OwnedByJob(const PodView& p, const JobView& j) {
   return !j.uid.empty() && p.job_uid == j.uid && p.job_name == j.name;
+}
+inline bool OfJob(const PodView& p, const JobView& j) {
+  return OwnedByJob(p, j) && TemplateMismatch(p.parts, j.parts).empty();
 }
 
 // The PVC named core::ClaimName(kc), when it exists.

@@ -47,6 +47,15 @@ JobView JobViewFromJson(const Json& json) {
   JobView v;
   v.name = job.metadata.name;
   v.uid = job.metadata.uid;
+  if (json.is_object() && json.contains("spec")) {
+    const Json& spec = json["spec"];
+    static const Json kNone;
+    const Json& tspec =
+        spec.is_object() && spec.contains("template") && spec["template"].is_object()
+            ? spec["template"].value("spec", kNone)
+            : kNone;
+    v.parts = KeptPodParts(spec, tspec);
+  }
   v.labels = job.metadata.labels;
   v.annotations = job.metadata.annotations;
   v.deleting = job.metadata.BeingDeleted();
@@ -83,6 +92,8 @@ PodView PodViewFromJson(const Json& json) {
       owner != nullptr && owner->kind == "Job" && owner->api_version == "batch/v1") {
     v.job_name = owner->name;
     v.job_uid = owner->uid;
+    if (json.is_object() && json.contains("spec"))
+      v.parts = KeptPodParts(json["spec"], json["spec"]);
   }
   v.created = pod.metadata.creation_timestamp.value_or(Time{});
   v.node_name = pod.node_name;

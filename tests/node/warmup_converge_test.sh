@@ -9,7 +9,10 @@
 #     says "converged after 2 passes", a WarmupConverged Event is raised,
 #     the sealed cache holds kernelcache/convergence.json with what each run
 #     added; two gated pods (Copy) that compile the same kernels, the late
-#     one too, compile nothing (misses == 0);
+#     one too, compile nothing (misses == 0); a forged pod with the warmup
+#     pod's labels and a container named seal, exiting 0 with another
+#     digest while the warmup runs, is ignored: the recorded digest is the
+#     one the real seal wrote to READY;
 #  2. the same warmup with convergence.maxPasses 0 (sealed after one
 #     process, as before passes existed): its gated pod compiles late_kernel
 #     (misses == 1), the cost the passes remove;
@@ -85,7 +88,63 @@ late_env='        env: [{name: JIT_LATE_KERNEL, value: "1"}]'
 phase "1. a kernel compiled only on the warmup's second run: passes until nothing is added"
 apply_kc late late late-cache \
   "  env: [{name: JIT_LATE_KERNEL, value: \"1\"}]"
-wait_state late Ready
+# While it warms, a namespace user's forged Job pod: the warmup pod's own
+# labels (job-name, controller-uid, kernelcache.io/*), a container named
+# seal that exits 0 with a report of another digest. The operator must read
+# the Job's result only from the pods the Job owns.
+job_labels() {
+  local job
+  job=$(fp_field late .job)
+  [ -n "$job" ] && k -n "$ns" get pods -l "job-name=$job" -o json |
+    python3 -c 'import json,sys; i=json.load(sys.stdin)["items"]; print(json.dumps(i[0]["metadata"]["labels"]) if i else "")'
+}
+labels=$(until_output 120 job_labels) || fail "no warmup pod of late to copy the labels of"
+fp=$(fp_field late .id)
+forged_digest=$(printf 'f%.0s' $(seq 64))
+forged_report="{\"fingerprint\":\"$fp\",\"outcome\":\"Published\",\"manifestDigest\":\"$forged_digest\",\"bytes\":1,\"files\":1,\"directory\":\"v1/$fp\",\"durations\":{}}"
+python3 - "$labels" "$KC_JIT_IMAGE" "$forged_report" <<'PY' | k -n "$ns" apply -f - >/dev/null
+import json, sys
+labels, image, report = sys.argv[1:4]
+print(json.dumps({
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "forged-seal", "labels": json.loads(labels)},
+    "spec": {"restartPolicy": "Never",
+             "nodeSelector": {"kernelcache.io/real-node": "true"},
+             "containers": [{"name": "seal", "image": image, "imagePullPolicy": "Never",
+                             "command": ["python3", "-c",
+                                         "open('/dev/termination-log', 'w').write(%r)" % report]}]}}))
+PY
+forged_done() { k -n "$ns" get pod forged-seal -o jsonpath='{.status.containerStatuses[0].state.terminated.exitCode}'; }
+[ "$(until_output 120 forged_done)" = 0 ] || fail "the forged seal pod did not exit 0"
+[ "$(fp_field late .state)" = Warming ] ||
+  fail "the warmup ended before the forged pod did: the test proves nothing (state $(fp_field late .state))"
+# The Job controller may adopt the forged pod (its labels match the Job's
+# selector), delete its own pod and count the forged one's success as the
+# Job's: then the operator refuses that result (the pod does not run the
+# Job's template), the warmup fails naming it, and the retry warms. Or it
+# does not adopt it in time, and the real pod seals. Either way: never the
+# forged digest, Ready in the end.
+ready_or_forged() {
+  [ "$(fp_field late .manifestDigest)" != "$forged_digest" ] || { echo forged; return 0; }
+  [ "$(fp_field late .state)" = Ready ] && echo Ready
+}
+line=$(until_output 400 ready_or_forged) || fail "late never became Ready: $(k -n "$ns" get kernelcache late -o jsonpath='{.status}')"
+[ "$line" = Ready ] || fail "the operator recorded the forged digest"
+owner=$(k -n "$ns" get pod forged-seal -o jsonpath='{.metadata.ownerReferences[0].kind}' 2>/dev/null || true)
+if [ "$owner" = Job ]; then
+  refused=$(event_of BadTerminationMessage late)
+  grep -q "adopted by its labels, does not run its template" <<<"$refused" ||
+    fail "the Job adopted the forged pod but no warmup failure says so: $refused"
+  echo "ok: the Job adopted the forged pod; its result was refused: ${refused:0:300}"
+else
+  echo "ok: the forged pod was not adopted (owner '$owner'); the real pod sealed"
+fi
+ready_file=$(find "$dir/volumes/late-cache" -path "*/v1/$fp/READY" | head -1)
+[ -n "$ready_file" ] || fail "no READY of $fp: $(find "$dir/volumes/late-cache" -maxdepth 3 | head)"
+ready=$(tr -d '[:space:]' < "$ready_file")
+[ "$(fp_field late .manifestDigest)" = "$ready" ] ||
+  fail "recorded digest $(fp_field late .manifestDigest), the sealed READY says $ready (forged: $forged_digest)"
+echo "ok: a forged seal pod with the Job's labels was ignored: the recorded digest is the sealed one"
 conv=$(fp_field late .convergence)
 echo "status convergence: $conv"
 [ "$(fp_field late .convergence.passes)" = 2 ] || fail "passes: want 2: $conv"
