@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "api/json_read.h"
+#include "base/duration.h"
 #include "base/numbers.h"
 #include "core/cache_env.h"
 
@@ -20,6 +21,28 @@ using api::ReadStringList;
 using api::ReadStringMap;
 using api::ReadTime;
 using Errors = api::FieldErrors;
+
+// A string decoded by `parse` (text -> StatusOr<T>: an enum's Parse*
+// function, ParseApiDuration): a value it refuses is an error quoting its
+// message ("path.key: <message>") and leaves *out. Absent or null: *out
+// stays (the default).
+template <typename T, typename Parse>
+void ReadDecoded(const Json& j, std::string_view key, const std::string& path, Errors* errors,
+                 Parse parse, T* out) {
+  const Json* v = api::Field(j, key);
+  if (v == nullptr || v->is_null()) return;
+  if (!v->is_string()) return AddFieldError(errors, api::JoinPath(path, key), "expected a string");
+  auto decoded = parse(v->get_ref<const std::string&>());
+  if (!decoded.ok()) {
+    return AddFieldError(errors, api::JoinPath(path, key), decoded.status().message());
+  }
+  *out = *decoded;
+}
+
+// spec durations: Go's form (base/duration.h's kApiDurations).
+StatusOr<std::chrono::seconds> ParseApiDuration(std::string_view text) {
+  return ParseDuration(text);
+}
 
 void PutTime(Json& j, const char* key, const std::optional<api::Time>& t) {
   if (t) j[key] = api::FormatTime(*t);
@@ -60,7 +83,7 @@ HarvestStatus HarvestStatusFromJson(const Json& fp_json, const std::string& fp, 
   ReadInt(j, "generation", p, errors, &h.generation);
   ReadString(j, "job", p, errors, &h.job);
   ReadString(j, "jobUid", p, errors, &h.job_uid);
-  ReadString(j, "lastResult", p, errors, &h.last_result);
+  ReadDecoded(j, "lastResult", p, errors, ParseHarvestOutcome, &h.last_result);
   ReadTime(j, "lastTime", p, errors, &h.last_time);
   ReadString(j, "baseDigest", p, errors, &h.base_digest);
   ReadInt(j, "addedFiles", p, errors, &h.added_files);
@@ -78,7 +101,7 @@ Json HarvestStatusToJson(const HarvestStatus& h) {
             {"conflicts", h.conflicts},    {"rejected", h.rejected}};
   if (!h.job.empty()) j["job"] = h.job;
   if (!h.job_uid.empty()) j["jobUid"] = h.job_uid;
-  if (!h.last_result.empty()) j["lastResult"] = h.last_result;
+  if (h.last_result) j["lastResult"] = HarvestOutcomeName(*h.last_result);
   PutTime(j, "lastTime", h.last_time);
   if (!h.base_digest.empty()) j["baseDigest"] = h.base_digest;
   if (!h.message.empty()) j["message"] = h.message;
@@ -111,14 +134,7 @@ ConvergenceSpec ConvergenceSpecFromJson(const Json& w, const std::string& wp, Er
   const Json& j = ReadObject(w, "convergence", wp, errors);
   ConvergenceSpec c;
   ReadInt(j, "maxPasses", p, errors, &c.max_passes);
-  std::string policy(NotConvergedPolicyName(c.on_not_converged));
-  ReadString(j, "onNotConverged", p, errors, &policy);
-  auto parsed = ParseNotConvergedPolicy(policy);
-  if (parsed.ok()) {
-    c.on_not_converged = *parsed;
-  } else {
-    AddFieldError(errors, p + ".onNotConverged", parsed.status().message());
-  }
+  ReadDecoded(j, "onNotConverged", p, errors, ParseNotConvergedPolicy, &c.on_not_converged);
   return c;
 }
 
@@ -186,8 +202,8 @@ KernelCacheSpec SpecFromJson(const Json& s, std::vector<std::string>* errors) {
 
   const std::string hp = "spec.harvest";
   const Json& h = ReadObject(s, "harvest", p, errors);
-  ReadString(h, "mode", hp, errors, &spec.harvest.mode);
-  ReadString(h, "interval", hp, errors, &spec.harvest.interval);
+  ReadDecoded(h, "mode", hp, errors, ParseHarvestMode, &spec.harvest.mode);
+  ReadDecoded(h, "interval", hp, errors, ParseApiDuration, &spec.harvest.interval);
   ReadInt(h, "maxFilesPerPod", hp, errors, &spec.harvest.max_files_per_pod);
   ReadString(h, "maxBytesPerPod", hp, errors, &spec.harvest.max_bytes_per_pod);
   ReadInt(h, "maxFilesPerFingerprint", hp, errors, &spec.harvest.max_files_per_fingerprint);
@@ -251,8 +267,8 @@ Json SpecToJson(const KernelCacheSpec& spec) {
   if (!spec.retention.max_bytes.empty()) r["maxBytes"] = spec.retention.max_bytes;
   if (!spec.retention.purge_schedule.empty()) r["purgeSchedule"] = spec.retention.purge_schedule;
   s["retention"] = std::move(r);
-  s["harvest"] = {{"mode", spec.harvest.mode},
-                  {"interval", spec.harvest.interval},
+  s["harvest"] = {{"mode", HarvestModeName(spec.harvest.mode)},
+                  {"interval", FormatDuration(spec.harvest.interval)},
                   {"maxFilesPerPod", spec.harvest.max_files_per_pod},
                   {"maxBytesPerPod", spec.harvest.max_bytes_per_pod},
                   {"maxFilesPerFingerprint", spec.harvest.max_files_per_fingerprint},

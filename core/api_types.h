@@ -32,6 +32,7 @@
 #include "core/convergence.h"
 #include "core/fingerprint.h"
 #include "core/harvest.h"
+#include "core/harvest_report.h"
 #include "core/server_warmup.h"
 
 namespace kc::core {
@@ -112,12 +113,15 @@ struct RetentionSpec {
   friend bool operator==(const RetentionSpec&, const RetentionSpec&) = default;
 };
 
-// spec.harvest as written (validated by CheckHarvest; read with
-// HarvestCapsOf and core/harvest.h's ParseHarvestMode).
+// spec.harvest: the mode and interval decoded by SpecFromJson (a value it
+// cannot read is an error there and leaves the default); the caps as
+// written (validated by CheckHarvest, read with HarvestCapsOf).
 struct HarvestSpec {
-  std::string mode = std::string(HarvestModeName(kDefaultHarvestMode));  // "mode": Report | Merge
-  std::string interval = std::string(kDefaultHarvestInterval);  // "interval": between merges
-  int64_t max_files_per_pod = kDefaultHarvestMaxFilesPerPod;    // "maxFilesPerPod"
+  HarvestMode mode = kDefaultHarvestMode;  // "mode": Report | Merge
+  // "interval": between merges, a Go duration (written back in
+  // FormatDuration's form: "60m" reads as 1h).
+  std::chrono::seconds interval = kDefaultHarvestInterval;
+  int64_t max_files_per_pod = kDefaultHarvestMaxFilesPerPod;                   // "maxFilesPerPod"
   std::string max_bytes_per_pod = std::string(kDefaultHarvestMaxBytesPerPod);  // "maxBytesPerPod"
   int64_t max_files_per_fingerprint = kDefaultHarvestMaxFilesPerFingerprint;
   // "maxFilesPerFingerprint" (above), "maxBytesPerFingerprint"
@@ -210,10 +214,11 @@ struct RuntimeMissStatus {
 
 // What the last harvests of a fingerprint did (status.fingerprints[].harvest).
 struct HarvestStatus {
-  int32_t generation = 0;              // "generation": merges into this cache since its warmup
-  std::string job;                     // "job": the last harvest Job
-  std::string job_uid;                 // "jobUid": the harvest Job whose result is recorded here
-  std::string last_result;             // "lastResult": Merged | Unchanged | Failed
+  int32_t generation = 0;  // "generation": merges into this cache since its warmup
+  std::string job;         // "job": the last harvest Job
+  std::string job_uid;     // "jobUid": the harvest Job whose result is recorded here
+  // "lastResult": Merged | Unchanged | Failed
+  std::optional<HarvestOutcome> last_result;
   std::optional<api::Time> last_time;  // "lastTime": when that Job finished
   std::string base_digest;             // "baseDigest": the generation it merged into
   int64_t added_files = 0;             // "addedFiles": by the last merge

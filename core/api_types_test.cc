@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 namespace kc::core {
 namespace {
@@ -274,6 +275,47 @@ TEST(ApiTypes, ConvergenceSpecAndStatusRoundTrip) {
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("spec.warmup.convergence.onNotConverged"), std::string::npos)
       << errors[0];
+}
+
+// status.fingerprints[].harvest.lastResult is decoded where the status is
+// read: absent stays absent, a name becomes its HarvestOutcome, anything
+// else is an error naming the field (and reads as absent).
+TEST(ApiTypes, HarvestLastResultDecoded) {
+  struct Case {
+    std::string name;
+    Json last_result;  // null: absent
+    std::optional<HarvestOutcome> want;
+    std::string error;  // "" = none
+  };
+  const std::vector<Case> cases = {
+      {"absent", nullptr, std::nullopt, ""},
+      {"merged", "Merged", HarvestOutcome::kMerged, ""},
+      {"unchanged", "Unchanged", HarvestOutcome::kUnchanged, ""},
+      {"failed", "Failed", HarvestOutcome::kFailed, ""},
+      {"unknown", "Done", std::nullopt,
+       "status.fingerprints[0].harvest.lastResult: \"Done\" is not one of Merged, Unchanged, "
+       "Failed"},
+      {"not a string", 1, std::nullopt,
+       "status.fingerprints[0].harvest.lastResult: expected a string"},
+  };
+  for (const auto& c : cases) {
+    Json harvest = {{"generation", 2}, {"job", "j"}};
+    if (!c.last_result.is_null()) harvest["lastResult"] = c.last_result;
+    const Json status = {
+        {"fingerprints", Json::array({{{"id", "0123456789abcdef"}, {"harvest", harvest}}})}};
+    std::vector<std::string> errors;
+    const KernelCacheStatus st = StatusFromJson(status, &errors);
+    ASSERT_TRUE(st.fingerprints[0].harvest.has_value()) << c.name;
+    EXPECT_EQ(st.fingerprints[0].harvest->last_result, c.want) << c.name;
+    if (c.error.empty()) {
+      EXPECT_TRUE(errors.empty()) << c.name << ": " << errors.front();
+      const Json back = StatusToJson(st)["fingerprints"][0]["harvest"];
+      EXPECT_EQ(back.contains("lastResult") ? back["lastResult"] : Json(), c.last_result) << c.name;
+    } else {
+      ASSERT_EQ(errors.size(), 1u) << c.name;
+      EXPECT_EQ(errors[0], c.error) << c.name;
+    }
+  }
 }
 
 }  // namespace

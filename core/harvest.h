@@ -23,6 +23,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -41,9 +42,10 @@ inline constexpr HarvestMode kDefaultHarvestMode = HarvestMode::kReport;
 std::string_view HarvestModeName(HarvestMode m);
 StatusOr<HarvestMode> ParseHarvestMode(std::string_view name);
 
-// Defaults and bounds of spec.harvest.
-inline constexpr std::string_view kDefaultHarvestInterval = "1h";
-inline constexpr std::int64_t kMinHarvestIntervalSeconds = 10;
+// Defaults and bounds of spec.harvest. The interval's default is the
+// CRD's "1h"; every reader takes it from here.
+inline constexpr std::chrono::seconds kDefaultHarvestInterval{3600};
+inline constexpr std::chrono::seconds kMinHarvestInterval{10};
 // (One max-autotune process meeting one new sequence length wrote 256
 // files on an H100: the defaults leave room for several shapes.)
 inline constexpr std::int64_t kDefaultHarvestMaxFilesPerPod = 2048;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/utf8.h"
+#include "core/enum_name.h"
 #include "core/fingerprint.h"
 #include "core/manifest.h"
 
@@ -54,16 +55,32 @@ std::string OptStr(const Json& j, const char* key) {
 
 }  // namespace
 
+std::string_view HarvestOutcomeName(HarvestOutcome o) {
+  switch (o) {
+    case HarvestOutcome::kMerged:
+      return "Merged";
+    case HarvestOutcome::kUnchanged:
+      return "Unchanged";
+    case HarvestOutcome::kFailed:
+      return "Failed";
+  }
+  return "Failed";
+}
+
+StatusOr<HarvestOutcome> ParseHarvestOutcome(std::string_view name) {
+  return ParseEnumName<HarvestOutcome>(name, kHarvestOutcomes, HarvestOutcomeName);
+}
+
 std::string HarvestReportToJson(const HarvestReport& r) {
-  Json j = {{"fingerprint", r.fingerprint}, {"outcome", r.outcome}};
-  if (r.outcome == kHarvestFailed) {
+  Json j = {{"fingerprint", r.fingerprint}, {"outcome", HarvestOutcomeName(r.outcome)}};
+  if (r.outcome == HarvestOutcome::kFailed) {
     j["reason"] = r.reason;
     j["message"] = TruncateUtf8(r.message, 1024);
     if (!r.base_digest.empty()) j["baseDigest"] = r.base_digest;
     return j.dump(-1, ' ', false, Json::error_handler_t::replace);
   }
   j["baseDigest"] = r.base_digest;
-  if (r.outcome == kHarvestMerged) {
+  if (r.outcome == HarvestOutcome::kMerged) {
     j["manifestDigest"] = r.manifest_digest;
     j["bytes"] = r.bytes;
     j["files"] = r.files;
@@ -91,22 +108,20 @@ StatusOr<HarvestReport> ParseHarvestReport(std::string_view message) {
   HarvestReport r;
   r.fingerprint = OptStr(j, "fingerprint");
   if (!IsFingerprintId(r.fingerprint)) return Bad("fingerprint", "must be 16 lower-case hex");
-  r.outcome = OptStr(j, "outcome");
-  if (r.outcome != kHarvestMerged && r.outcome != kHarvestUnchanged &&
-      r.outcome != kHarvestFailed) {
-    return Bad("outcome", "must be Merged, Unchanged or Failed");
-  }
+  auto outcome = ParseHarvestOutcome(OptStr(j, "outcome"));
+  if (!outcome.ok()) return Bad("outcome", "must be Merged, Unchanged or Failed");
+  r.outcome = *outcome;
   r.base_digest = OptStr(j, "baseDigest");
   if (!r.base_digest.empty() && !IsSha256Hex(r.base_digest)) {
     return Bad("baseDigest", "must be 64 lower-case hex digits");
   }
-  if (r.outcome == kHarvestFailed) {
+  if (r.outcome == HarvestOutcome::kFailed) {
     r.reason = OptStr(j, "reason");
     r.message = OptStr(j, "message");
     return r;
   }
   if (r.base_digest.empty()) return Bad("baseDigest", "must be 64 lower-case hex digits");
-  if (r.outcome == kHarvestMerged) {
+  if (r.outcome == HarvestOutcome::kMerged) {
     r.manifest_digest = OptStr(j, "manifestDigest");
     if (!IsSha256Hex(r.manifest_digest)) {
       return Bad("manifestDigest", "must be 64 lower-case hex digits");

@@ -17,6 +17,7 @@
 // "BadTerminationMessage: " and naming the field. Pure.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -26,9 +27,14 @@
 
 namespace kc::core {
 
-inline constexpr std::string_view kHarvestMerged = "Merged";
-inline constexpr std::string_view kHarvestUnchanged = "Unchanged";
-inline constexpr std::string_view kHarvestFailed = "Failed";
+// What a harvest did: merged files into a new generation, found nothing to
+// add, or failed. Also the fingerprint status's harvest.lastResult.
+enum class HarvestOutcome { kMerged, kUnchanged, kFailed };
+inline constexpr std::array<HarvestOutcome, 3> kHarvestOutcomes = {
+    HarvestOutcome::kMerged, HarvestOutcome::kUnchanged, HarvestOutcome::kFailed};
+// "Merged" | "Unchanged" | "Failed"
+std::string_view HarvestOutcomeName(HarvestOutcome o);
+StatusOr<HarvestOutcome> ParseHarvestOutcome(std::string_view name);
 
 // At most this many names in each list, each at most kMaxHarvestNameBytes.
 inline constexpr std::size_t kMaxHarvestListed = 5;
@@ -36,7 +42,7 @@ inline constexpr std::size_t kMaxHarvestNameBytes = 160;
 
 struct HarvestReport {
   std::string fingerprint;
-  std::string outcome{};  // kHarvestMerged | kHarvestUnchanged | kHarvestFailed
+  HarvestOutcome outcome = HarvestOutcome::kFailed;
   std::string base_digest{};
   std::string manifest_digest{};
   std::int64_t bytes = 0;

@@ -12,7 +12,7 @@ const std::string kB(64, 'b');
 TEST(HarvestReport, MergedRoundTripsWithShortLists) {
   HarvestReport r;
   r.fingerprint = kFp;
-  r.outcome = std::string(kHarvestMerged);
+  r.outcome = HarvestOutcome::kMerged;
   r.base_digest = kA;
   r.manifest_digest = kB;
   r.bytes = 100;
@@ -40,13 +40,13 @@ TEST(HarvestReport, MergedRoundTripsWithShortLists) {
 }
 
 TEST(HarvestReport, FailedAndUnchanged) {
-  HarvestReport f{.fingerprint = kFp, .outcome = std::string(kHarvestFailed)};
+  HarvestReport f{.fingerprint = kFp, .outcome = HarvestOutcome::kFailed};
   f.reason = "ResourceExhausted";
   f.message = "no space left";
   auto back = ParseHarvestReport(HarvestReportToJson(f));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->reason, "ResourceExhausted");
-  HarvestReport u{.fingerprint = kFp, .outcome = std::string(kHarvestUnchanged), .base_digest = kA};
+  HarvestReport u{.fingerprint = kFp, .outcome = HarvestOutcome::kUnchanged, .base_digest = kA};
   u.duplicate_count = 4;
   back = ParseHarvestReport(HarvestReportToJson(u));
   ASSERT_TRUE(back.ok());
@@ -79,6 +79,18 @@ TEST(HarvestReport, RefusesMalformedMessages) {
     EXPECT_NE(r.status().message().find(c.says), std::string::npos) << r.status().message();
     EXPECT_EQ(r.status().message().rfind("BadTerminationMessage: ", 0), 0u);
   }
+}
+
+TEST(HarvestOutcome, NamesRoundTrip) {
+  for (HarvestOutcome o : kHarvestOutcomes) {
+    auto parsed = ParseHarvestOutcome(HarvestOutcomeName(o));
+    ASSERT_TRUE(parsed.ok()) << HarvestOutcomeName(o);
+    EXPECT_EQ(*parsed, o);
+  }
+  auto bad = ParseHarvestOutcome("merged");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("Merged, Unchanged, Failed"), std::string::npos)
+      << bad.status();
 }
 
 }  // namespace

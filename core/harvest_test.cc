@@ -195,9 +195,8 @@ TEST(HarvestSpec, ValidationNamesTheField) {
     std::string says;
   };
   std::vector<Case> cases;
-  cases.push_back({HarvestSpec{.mode = "Always"}, "spec.harvest.mode"});
-  cases.push_back({HarvestSpec{.interval = "5s"}, "spec.harvest.interval: \"5s\" is shorter"});
-  cases.push_back({HarvestSpec{.interval = "soon"}, "spec.harvest.interval"});
+  cases.push_back({HarvestSpec{.interval = std::chrono::seconds(5)},
+                   "spec.harvest.interval: \"5s\" is shorter than 10s"});
   cases.push_back({HarvestSpec{.max_files_per_pod = 0}, "spec.harvest.maxFilesPerPod"});
   cases.push_back({HarvestSpec{.max_bytes_per_pod = "lots"}, "spec.harvest.maxBytesPerPod"});
   cases.push_back(
@@ -214,18 +213,86 @@ TEST(HarvestSpec, ValidationNamesTheField) {
   EXPECT_EQ(caps.max_files_per_pod, kDefaultHarvestMaxFilesPerPod);
 }
 
+// The mode and the interval are decoded where the JSON is read: a value
+// that does not decode is one error naming the field, and the default
+// stands.
+TEST(HarvestSpec, DecodedFromJson) {
+  struct Case {
+    std::string name;
+    Json harvest;
+    HarvestMode mode;
+    std::chrono::seconds interval;
+    std::string says;  // "" = no error
+  };
+  const std::vector<Case> cases = {
+      {"absent", Json::object(), HarvestMode::kReport, kDefaultHarvestInterval, ""},
+      {"nulls",
+       {{"mode", nullptr}, {"interval", nullptr}},
+       HarvestMode::kReport,
+       kDefaultHarvestInterval,
+       ""},
+      {"merge every 90m",
+       {{"mode", "Merge"}, {"interval", "90m"}},
+       HarvestMode::kMerge,
+       std::chrono::minutes(90),
+       ""},
+      {"bad mode",
+       {{"mode", "Always"}},
+       HarvestMode::kReport,
+       kDefaultHarvestInterval,
+       "spec.harvest.mode: \"Always\" is not a harvest mode (Report or Merge)"},
+      {"mode in lower case",
+       {{"mode", "merge"}},
+       HarvestMode::kReport,
+       kDefaultHarvestInterval,
+       "spec.harvest.mode: \"merge\" is not a harvest mode"},
+      {"mode not a string",
+       {{"mode", 1}},
+       HarvestMode::kReport,
+       kDefaultHarvestInterval,
+       "spec.harvest.mode: expected a string"},
+      {"bad interval",
+       {{"mode", "Merge"}, {"interval", "soon"}},
+       HarvestMode::kMerge,
+       kDefaultHarvestInterval,
+       "spec.harvest.interval: malformed duration \"soon\""},
+      {"interval in days",
+       {{"interval", "1d"}},
+       HarvestMode::kReport,
+       kDefaultHarvestInterval,
+       "spec.harvest.interval: malformed duration \"1d\""},
+  };
+  for (const auto& c : cases) {
+    Json j = SpecToJson(KernelCacheSpec{});
+    j["harvest"] = c.harvest;
+    std::vector<std::string> errors;
+    const HarvestSpec h = SpecFromJson(j, &errors).harvest;
+    EXPECT_EQ(h.mode, c.mode) << c.name;
+    EXPECT_EQ(h.interval, c.interval) << c.name;
+    if (c.says.empty()) {
+      EXPECT_TRUE(errors.empty()) << c.name << ": " << errors.front();
+    } else {
+      ASSERT_EQ(errors.size(), 1u) << c.name;
+      EXPECT_EQ(errors[0].find(c.says), 0u) << c.name << ": " << errors[0];
+    }
+  }
+}
+
 TEST(HarvestSpec, JsonRoundTripAndDefaults) {
   KernelCacheSpec spec;
-  spec.harvest.mode = "Merge";
-  spec.harvest.interval = "30s";
+  spec.harvest.mode = HarvestMode::kMerge;
+  spec.harvest.interval = std::chrono::seconds(30);
   std::vector<std::string> errors;
-  KernelCacheSpec back = SpecFromJson(SpecToJson(spec), &errors);
+  const Json j = SpecToJson(spec);
+  EXPECT_EQ(j["harvest"]["mode"], "Merge");
+  EXPECT_EQ(j["harvest"]["interval"], "30s");
+  KernelCacheSpec back = SpecFromJson(j, &errors);
   EXPECT_TRUE(errors.empty());
   EXPECT_EQ(back.harvest, spec.harvest);
-  // A stored object without spec.harvest reads as report-only.
-  Json j = SpecToJson(KernelCacheSpec{});
-  j.erase("harvest");
-  EXPECT_EQ(SpecFromJson(j, &errors).harvest.mode, "Report");
+  // The defaults are written as the CRD states them.
+  const Json d = SpecToJson(KernelCacheSpec{});
+  EXPECT_EQ(d["harvest"]["mode"], "Report");
+  EXPECT_EQ(d["harvest"]["interval"], "1h");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/utf8.h"
+#include "core/enum_name.h"
 #include "core/fingerprint.h"
 
 namespace kc::core {
@@ -74,9 +75,25 @@ StatusOr<ConvergenceSummary> SummaryFromJson(const Json& j) {
 
 }  // namespace
 
+std::string_view SealOutcomeName(SealOutcome o) {
+  switch (o) {
+    case SealOutcome::kPublished:
+      return "Published";
+    case SealOutcome::kReplaced:
+      return "Replaced";
+    case SealOutcome::kFailed:
+      return "Failed";
+  }
+  return "Failed";
+}
+
+StatusOr<SealOutcome> ParseSealOutcome(std::string_view name) {
+  return ParseEnumName<SealOutcome>(name, kSealOutcomes, SealOutcomeName);
+}
+
 std::string SealReportToJson(const SealReport& r) {
-  Json j = {{"fingerprint", r.fingerprint}, {"outcome", r.outcome}};
-  if (r.outcome == "Failed") {
+  Json j = {{"fingerprint", r.fingerprint}, {"outcome", SealOutcomeName(r.outcome)}};
+  if (r.outcome == SealOutcome::kFailed) {
     j["reason"] = r.reason;
     j["message"] = r.message;
     return j.dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -110,8 +127,13 @@ StatusOr<SealReport> ParseSealReport(std::string_view message) {
         head + "\"); is the initwarm image current?");
   }
   SealReport r;
-  r.outcome = OptStr(j, "outcome");
-  if (r.outcome == "Failed") {
+  if (auto o = j.find("outcome"); o != j.end()) {  // absent: a success, Published
+    auto outcome = o->is_string() ? ParseSealOutcome(o->get<std::string>())
+                                  : StatusOr<SealOutcome>(InvalidArgumentError("not a string"));
+    if (!outcome.ok()) return Bad("outcome", "must be Published, Replaced or Failed");
+    r.outcome = *outcome;
+  }
+  if (r.outcome == SealOutcome::kFailed) {
     r.fingerprint = OptStr(j, "fingerprint");
     r.reason = OptStr(j, "reason");
     r.message = OptStr(j, "message");

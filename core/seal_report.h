@@ -13,13 +13,15 @@
 //   failure: {"fingerprint", "outcome": "Failed", "reason": <status code
 //    name>, "message": <text>}
 //
-// ParseSealReport checks the shape of a success (fingerprint id, digest of
-// 64 lower-case hex, non-negative integer sizes, numeric durations) and
-// reads a failure as such; unknown fields are ignored (newer initwarm,
+// ParseSealReport decodes the outcome (one of the three names, else an
+// error; absent reads as Published), checks the shape of a success (fingerprint id, digest of 64
+// lower-case hex, non-negative integer sizes, numeric durations) and reads
+// a failure as such; unknown fields are ignored (newer initwarm,
 // older operator). Errors are InvalidArgument starting
 // "BadTerminationMessage: " and naming the field. Never throws. Pure.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -31,9 +33,18 @@
 
 namespace kc::core {
 
+// What the seal did: published a cache where there was none, replaced a
+// READY one (--replace), or failed.
+enum class SealOutcome { kPublished, kReplaced, kFailed };
+inline constexpr std::array<SealOutcome, 3> kSealOutcomes = {
+    SealOutcome::kPublished, SealOutcome::kReplaced, SealOutcome::kFailed};
+// "Published" | "Replaced" | "Failed"
+std::string_view SealOutcomeName(SealOutcome o);
+StatusOr<SealOutcome> ParseSealOutcome(std::string_view name);
+
 struct SealReport {
   std::string fingerprint;
-  std::string outcome;  // Published | Replaced | Failed
+  SealOutcome outcome = SealOutcome::kPublished;
   std::string manifest_digest;
   std::int64_t bytes = 0;
   std::int64_t files = 0;

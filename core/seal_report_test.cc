@@ -8,7 +8,7 @@ namespace {
 TEST(SealReport, RoundTripSuccessAndFailure) {
   SealReport ok;
   ok.fingerprint = "3f9a1c2b7d4e5f60";
-  ok.outcome = "Replaced";
+  ok.outcome = SealOutcome::kReplaced;
   ok.manifest_digest = std::string(64, 'a');
   ok.bytes = 1 << 20;
   ok.files = 42;
@@ -22,7 +22,7 @@ TEST(SealReport, RoundTripSuccessAndFailure) {
 
   SealReport failed;
   failed.fingerprint = "3f9a1c2b7d4e5f60";
-  failed.outcome = "Failed";
+  failed.outcome = SealOutcome::kFailed;
   failed.reason = "ResourceExhausted";
   failed.message = "no space left on device";
   back = ParseSealReport(SealReportToJson(failed));
@@ -33,7 +33,7 @@ TEST(SealReport, RoundTripSuccessAndFailure) {
 TEST(SealReport, ConvergenceSummaryRoundTripsAndIsChecked) {
   SealReport ok;
   ok.fingerprint = "3f9a1c2b7d4e5f60";
-  ok.outcome = "Published";
+  ok.outcome = SealOutcome::kPublished;
   ok.manifest_digest = std::string(64, 'a');
   ok.convergence = ConvergenceSummary{3, false, 2, 2, {"triton kernel k num_warps=8"}};
   auto back = ParseSealReport(SealReportToJson(ok));
@@ -77,6 +77,11 @@ TEST(SealReport, MalformedNamesTheField) {
       {R"({"fingerprint":"3f9a1c2b7d4e5f60","manifestDigest":")" + d +
            R"(","bytes":1,"files":1,"durations":{"hashMs":"x"}})",
        "\"durations.hashMs\""},
+      {R"({"fingerprint":"3f9a1c2b7d4e5f60","outcome":"Sealed","manifestDigest":")" + d +
+           R"(","bytes":1,"files":1})",
+       "\"outcome\" must be Published, Replaced or Failed"},
+      {R"({"fingerprint":"3f9a1c2b7d4e5f60","outcome":"failed"})", "\"outcome\""},
+      {R"({"fingerprint":"3f9a1c2b7d4e5f60","outcome":1})", "\"outcome\""},
   };
   for (const auto& c : cases) {
     auto r = ParseSealReport(c.msg);
@@ -84,6 +89,22 @@ TEST(SealReport, MalformedNamesTheField) {
     EXPECT_NE(r.status().message().find(c.field), std::string::npos) << r.status();
     EXPECT_EQ(r.status().message().rfind("BadTerminationMessage", 0), 0u) << r.status();
   }
+}
+
+TEST(SealOutcome, NamesRoundTripAndAbsentIsPublished) {
+  for (SealOutcome o : kSealOutcomes) {
+    auto parsed = ParseSealOutcome(SealOutcomeName(o));
+    ASSERT_TRUE(parsed.ok()) << SealOutcomeName(o);
+    EXPECT_EQ(*parsed, o);
+  }
+  auto bad = ParseSealOutcome("Replace");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("Published, Replaced, Failed"), std::string::npos)
+      << bad.status();
+  auto r = ParseSealReport(R"({"fingerprint":"3f9a1c2b7d4e5f60","manifestDigest":")" +
+                           std::string(64, 'a') + R"(","bytes":1,"files":1})");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->outcome, SealOutcome::kPublished);
 }
 
 }  // namespace

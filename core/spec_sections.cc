@@ -407,16 +407,12 @@ SpecReport CheckRetention(const RetentionSpec& ret) {
 SpecReport CheckHarvest(const HarvestSpec& h) {
   SpecReport r;
   auto& errors = r.errors;
-  if (auto m = ParseHarvestMode(h.mode); !m.ok()) {
-    errors.emplace_back("spec.harvest.mode: " + m.status().message());
-  }
-  auto d = ParseDuration(h.interval);
-  if (!d.ok()) {
-    errors.emplace_back("spec.harvest.interval: " + d.status().message());
-  } else if (d->count() < kMinHarvestIntervalSeconds) {
-    errors.emplace_back("spec.harvest.interval: \"" + h.interval + "\" is shorter than " +
-                        std::to_string(kMinHarvestIntervalSeconds) +
-                        "s; every merge rewrites the cache. Use e.g. 1h");
+  // The mode and the interval's syntax were decoded by SpecFromJson.
+  if (h.interval < kMinHarvestInterval) {
+    errors.emplace_back("spec.harvest.interval: \"" + FormatDuration(h.interval) +
+                        "\" is shorter than " + FormatDuration(kMinHarvestInterval) +
+                        "; every merge rewrites the cache. Use e.g. " +
+                        FormatDuration(kDefaultHarvestInterval));
   }
   CheckRange<int64_t>("spec.harvest.maxFilesPerPod", h.max_files_per_pod, 1, kMaxHarvestFilesPerPod,
                       &errors);

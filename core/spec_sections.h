@@ -43,8 +43,8 @@ SpecReport CheckSecurityContext(const SecuritySpec& security_context);
 // spec.retention: durations, maxBytes, and a purgeSchedule of at least 1h.
 SpecReport CheckRetention(const RetentionSpec& retention);
 
-// spec.harvest: the mode, an interval of at least 10s, caps of 1 or more
-// within the hard ceilings of core/harvest.h.
+// spec.harvest: an interval of at least kMinHarvestInterval, caps of 1 or
+// more within the hard ceilings of core/harvest.h (the mode is typed).
 SpecReport CheckHarvest(const HarvestSpec& harvest);
 
 // spec.harvest's caps as numbers; the defaults where a field does not

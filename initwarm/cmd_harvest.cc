@@ -118,7 +118,7 @@ int RunHarvest(const std::vector<std::string>& args) {
     PrintError("harvest", s);
     core::HarvestReport r;
     r.fingerprint = flags.fingerprint;
-    r.outcome = std::string(core::kHarvestFailed);
+    r.outcome = core::HarvestOutcome::kFailed;
     r.reason = std::string(StatusCodeName(s.code()));
     r.message = s.message();
     if (core::IsSha256Hex(flags.base_digest)) r.base_digest = flags.base_digest;

@@ -242,7 +242,7 @@ StatusOr<core::HarvestReport> Harvest(const HarvestOptions& o) {
     for (const auto& pod : o.accept) (void)RemoveTree(layout.InboxOf(o.fingerprint, pod.uid));
   };
   if (plan.add.empty()) {
-    r.outcome = std::string(core::kHarvestUnchanged);
+    r.outcome = core::HarvestOutcome::kUnchanged;
     release();
     forget_inbox();
     return r;
@@ -278,7 +278,7 @@ StatusOr<core::HarvestReport> Harvest(const HarvestOptions& o) {
   so.lock_stale_after_s = o.lock_stale_after_s;
   auto sealed = Seal(so);  // adopts the lock (same owner) and releases it
   if (!sealed.ok()) return sealed.status();
-  r.outcome = std::string(core::kHarvestMerged);
+  r.outcome = core::HarvestOutcome::kMerged;
   r.manifest_digest = sealed->manifest_digest;
   r.bytes = static_cast<std::int64_t>(sealed->bytes);
   r.files = static_cast<std::int64_t>(sealed->files);

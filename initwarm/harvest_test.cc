@@ -113,7 +113,7 @@ TEST_F(HarvestTest, MergesANewKernelIntoANewGenerationThatVerifies) {
   // Kernels 0 and 1 are in the cache with these bytes; kernel 2 is new.
   auto r = Harvest(Opts({Inbox("pod-a", Kernel(3))}));
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->outcome, "Merged");
+  EXPECT_EQ(r->outcome, core::HarvestOutcome::kMerged);
   EXPECT_EQ(r->base_digest, base_digest_);
   EXPECT_EQ(r->added_files, 4);  // json, cubin, ptx, __grp__ of kernel 2
   ASSERT_EQ(r->added_entries.size(), 1u);
@@ -143,7 +143,7 @@ TEST_F(HarvestTest, MergesANewKernelIntoANewGenerationThatVerifies) {
 TEST_F(HarvestTest, NothingNewIsUnchangedAndPublishesNothing) {
   auto r = Harvest(Opts({Inbox("pod-a", Kernel(2))}));
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->outcome, "Unchanged");
+  EXPECT_EQ(r->outcome, core::HarvestOutcome::kUnchanged);
   EXPECT_EQ(r->added_files, 0);
   EXPECT_EQ(Ready(), base_digest_);
   EXPECT_FALSE(Exists(L().QuarantineRoot()) && !fs::is_empty(L().QuarantineRoot()));
@@ -181,7 +181,7 @@ TEST_F(HarvestTest, HostileInboxEntriesAreKeptOutWithTheirReasons) {
   core::HarvestPod c = Inbox("pod-c", {{ptx, "other bytes"}});
   auto r = Harvest(Opts({a, b, c}));
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->outcome, "Unchanged") << r->added_entries.size();
+  EXPECT_EQ(r->outcome, core::HarvestOutcome::kUnchanged) << r->added_entries.size();
   EXPECT_EQ(r->conflict_count, 1);
   // One reason per bad file; the rest of its pod's entry is kept out with it.
   EXPECT_EQ(r->rejected_count, 4) << ::testing::PrintToString(r->rejected);
@@ -209,7 +209,7 @@ TEST_F(HarvestTest, AnAlteredListOrAnIncompleteTritonEntryIsKeptOut) {
   core::HarvestPod b = Inbox("pod-b", k);
   auto r = Harvest(Opts({a, b}));
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->outcome, "Unchanged");
+  EXPECT_EQ(r->outcome, core::HarvestOutcome::kUnchanged);
   std::string all;
   for (const auto& why : r->rejected) all += why + "\n";
   EXPECT_NE(all.find("not the one the pod reported"), std::string::npos) << all;
@@ -254,7 +254,7 @@ TEST_F(HarvestTest, CrashAtEveryPublishStepLeavesAGenerationReady) {
     if (!merged) {
       auto retry = Harvest(Opts(accept, "hv-retry"));
       ASSERT_TRUE(retry.ok()) << retry.status();
-      EXPECT_EQ(retry->outcome, "Merged");
+      EXPECT_EQ(retry->outcome, core::HarvestOutcome::kMerged);
       EXPECT_TRUE(Verify().ok);
     }
     EXPECT_EQ(ManifestPaths().size(), 13u);  // 9 sealed + 4 harvested
@@ -286,7 +286,7 @@ TEST_F(HarvestTest, FullVolumeKeepsThePreviousGenerationReady) {
   fs::remove(mnt / "filler");
   auto again = Harvest(Opts(accept, "hv-2"));
   ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(again->outcome, "Merged");
+  EXPECT_EQ(again->outcome, core::HarvestOutcome::kMerged);
 }
 
 }  // namespace

@@ -183,7 +183,7 @@ std::string SealResultJson(const SealResult& r) {
 std::string SealFailureJson(const std::string& fingerprint, const Status& s) {
   core::SealReport report;
   report.fingerprint = fingerprint;
-  report.outcome = "Failed";
+  report.outcome = core::SealOutcome::kFailed;
   report.reason = std::string(StatusCodeName(s.code()));
   report.message = s.message();
   return core::SealReportToJson(report);

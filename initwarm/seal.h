@@ -32,6 +32,7 @@
 #include "base/status.h"
 #include "core/convergence.h"
 #include "core/fingerprint.h"
+#include "core/seal_report.h"
 #include "initwarm/safe_file.h"
 #include "initwarm/staged_check.h"
 
@@ -61,7 +62,7 @@ struct SealOptions {
 struct SealResult {
   std::string fingerprint;
   std::string manifest_digest;
-  std::string outcome;  // "Published" or "Replaced"
+  core::SealOutcome outcome = core::SealOutcome::kPublished;  // Published or Replaced
   std::string directory;
   std::string replaced_to;  // where the previous cache went, when replaced
   std::string warning;      // published, but something minor went wrong

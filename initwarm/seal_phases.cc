@@ -149,7 +149,7 @@ StatusOr<fs::path> MoveAside(const SealOptions& o, const SealPaths& p, SealResul
   fs::path aside = UniqueQuarantine(p.layout, fp, ready ? "replaced" : "incomplete");
   KC_RETURN_IF_ERROR(Rename(p.published, aside));
   if (!ready) return fs::path();
-  r->outcome = "Replaced";
+  r->outcome = core::SealOutcome::kReplaced;
   r->replaced_to = aside.string();
   return aside;
 }
@@ -218,14 +218,14 @@ StatusOr<bool> ReplaceByExchange(const SealPaths& p, SealResult* r) {
   if (synced.ok()) synced = FsyncPath(p.layout.QuarantineRoot());
   if (synced.ok()) synced = FsyncPath(p.staging.parent_path());
   if (!synced.ok()) r->warning = "published, but not fsynced: " + synced.message();
-  r->outcome = "Replaced";
+  r->outcome = core::SealOutcome::kReplaced;
   r->replaced_to = aside.string();
   return true;
 }
 
 Status Publish(const SealOptions& o, const SealPaths& p, SealResult* r) {
   MaybeCrash(CrashPhase::kPublish, 0);
-  r->outcome = "Published";
+  r->outcome = core::SealOutcome::kPublished;
   if (o.replace && Exists(p.layout.Ready(r->fingerprint))) {
     KC_ASSIGN_OR_RETURN(bool exchanged, ReplaceByExchange(p, r));
     if (exchanged) return OkStatus();

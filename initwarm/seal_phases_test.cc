@@ -208,7 +208,7 @@ TEST_F(SealPhasesTest, MoveAsideQuarantinesALeftoverWithoutReady) {
   ASSERT_TRUE(aside.ok()) << aside.status();
   EXPECT_TRUE(aside->empty());  // nothing READY was replaced
   EXPECT_TRUE(r.replaced_to.empty());
-  EXPECT_NE(r.outcome, "Replaced");
+  EXPECT_NE(r.outcome, core::SealOutcome::kReplaced);
   EXPECT_FALSE(Exists(layout_.Published(fp_)));
   auto names = Quarantined();
   ASSERT_EQ(names.size(), 1u);
@@ -232,7 +232,7 @@ TEST_F(SealPhasesTest, MoveAsideRefusesAReadyCacheUnlessReplacing) {
   EXPECT_TRUE(aside->filename().string().ends_with("-replaced")) << *aside;
   EXPECT_EQ(ReadFile(*aside / core::kReadyFileName), old_ready);
   EXPECT_FALSE(Exists(layout_.Published(fp_)));
-  EXPECT_EQ(r.outcome, "Replaced");
+  EXPECT_EQ(r.outcome, core::SealOutcome::kReplaced);
   EXPECT_EQ(r.replaced_to, aside->string());
 }
 
@@ -267,7 +267,7 @@ TEST_F(SealPhasesTest, PublishReplacesAReadyCache) {
   const std::string digest(64, 'b');
   SealResult r = Sealed(digest);
   ASSERT_TRUE(Publish(replace, Paths(), &r).ok());
-  EXPECT_EQ(r.outcome, "Replaced");
+  EXPECT_EQ(r.outcome, core::SealOutcome::kReplaced);
   EXPECT_EQ(ReadFile(layout_.Ready(fp_)), digest + "\n");
   EXPECT_EQ(ReadFile(fs::path(r.replaced_to) / core::kReadyFileName), old_ready);
 }

@@ -86,7 +86,7 @@ TEST_F(SealTest, PrepareThenSealPublishes) {
   auto written = testing::WriteTritonCache(view_, 3);  // through the view, like a warmup
   auto r = Seal(Opts("job-1"));
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->outcome, "Published");
+  EXPECT_EQ(r->outcome, core::SealOutcome::kPublished);
   EXPECT_EQ(r->fingerprint, fp_);
   EXPECT_EQ(r->files, written.size());
 
@@ -248,7 +248,7 @@ TEST_F(SealTest, AlreadyPublishedIsNotReplacedByDefault) {
   o.replace = true;
   auto r2 = Seal(o);
   ASSERT_TRUE(r2.ok()) << r2.status();
-  EXPECT_EQ(r2->outcome, "Replaced");
+  EXPECT_EQ(r2->outcome, core::SealOutcome::kReplaced);
   EXPECT_NE(ReadFile(l.Ready(fp_)), first);
   EXPECT_TRUE(Exists(fs::path(r2->replaced_to) / "READY"));
   EXPECT_TRUE(core::IsWithin(l.QuarantineRoot(), r2->replaced_to));
@@ -353,7 +353,7 @@ TEST_F(SealTest, FullDiskDuringReplaceKeepsThePreviousCacheReady) {
     o.replace = true;
     auto r = Seal(o);
     if (r.ok()) {
-      EXPECT_EQ(r->outcome, "Replaced");
+      EXPECT_EQ(r->outcome, core::SealOutcome::kReplaced);
       EXPECT_NE(ReadFile(l.Ready(fp_)), old_digest);
       ++published;
     } else {

@@ -257,7 +257,7 @@ std::string WarmUp(Fixture& f) {
   f.jobs.Upsert(job);
   core::SealReport seal;
   seal.fingerprint = fp;
-  seal.outcome = "Published";
+  seal.outcome = core::SealOutcome::kPublished;
   seal.manifest_digest = std::string(64, 'd');
   seal.bytes = 4096;
   seal.files = 8;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/duration.h"
 #include "core/api_types.h"
 #include "core/consume.h"
 #include "core/spec_validation.h"
@@ -225,6 +226,24 @@ TEST(Crd, ConsumeEnumsAndDefaultsAreCores) {
   EXPECT_EQ(spec.on_timeout, consume["onTimeout"]["default"]);
   EXPECT_EQ(spec.verify, consume["verify"]["default"]);
   EXPECT_EQ(std::to_string(spec.wait_timeout_seconds), consume["waitTimeoutSeconds"]["default"]);
+}
+
+// spec.harvest's mode enum and its defaults are core's (core/harvest.h),
+// and an object built in code writes the same.
+TEST(Crd, HarvestModeAndDefaultsAreCores) {
+  const Json crd = Crd();
+  const Json& harvest = Schema(crd)["properties"]["spec"]["properties"]["harvest"]["properties"];
+  std::vector<std::string> modes;
+  for (const Json& v : harvest["mode"]["enum"]) modes.push_back(v.get<std::string>());
+  std::vector<std::string> ours;
+  for (core::HarvestMode m : core::kHarvestModes) ours.emplace_back(core::HarvestModeName(m));
+  EXPECT_EQ(modes, ours);
+  EXPECT_EQ(harvest["mode"]["default"],
+            std::string(core::HarvestModeName(core::kDefaultHarvestMode)));
+  EXPECT_EQ(harvest["interval"]["default"], FormatDuration(core::kDefaultHarvestInterval));
+  const Json written = core::SpecToJson(core::KernelCacheSpec{})["harvest"];
+  EXPECT_EQ(written["mode"], harvest["mode"]["default"]);
+  EXPECT_EQ(written["interval"], harvest["interval"]["default"]);
 }
 
 // Every string, list and map of the spec has a bound (maxLength, maxItems,

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "base/duration.h"
 #include "base/strings.h"
 #include "base/utf8.h"
 #include "core/harvest_report.h"
@@ -14,8 +13,6 @@ namespace kc::op::decide {
 namespace {
 
 namespace st = core::fp_state;
-
-constexpr seconds kDefaultInterval{3600};
 
 // The result message of the Job's newest pod that has one.
 std::optional<std::string> ResultOf(const JobView& j, const std::vector<PodView>& pods) {
@@ -47,8 +44,8 @@ void Record(const JobView& j, const std::vector<PodView>& pods, core::Fingerprin
                         : StatusOr<core::HarvestReport>(
                               FailedPreconditionError("the harvest pod left no result"));
   const std::string what = "harvest Job " + j.name + " (fingerprint " + f.id + ")";
-  if (!report.ok() || report->outcome == core::kHarvestFailed) {
-    h.last_result = std::string(core::kHarvestFailed);
+  if (!report.ok() || report->outcome == core::HarvestOutcome::kFailed) {
+    h.last_result = core::HarvestOutcome::kFailed;
     h.message = report.ok()                 ? report->reason + ": " + report->message
                 : !j.failure_reason.empty() ? j.failure_reason + ": " + j.failure_message
                                             : report.status().message();
@@ -67,8 +64,9 @@ void Record(const JobView& j, const std::vector<PodView>& pods, core::Fingerprin
     h.message = "rejected: " + report->rejected[0];
   }
   h.message = TruncateUtf8(h.message, 1000);
-  if (report->outcome == core::kHarvestMerged && report->base_digest == f.manifest_digest) {
-    h.last_result = std::string(core::kHarvestMerged);
+  if (report->outcome == core::HarvestOutcome::kMerged &&
+      report->base_digest == f.manifest_digest) {
+    h.last_result = core::HarvestOutcome::kMerged;
     h.generation += 1;
     h.added_files = report->added_files;
     h.added_bytes = report->added_bytes;
@@ -84,7 +82,7 @@ void Record(const JobView& j, const std::vector<PodView>& pods, core::Fingerprin
   } else {
     // Unchanged, or merged into a generation the status no longer names
     // (re-warmed since): the status's cache stands.
-    h.last_result = std::string(core::kHarvestUnchanged);
+    h.last_result = core::HarvestOutcome::kUnchanged;
   }
   if (h.conflicts > 0 || h.rejected > 0) {
     e.Event("Warning", "HarvestKeptOut",
@@ -153,10 +151,8 @@ HarvestVerdict DecideHarvest(Entries entries, const core::KernelCache& kc,
     busy.insert(fp);  // deleted next pass; nothing new until then
   }
 
-  auto mode = core::ParseHarvestMode(kc.spec.harvest.mode);
-  if (!mode.ok() || *mode != core::HarvestMode::kMerge || !storage_usable) return v;
-  const auto parsed = ParseDuration(kc.spec.harvest.interval);
-  const seconds interval = parsed.ok() ? *parsed : kDefaultInterval;
+  if (kc.spec.harvest.mode != core::HarvestMode::kMerge || !storage_usable) return v;
+  const seconds interval = kc.spec.harvest.interval;
   const core::HarvestCaps caps = core::HarvestCapsOf(kc.spec.harvest);
   for (auto& [id, f] : v.entries) {
     if (f.state != st::kReady || f.manifest_digest.empty() || busy.contains(id)) continue;

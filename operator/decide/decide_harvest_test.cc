@@ -19,14 +19,14 @@ const std::string kA = "aaaaaaaaaaaaaaaa";
 const std::string kD1(64, '1');
 const std::string kD2(64, '2');
 
-core::KernelCache Kc(const std::string& mode = "Merge") {
+core::KernelCache Kc(core::HarvestMode mode = core::HarvestMode::kMerge) {
   core::KernelCache kc;
   kc.metadata.name = "llama";
   kc.metadata.namespace_ = "ml";
   kc.metadata.uid = "kc-uid";
   kc.spec.storage.size = "20Gi";
   kc.spec.harvest.mode = mode;
-  kc.spec.harvest.interval = "10m";
+  kc.spec.harvest.interval = minutes(10);
   return kc;
 }
 
@@ -71,7 +71,7 @@ PodView ResultPod(const JobView& j, const core::HarvestReport& r) {
 core::HarvestReport Merged() {
   core::HarvestReport r;
   r.fingerprint = kA;
-  r.outcome = "Merged";
+  r.outcome = core::HarvestOutcome::kMerged;
   r.base_digest = kD1;
   r.manifest_digest = kD2;
   r.bytes = 3600;
@@ -128,7 +128,7 @@ TEST(DecideHarvestTest, NothingStartsWhenItShouldNot) {
   warmup.name = "llama-warm-" + kA;
   warmup.labels = {{kLabelName, "llama"}, {kLabelComponent, "warmup"}, {kLabelFingerprint, kA}};
   const Case cases[] = {
-      {"report mode", Kc("Report"), Ready(), Observed(), {}},
+      {"report mode", Kc(core::HarvestMode::kReport), Ready(), Observed(), {}},
       {"not ready", Kc(), warming, Observed(), {}},
       {"pods of another generation", Kc(), Ready(), Observed(kD2), {}},
       {"no inbox files", Kc(), Ready(), {{kA, ObservedMisses{kD1, {}, {}}}}, {}},
@@ -170,7 +170,7 @@ TEST(DecideHarvestTest, AMergeMovesTheFingerprintToTheNewGenerationOnce) {
   ASSERT_TRUE(f.harvest);
   EXPECT_EQ(f.harvest->generation, 1);
   EXPECT_EQ(f.harvest->job_uid, "u1");
-  EXPECT_EQ(f.harvest->last_result, "Merged");
+  EXPECT_EQ(f.harvest->last_result, core::HarvestOutcome::kMerged);
   EXPECT_EQ(f.harvest->added_files, 4);
   EXPECT_EQ(f.harvest->added, std::vector<std::string>{"triton/h"});
   EXPECT_EQ(Reasons(v.effects), "HarvestMerged;");
@@ -189,24 +189,24 @@ TEST(DecideHarvestTest, AMergeMovesTheFingerprintToTheNewGenerationOnce) {
 TEST(DecideHarvestTest, FailuresConflictsAndStaleMergesKeepTheCache) {
   // A failed Job: the generation stands, a Warning says so.
   const JobView failed = HarvestJob("u2", false, true);
-  core::HarvestReport f{.fingerprint = kA, .outcome = "Failed"};
+  core::HarvestReport f{.fingerprint = kA, .outcome = core::HarvestOutcome::kFailed};
   f.reason = "ResourceExhausted";
   f.message = "no space left on device";
   auto v = DecideHarvest(Ready(), Kc(), {failed}, {ResultPod(failed, f)}, Observed(), Settings{},
                          true, kT0);
   EXPECT_EQ(v.entries.at(kA).manifest_digest, kD1);
-  EXPECT_EQ(v.entries.at(kA).harvest->last_result, "Failed");
+  EXPECT_EQ(v.entries.at(kA).harvest->last_result, core::HarvestOutcome::kFailed);
   EXPECT_NE(v.entries.at(kA).harvest->message.find("no space left"), std::string::npos);
   EXPECT_EQ(Reasons(v.effects), "HarvestFailed;");
   // A Job whose pod left no result at all is a failure too.
   v = DecideHarvest(Ready(), Kc(), {failed}, {}, Observed(), Settings{}, true, kT0);
-  EXPECT_EQ(v.entries.at(kA).harvest->last_result, "Failed");
+  EXPECT_EQ(v.entries.at(kA).harvest->last_result, core::HarvestOutcome::kFailed);
   // Merged into a generation the status no longer names (re-warmed since).
   const JobView done = HarvestJob("u3", true);
   v = DecideHarvest(Ready(std::string(64, '9')), Kc(), {done}, {ResultPod(done, Merged())},
                     Observed(), Settings{}, true, kT0);
   EXPECT_EQ(v.entries.at(kA).manifest_digest, std::string(64, '9'));
-  EXPECT_EQ(v.entries.at(kA).harvest->last_result, "Unchanged");
+  EXPECT_EQ(v.entries.at(kA).harvest->last_result, core::HarvestOutcome::kUnchanged);
   // Conflicts and rejected files: a Warning naming the first.
   core::HarvestReport kept = Merged();
   kept.conflict_count = 1;

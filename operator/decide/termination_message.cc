@@ -15,7 +15,7 @@ SealVerdict Judge(std::string_view message, std::optional<std::string_view> expe
     v.message = report.status().message();
     return v;
   }
-  if (report->outcome == "Failed") {
+  if (report->outcome == core::SealOutcome::kFailed) {
     v.problem = SealProblem::kSealFailed;
     v.message = "SealFailed: seal reported " + report->reason + ": " + report->message;
     return v;

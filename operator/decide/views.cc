@@ -125,7 +125,7 @@ PodView PodViewFromJson(const Json& json) {
         if (cs.name == kSealContainer || cs.name == kHarvestContainer) {
           // seal's failure report: its reason and message, not the JSON.
           auto report = core::ParseSealReport(term.message);
-          if (report.ok() && report->outcome == "Failed") {
+          if (report.ok() && report->outcome == core::SealOutcome::kFailed) {
             text = report->reason + ": " + report->message;
           }
           if (term.exit_code == core::kExitRefused) {

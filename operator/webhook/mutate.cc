@@ -235,7 +235,7 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
   // (with a resolve URL to report to) it harvests into the inbox.
   const auto watch = MissWatchInterval(pod);
   const bool merge = watch.ok() && watch->has_value() && !gate_args->resolve_url.empty() &&
-                     kc.spec.harvest.mode == core::HarvestModeName(core::HarvestMode::kMerge);
+                     kc.spec.harvest.mode == core::HarvestMode::kMerge;
   const std::string refused =
       merge ? HarvestRefusal(Object(pod, "spec"), settings.miss_watcher_uid) : "";
   const bool harvest = merge && refused.empty();

@@ -251,7 +251,7 @@ TEST(MutateTest, HarvestMergeGivesOnlyTheWatcherAWritableInbox) {
   Json in = Pod();
   in["metadata"]["annotations"] = {{"kernelcache.io/watch-misses", "10s"}};
   core::KernelCache kc = Kc("llama", {{"app", "llama"}}, "Shared");
-  kc.spec.harvest.mode = "Merge";
+  kc.spec.harvest.mode = core::HarvestMode::kMerge;
   kc.spec.harvest.max_files_per_pod = 64;
   kc.spec.harvest.max_bytes_per_pod = "1Mi";
   auto r = Mutate(in, "ml", {kc}, kSettings);
@@ -305,7 +305,7 @@ TEST(MutateTest, HarvestMergeGivesOnlyTheWatcherAWritableInbox) {
 // harvesting, and is told why: a warning and an Event.
 TEST(MutateTest, HarvestIsRefusedToAPodThatCouldReachTheWatcher) {
   core::KernelCache kc = Kc("llama", {{"app", "llama"}}, "Shared");
-  kc.spec.harvest.mode = "Merge";
+  kc.spec.harvest.mode = core::HarvestMode::kMerge;
   Json shared = Pod();
   shared["metadata"]["annotations"] = {{"kernelcache.io/watch-misses", "10s"}};
   shared["spec"]["shareProcessNamespace"] = true;
