@@ -193,19 +193,15 @@ StatusOr<core::HarvestReport> Harvest(const HarvestOptions& o) {
   LockOptions lo;
   lo.stale_after_s = o.lock_stale_after_s;
   KC_RETURN_IF_ERROR(AcquireLock(lock, SelfLockRecord(o.owner, staging.string()), lo));
-  auto release = [&] { (void)ReleaseLock(lock, o.owner); };
+  HeldLock held(lock, o.owner);  // released on every return but the seal's
 
   auto published = SafeDir::OpenUnder(o.root, layout.Published(o.fingerprint));
   if (!published.ok()) {
-    release();
     return FailedPreconditionError("fingerprint " + o.fingerprint + " has no published cache (" +
                                    published.status().message() + ")");
   }
   auto base = ReadBase(*published, o.fingerprint, o.base_digest);
-  if (!base.ok()) {
-    release();
-    return base.status();
-  }
+  if (!base.ok()) return base.status();
   std::optional<int> arch;
   if (base->manifest.node) {
     if (auto a = core::ArchFromComputeCapability(base->manifest.node->compute_capability); a.ok()) {
@@ -243,18 +239,13 @@ StatusOr<core::HarvestReport> Harvest(const HarvestOptions& o) {
   };
   if (plan.add.empty()) {
     r.outcome = core::HarvestOutcome::kUnchanged;
-    release();
     forget_inbox();
     return r;
   }
   if (Exists(staging)) {
-    if (Status s = RemoveTree(staging); !s.ok()) {
-      release();
-      return s;
-    }
+    KC_RETURN_IF_ERROR(RemoveTree(staging));
   }
   if (Status s = BuildGeneration(*published, *base, layout, o, plan, staging); !s.ok()) {
-    release();
     (void)RemoveTree(staging);
     return s;
   }
@@ -276,6 +267,7 @@ StatusOr<core::HarvestReport> Harvest(const HarvestOptions& o) {
   }
   so.threads = o.threads;
   so.lock_stale_after_s = o.lock_stale_after_s;
+  held.HandOn();
   auto sealed = Seal(so);  // adopts the lock (same owner) and releases it
   if (!sealed.ok()) return sealed.status();
   r.outcome = core::HarvestOutcome::kMerged;

@@ -27,6 +27,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -83,6 +84,25 @@ Status AcquireLock(const std::filesystem::path& path, const LockRecord& me,
 // Removes the lock when its owner is `owner`; NotFound-free (absent is OK);
 // Conflict when someone else holds it.
 Status ReleaseLock(const std::filesystem::path& path, const std::string& owner);
+// A lock this process took: released (ReleaseLock, its result ignored: a
+// lock left behind goes stale) when the HeldLock goes out of scope, unless
+// handed on to a step that adopts and releases it itself (seal).
+class HeldLock {
+ public:
+  HeldLock(std::filesystem::path path, std::string owner)
+      : path_(std::move(path)), owner_(std::move(owner)) {}
+  ~HeldLock() {
+    if (!path_.empty()) (void)ReleaseLock(path_, owner_);
+  }
+  HeldLock(const HeldLock&) = delete;
+  HeldLock& operator=(const HeldLock&) = delete;
+  void HandOn() { path_.clear(); }
+
+ private:
+  std::filesystem::path path_;
+  std::string owner_;
+};
+
 // The current record, or nullopt when there is no lock.
 StatusOr<std::optional<LockRecord>> ReadLock(const std::filesystem::path& path);
 // The identity of this process for owner `owner`.

@@ -124,6 +124,25 @@ TEST(Lock, AcquireReleaseAndConflict) {
   EXPECT_EQ(entries, 0);
 }
 
+// A HeldLock releases its lock on every way out of its scope, unless it
+// was handed on (to a seal that adopts and releases it).
+TEST(Lock, HeldLockReleasesAtScopeExitUnlessHandedOn) {
+  testing::ScratchDir d;
+  auto path = d.path() / "locks" / "fp.lock";
+  ASSERT_TRUE(AcquireLock(path, SelfLockRecord("job-a", ""), {}).ok());
+  { HeldLock held(path, "job-a"); }
+  EXPECT_FALSE(Exists(path));
+  ASSERT_TRUE(AcquireLock(path, SelfLockRecord("job-a", ""), {}).ok());
+  {
+    HeldLock held(path, "job-a");
+    held.HandOn();
+  }
+  EXPECT_TRUE(Exists(path));
+  // Another owner's lock is never removed by it.
+  { HeldLock wrong(path, "job-b"); }
+  EXPECT_TRUE(Exists(path));
+}
+
 TEST(Lock, JobOwnedLockIsAdoptedWithThePidOfTheSealer) {
   testing::ScratchDir d;
   auto path = d.path() / "fp.lock";
