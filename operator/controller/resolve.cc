@@ -96,6 +96,50 @@ std::string WarmingMessage(const core::FingerprintStatus& fs, const ResolveInput
   return "warmup Job " + job + " starting";
 }
 
+// What the gate is told of fingerprint `fs` in each state; an Absent one
+// with a kept cache is said as Ready (else Pending) in `state`.
+std::string StateMessage(const core::FingerprintStatus& fs, const core::KernelCacheSpec& spec,
+                         const ResolveInputs& in, Time now, core::ResolveState* state) {
+  const std::string& fp = fs.id;
+  std::string msg;
+  if (fs.state == core::fp_state::kAbsent) {
+    // This node carries it, so its nodes are back and the operator has not
+    // reconciled yet. The sealed cache was kept: serve it (the gate checks
+    // READY against the digest). Said as Ready or Pending, the states every
+    // gate version knows.
+    const bool sealed = !fs.manifest_digest.empty();
+    *state = sealed ? core::ResolveState::kReady : core::ResolveState::kPending;
+    msg = "fingerprint " + fp + " was absent";
+    if (fs.absent_since) msg += " since " + api::FormatTime(*fs.absent_since);
+    msg += sealed ? " (its nodes went away); its kept cache is ready"
+                  : " (its nodes went away) and has no cache yet; the operator warms it";
+  } else if (fs.state == core::fp_state::kReady) {
+    msg = "cache ready";
+    if (fs.ready_at) msg += " since " + api::FormatTime(*fs.ready_at);
+    msg += " (" + std::to_string(fs.files) + " files, " + api::FormatBytes(fs.bytes) + ")";
+  } else if (fs.state == core::fp_state::kWarming) {
+    msg = WarmingMessage(fs, in, now);
+  } else if (fs.state == core::fp_state::kDegraded) {
+    // A gate found the Ready cache bad: tell new pods why they wait.
+    msg = "the cache of fingerprint " + fp + " was found bad and is being re-warmed";
+    if (!fs.last_failure.empty()) msg += " (" + fs.last_failure + ")";
+    msg += "; " + WarmingMessage(fs, in, now);
+  } else if (fs.state == core::fp_state::kFailed) {
+    msg = "warmup of fingerprint " + fp + " failed " + std::to_string(fs.failures) + " time(s)";
+    if (!fs.last_failure.empty()) msg += ": " + fs.last_failure;
+    msg += "; the operator retries with backoff";
+  } else if (fs.state == core::fp_state::kStale) {
+    msg = "fingerprint " + fp + " is stale";
+    if (fs.stale_since) msg += " since " + api::FormatTime(*fs.stale_since);
+    msg += ": no eligible node carries it";
+  } else {
+    const std::string why = NoWarmupReason(fp, in.nodes, spec);
+    msg = why.empty() ? "warmup for fingerprint " + fp + " pending"
+                      : "no warmup scheduled for fingerprint " + fp + ": " + why;
+  }
+  return msg;
+}
+
 }  // namespace
 
 ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now) {
@@ -167,42 +211,7 @@ ResolveResponse Resolve(const ResolveQuery& q, const ResolveInputs& in, Time now
   auto state = core::ParseResolveState(fs->state);
   a.state = state.ok() ? *state : core::ResolveState::kPending;
   a.manifest_digest = fs->manifest_digest;
-  std::string msg;
-  if (fs->state == core::fp_state::kAbsent) {
-    // This node carries it, so its nodes are back and the operator has not
-    // reconciled yet. The sealed cache was kept: serve it (the gate checks
-    // READY against the digest). Said as Ready or Pending, the states every
-    // gate version knows.
-    const bool sealed = !fs->manifest_digest.empty();
-    a.state = sealed ? core::ResolveState::kReady : core::ResolveState::kPending;
-    msg = "fingerprint " + fp + " was absent";
-    if (fs->absent_since) msg += " since " + api::FormatTime(*fs->absent_since);
-    msg += sealed ? " (its nodes went away); its kept cache is ready"
-                  : " (its nodes went away) and has no cache yet; the operator warms it";
-  } else if (fs->state == core::fp_state::kReady) {
-    msg = "cache ready";
-    if (fs->ready_at) msg += " since " + api::FormatTime(*fs->ready_at);
-    msg += " (" + std::to_string(fs->files) + " files, " + api::FormatBytes(fs->bytes) + ")";
-  } else if (fs->state == core::fp_state::kWarming) {
-    msg = WarmingMessage(*fs, in, now);
-  } else if (fs->state == core::fp_state::kDegraded) {
-    // A gate found the Ready cache bad: tell new pods why they wait.
-    msg = "the cache of fingerprint " + fp + " was found bad and is being re-warmed";
-    if (!fs->last_failure.empty()) msg += " (" + fs->last_failure + ")";
-    msg += "; " + WarmingMessage(*fs, in, now);
-  } else if (fs->state == core::fp_state::kFailed) {
-    msg = "warmup of fingerprint " + fp + " failed " + std::to_string(fs->failures) + " time(s)";
-    if (!fs->last_failure.empty()) msg += ": " + fs->last_failure;
-    msg += "; the operator retries with backoff";
-  } else if (fs->state == core::fp_state::kStale) {
-    msg = "fingerprint " + fp + " is stale";
-    if (fs->stale_since) msg += " since " + api::FormatTime(*fs->stale_since);
-    msg += ": no eligible node carries it";
-  } else {
-    const std::string why = NoWarmupReason(fp, in.nodes, kc.spec);
-    msg = why.empty() ? "warmup for fingerprint " + fp + " pending"
-                      : "no warmup scheduled for fingerprint " + fp + ": " + why;
-  }
+  std::string msg = StateMessage(*fs, kc.spec, in, now, &a.state);
   // A warmup that cannot be scheduled (a full GPU pool): StartCold pods go
   // now instead of waiting out their timeout; Fail pods keep waiting.
   if (a.state != core::ResolveState::kReady) {
