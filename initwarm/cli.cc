@@ -1,6 +1,6 @@
 // The initwarm command line: the command table and its dispatch
 // (InitwarmMain, commands.h). The programs are main.cc (`initwarm`) and the
-// test-only testing/failpoints_main.cc (`initwarm-failpoints`).
+// test-only testing/testing_main.cc (`initwarm-testing`).
 //
 //   initwarm <command> [flags]     initwarm <command> --help
 #include <cstring>

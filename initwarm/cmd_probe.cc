@@ -1,13 +1,14 @@
 // `initwarm probe`: prints this node's fingerprint facts as GFD would label
 // them, read from NVML and libcuda.
 //
-//   initwarm probe [--runtime-facts FILE] [--facts-file FILE]
+//   initwarm probe [--runtime-facts FILE]
 //
 // Output (one JSON object on stdout):
 //   {"source":"nvml","node":{...},"labels":{"nvidia.com/gpu.product":...},
 //    "fingerprint":{"id":...,"sha256":...}}   (fingerprint with --runtime-facts)
 // --runtime-facts FILE: {"image":"...","runtime":{"pytorch":"2.11.0"},"env":{...}}
-// --facts-file FILE:    node facts from a file instead of NVML (tests only).
+// (initwarm-testing also takes --facts-file FILE: node facts from a file;
+// initwarm/seams.h.)
 // Exit codes (also in --help): 0 facts printed; 2 usage or bad input file;
 // 3 no GPU visible; 1 any other failure (e.g. GPUs of different kinds).
 #include <fstream>
@@ -22,6 +23,7 @@
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
 #include "initwarm/probe.h"
+#include "initwarm/seams.h"
 
 namespace kc::initwarm {
 
@@ -68,9 +70,13 @@ int RunProbe(const std::vector<std::string>& args) {
   f.String("runtime-facts", &runtime_path,
            "file with the runtime part: {\"image\",\"runtime\":{},\"env\":{}}; adds the "
            "fingerprint");
-  f.String("facts-file", &facts_path, "read node facts from this file instead of NVML (tests)");
+  const Seams& seams = InstalledSeams();
+  if (seams.file_prober) {
+    f.String("facts-file", &facts_path,
+             "read node facts from this file instead of NVML (test builds only)");
+  }
   if (int rc = ParseOrExit("probe", &f, args); rc >= 0) return rc;
-  auto prober = facts_path.empty() ? NewNvmlProber() : NewFileProber(facts_path);
+  auto prober = facts_path.empty() ? NewNvmlProber() : seams.file_prober(facts_path);
   auto result = prober->Probe();
   if (!result.ok()) {
     std::cerr << "initwarm probe: " << result.status().ToString() << "\n";

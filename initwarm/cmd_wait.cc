@@ -11,6 +11,7 @@
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
 #include "initwarm/cuda_module_loader.h"
+#include "initwarm/seams.h"
 #include "initwarm/wait.h"
 #include "initwarm/wait_flags.h"
 
@@ -28,13 +29,14 @@ struct WaitServices {
 };
 
 void BuildWaitServices(const WaitCommand& c, WaitServices* s) {
-  if (!c.resolve_file.empty()) {
-    s->resolver = NewFileResolver(c.resolve_file);
+  const Seams& seams = InstalledSeams();
+  if (!c.resolve_file.empty() && seams.file_resolver) {
+    s->resolver = seams.file_resolver(c.resolve_file);
   } else if (!c.resolve_url.empty()) {
     s->resolver = NewHttpResolver(c.resolve_url);
   }
-  if (!c.probe_file.empty()) {
-    s->prober = NewFileProber(c.probe_file);
+  if (!c.probe_file.empty() && seams.file_prober) {
+    s->prober = seams.file_prober(c.probe_file);
   } else if (c.probe) {
     s->prober = NewNvmlProber();
   }

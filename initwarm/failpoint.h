@@ -3,7 +3,7 @@
 // The shipped program only names the points: MaybeCrash(phase, n) calls the
 // installed crash hook, and `initwarm` installs none, so it never crashes on
 // purpose whatever its environment holds. The test-only program
-// `initwarm-failpoints` (initwarm/testing/failpoints_main.cc) and the unit
+// `initwarm-testing` (initwarm/testing/testing_main.cc) and the unit
 // tests that need it install initwarm/testing/crash_at.h's hook, which reads
 // KC_CRASH_AT=<phase>:<n> and makes the process die of `signal` the first
 // time MaybeCrash(<phase>, k) runs with k >= n. The phases:

@@ -176,29 +176,9 @@ class NvmlProber : public Prober {
   NvmlErrorStringFn error_string_ = nullptr;
 };
 
-class FileProber : public Prober {
- public:
-  explicit FileProber(std::string path) : path_(std::move(path)) {}
-  StatusOr<ProbeResult> Probe() override {
-    std::ifstream in(path_);
-    if (!in) return NotFoundError("probe facts file " + path_ + " cannot be read");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto facts = NodeFactsFromJson(ss.str());
-    if (!facts.ok()) return facts.status().WithContext("probe facts file " + path_);
-    return ProbeResult{*facts, "file:" + path_};
-  }
-
- private:
-  std::string path_;
-};
-
 }  // namespace
 
 std::unique_ptr<Prober> NewNvmlProber() { return std::make_unique<NvmlProber>(); }
-std::unique_ptr<Prober> NewFileProber(std::string path) {
-  return std::make_unique<FileProber>(std::move(path));
-}
 
 std::string KubeArch(std::string_view m) {
   if (m == "x86_64") return "amd64";

@@ -12,10 +12,7 @@
 // When no GPU is visible (no driver library, no device) Probe() returns
 // Unavailable with a message starting "no NVIDIA GPU visible: ". GPUs of
 // different products on one node are an error (one node, one fingerprint).
-//
-// NewFileProber() reads the same facts from a JSON file
-// ({"gpuProduct","computeCapability","driver","cudaDriver","arch"}); it
-// exists for tests only, production code paths never use it.
+// (Tests read the same facts from a file: initwarm/testing/file_sources.h.)
 #pragma once
 
 #include <map>
@@ -41,7 +38,6 @@ class Prober {
 };
 
 std::unique_ptr<Prober> NewNvmlProber();
-std::unique_ptr<Prober> NewFileProber(std::string path);
 
 // Maps uname's machine ("x86_64", "aarch64") to the Kubernetes spelling
 // ("amd64", "arm64"); other values pass through unchanged. Pure.

@@ -137,21 +137,6 @@ TEST(NodeFactsJsonTest, RoundTripAndRefusals) {
   EXPECT_FALSE(NodeFactsFromJson(R"({"gpuProduct":1})").ok());
 }
 
-TEST(FileProberTest, ReadsFactsAndNamesItsSource) {
-  auto path = std::filesystem::temp_directory_path() / "kc_probe_test_facts.json";
-  {
-    std::ofstream out(path);
-    out << NodeFactsJson(H200Facts());
-  }
-  auto r = NewFileProber(path.string())->Probe();
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->facts, H200Facts());
-  EXPECT_EQ(r->source, "file:" + path.string());
-  std::filesystem::remove(path);
-  auto gone = NewFileProber(path.string())->Probe();
-  EXPECT_EQ(gone.status().code(), StatusCode::kNotFound);
-}
-
 // Runs `cmd` and returns its stdout, or nullopt when it cannot run.
 std::optional<std::string> Capture(const std::string& cmd) {
   std::unique_ptr<FILE, int (*)(FILE*)> p(popen(cmd.c_str(), "r"), pclose);

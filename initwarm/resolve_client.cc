@@ -36,31 +36,10 @@ class HttpResolver : public Resolver {
   std::chrono::milliseconds timeout_;
 };
 
-class FileResolver : public Resolver {
- public:
-  explicit FileResolver(std::string path) : path_(std::move(path)) {}
-  StatusOr<ResolveAnswer> Resolve(const std::string&, const std::string&,
-                                  const std::string&) override {
-    std::ifstream in(path_);
-    if (!in) return NotFoundError("resolve answer file " + path_ + " cannot be read");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto a = ParseResolveAnswer(ss.str());
-    if (!a.ok()) return a.status().WithContext("resolve answer file " + path_);
-    return a;
-  }
-
- private:
-  std::string path_;
-};
-
 }  // namespace
 
 std::unique_ptr<Resolver> NewHttpResolver(std::string base_url, std::chrono::milliseconds timeout) {
   return std::make_unique<HttpResolver>(std::move(base_url), timeout);
-}
-std::unique_ptr<Resolver> NewFileResolver(std::string path) {
-  return std::make_unique<FileResolver>(std::move(path));
 }
 
 }  // namespace kc::initwarm

@@ -10,8 +10,7 @@
 //   non-200 {"error":"<why>"} -> an error carrying that message (404 is
 //   NotFound, 400 InvalidArgument, 5xx and connection failures Unavailable).
 // HTTP is Boost.Beast over Boost.Asio, with a connect+request timeout.
-// NewFileResolver() reads the same 200-body JSON from a file (tests and
-// offline use).
+// (Tests read the same 200 body from a file: initwarm/testing/file_sources.h.)
 #pragma once
 
 #include <chrono>
@@ -39,6 +38,5 @@ class Resolver {
 // the same URL). timeout bounds one whole request.
 std::unique_ptr<Resolver> NewHttpResolver(
     std::string base_url, std::chrono::milliseconds timeout = std::chrono::seconds(10));
-std::unique_ptr<Resolver> NewFileResolver(std::string path);
 
 }  // namespace kc::initwarm

@@ -113,17 +113,6 @@ TEST(HttpResolverTest, BadBaseUrl) {
   EXPECT_EQ(a.status().code(), StatusCode::kInvalidArgument);
 }
 
-TEST(FileResolverTest, ReadsAnAnswerFile) {
-  auto path = std::filesystem::temp_directory_path() / "kc_resolve_test.json";
-  { std::ofstream(path) << kReadyBody; }
-  auto a = NewFileResolver(path.string())->Resolve("ns", "kc", "n");
-  ASSERT_TRUE(a.ok()) << a.status();
-  EXPECT_EQ(a->state, core::ResolveState::kReady);
-  std::filesystem::remove(path);
-  EXPECT_EQ(NewFileResolver(path.string())->Resolve("ns", "kc", "n").status().code(),
-            StatusCode::kNotFound);
-}
-
 TEST(ParseResolveAnswerTest, DirectoryDefaultsFromFingerprint) {
   auto a = ParseResolveAnswer(R"({"fingerprint":"0123456789abcdef","state":"Warming",
       "message":"warmup Job kc-0123 running for 2m","node":{"gpuProduct":"NVIDIA-H200",

@@ -6,6 +6,7 @@
 #include "core/exit_codes.h"
 #include "core/gate_args.h"
 #include "initwarm/cmd_common.h"
+#include "initwarm/seams.h"
 
 namespace kc::initwarm {
 
@@ -33,8 +34,10 @@ void AddWaitFlags(FlagSet* f, WaitFlags* w) {
   f->String(core::gate_flag::kResolveUrl, &w->resolve_url,
             "the operator's resolve endpoint, http://host:port")
       .Env("KC_RESOLVE_URL");
-  f->String("resolve-file", &w->resolve_file,
-            "read the resolve answer from this JSON file (tests, offline)");
+  if (InstalledSeams().file_resolver) {
+    f->String("resolve-file", &w->resolve_file,
+              "read the resolve answer from this JSON file (test builds only)");
+  }
   f->String(core::gate_flag::kNamespace, &w->ns, "this pod's namespace")
       .Env(core::gate_env::kNamespace);
   f->String(core::gate_flag::kKernelCache, &w->kernelcache, "the KernelCache gating this pod")
@@ -59,7 +62,10 @@ void AddWaitFlags(FlagSet* f, WaitFlags* w) {
               "how long a READY whose digest differs from the operator's is given before it is "
               "refused (the operator records a fresh re-warm moments after it is sealed)");
   f->Bool("no-probe", &w->no_probe, "do not cross-check with the local GPU probe");
-  f->String("probe-file", &w->probe_file, "read probed node facts from this JSON file (tests)");
+  if (InstalledSeams().file_prober) {
+    f->String("probe-file", &w->probe_file,
+              "read probed node facts from this JSON file (test builds only)");
+  }
   f->Bool("no-quarantine", &w->no_quarantine, "never move a cache that fails validation");
   AddTerminationLogFlag(f, &w->termination_log);
 }

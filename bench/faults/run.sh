@@ -24,8 +24,8 @@ nodes=200 kcs=10 pods_per_node=2 seed=1 keep=0
 faults=()
 seal_kills=12 seal_fills=8 seal_files=2000 seal_mib=32
 operator="$root/build/operator/kernelcache-operator"
-# initwarm with the KC_CRASH_AT hook (initwarm/testing/crash_at.h)
-initwarm="$root/build/initwarm/initwarm-failpoints"
+# initwarm-testing: initwarm with the KC_CRASH_AT hook (initwarm/testing/crash_at.h)
+initwarm="$root/build/initwarm/testing/initwarm-testing"
 out="${TMPDIR:-/tmp}/kc-faults-$$"
 while [[ $# -gt 0 ]]; do
   case "$1" in

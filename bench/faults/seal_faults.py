@@ -9,7 +9,7 @@ Python 3 standard library only; runs the real initwarm binary, no cluster.
 kill  (--kills times): a previous cache is published and READY; a new warmup
       (another job uid, other bytes) is sealed with --replace and SIGKILLed at a
       seeded random point of its run (KC_CRASH_AT, initwarm/testing/crash_at.h,
-      in the test-only `initwarm-failpoints` program: after
+      in the test-only `initwarm-testing` program: after
       n files hashed, n bytes hashed, n directories synced, a manifest step or
       a publish step). Then: READY must be the old cache, nothing, or the new
       complete one; `initwarm verify --level Checksums` must pass on whatever

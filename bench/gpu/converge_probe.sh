@@ -50,7 +50,7 @@ cmd_of() {
 PROBE=("$IW" probe)
 if [ "$FAKE" = 1 ]; then
   echo '{"gpuProduct":"NVIDIA-H200","computeCapability":"9.0","driver":"580.159.04","cudaDriver":"13.0","arch":"amd64"}' > "$D/facts.json"
-  PROBE=("$IW" probe --facts-file "$D/facts.json")
+  PROBE=("${IW_TESTING:-$ROOT/build/initwarm/testing/initwarm-testing}" probe --facts-file "$D/facts.json")  # the test build: the shipped initwarm has no --facts-file
 fi
 "${PROBE[@]}" > "$D/probe.json"
 NODE=$(python3 -c "import json;print(json.dumps(json.load(open('$D/probe.json'))['node']))")

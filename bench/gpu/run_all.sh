@@ -43,7 +43,7 @@ ldd "$IW" 2>&1 | sed 's/^/  /'
 log "probe vs nvidia-smi"
 if [ "$FAKE" = 1 ]; then
   echo '{"gpuProduct":"NVIDIA-H200","computeCapability":"9.0","driver":"580.159.04","cudaDriver":"13.0","arch":"amd64"}' > "$D/facts.json"
-  PROBE=("$IW" probe --facts-file "$D/facts.json")
+  PROBE=("${IW_TESTING:-$ROOT/build/initwarm/testing/initwarm-testing}" probe --facts-file "$D/facts.json")  # the test build: the shipped initwarm has no --facts-file
   echo "NVIDIA H200, 9.0, 580.159.04" > "$RES/nvidia-smi.csv"
 else
   PROBE=("$IW" probe)

@@ -1,5 +1,5 @@
 // The KC_CRASH_AT crash hook (initwarm/failpoint.h), test-only: linked into
-// `initwarm-failpoints` and the unit tests that inject crashes, never into
+// `initwarm-testing` and the unit tests that inject crashes, never into
 // the shipped `initwarm`.
 //
 // KC_CRASH_AT=<phase>:<n> (a phase CrashPhaseName names) makes the process

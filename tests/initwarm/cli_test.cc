@@ -20,6 +20,8 @@ using testing::RunProcess;
 using testing::WriteFile;
 
 const std::string kBin = KC_INITWARM_BIN;
+// initwarm with its test seams (files for facts and resolve answers).
+const std::string kTestingBin = KC_INITWARM_TESTING_BIN;
 const std::string kConvergeBin = KC_CONVERGE_BIN;
 const std::string kFp = "0123456789abcdef";
 const std::string kNode =
@@ -28,7 +30,12 @@ const std::string kNode =
 class Cli : public ::testing::Test {
  protected:
   int Run(std::vector<std::string> args, std::string* out = nullptr) {
-    args.insert(args.begin(), kBin);
+    // The seams' flags exist only in the test build.
+    bool seams = false;
+    for (const std::string& a : args) {
+      seams |= a == "--resolve-file" || a == "--probe-file" || a == "--facts-file";
+    }
+    args.insert(args.begin(), seams ? kTestingBin : kBin);
     std::string o;
     int rc = RunProcess(args, {}, &o);
     if (out != nullptr) *out = o;
@@ -411,9 +418,9 @@ TEST_F(Cli, WaitFinalAnswerAndGateReport) {
             R"({"fingerprint":"","state":"Unknown","final":true,"reason":"NodeHasNoFingerprint",)"
             R"("message":"node n has no GPU fingerprint"})");
   const fs::path term = d_.path() / "wait-term";
-  std::vector<std::string> args = {
-      kBin,     "wait", "--root",    root(), "--resolve-file", answer.string(),
-      "--view", view,   "--no-probe"};
+  std::vector<std::string> args = {kTestingBin,      "wait",          "--root", root(),
+                                   "--resolve-file", answer.string(), "--view", view,
+                                   "--no-probe"};
   std::string out;
   EXPECT_EQ(RunProcess(args, {"KC_TERMINATION_LOG=" + term.string()}, &out), core::kExitNoCache)
       << out;
@@ -493,4 +500,27 @@ TEST_F(Cli, GcAndInspect) {
 }
 
 }  // namespace
+// The shipped initwarm has no test seams: its wait and probe refuse the
+// file flags (exit 2, naming the flag) and do not list them in --help.
+TEST_F(Cli, TheShippedProgramHasNoTestSeams) {
+  std::string out;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{kBin, "wait", "--resolve-file", "/dev/null"},
+        std::vector<std::string>{kBin, "wait", "--probe-file", "/dev/null"},
+        std::vector<std::string>{kBin, "probe", "--facts-file", "/dev/null"}}) {
+    EXPECT_EQ(RunProcess(args, {}, &out), core::kExitUsage) << args[2] << ": " << out;
+    EXPECT_NE(out.find(args[2].substr(2)), std::string::npos) << out;
+  }
+  for (const char* cmd : {"wait", "probe"}) {
+    ASSERT_EQ(RunProcess({kBin, cmd, "--help"}, {}, &out), 0) << out;
+    for (const char* flag : {"resolve-file", "probe-file", "facts-file"}) {
+      EXPECT_EQ(out.find(flag), std::string::npos) << cmd << " --help lists " << flag;
+    }
+    ASSERT_EQ(RunProcess({kTestingBin, cmd, "--help"}, {}, &out), 0) << out;
+    EXPECT_NE(out.find(std::string(cmd) == "wait" ? "resolve-file" : "facts-file"),
+              std::string::npos)
+        << out;
+  }
+}
+
 }  // namespace kc::initwarm

@@ -1,6 +1,6 @@
 // Crash safety of `initwarm seal`: SIGKILL at many deterministic points
 // (KC_CRASH_AT=<phase>:<n>, see initwarm/testing/crash_at.h; the program is
-// `initwarm-failpoints`, `initwarm` with that hook) while a new cache
+// `initwarm-testing`, `initwarm` with that hook) while a new cache
 // replaces a published one. After every kill, READY shows the previous
 // cache, nothing, or the new complete cache, and `initwarm verify` passes on
 // whatever is READY; the dead sealer's lock does not block the next warmup.
