@@ -4,7 +4,6 @@
 
 #include "core/exit_codes.h"
 #include "core/layout.h"
-#include "initwarm/aoti/aoti_rung.h"
 #include "initwarm/cmd_common.h"
 #include "initwarm/commands.h"
 #include "initwarm/cuda_module_loader.h"
@@ -84,18 +83,11 @@ int RunVerify(const std::vector<std::string>& args) {
       std::cerr << "initwarm verify: LoadTest unavailable: " << l.status().message() << "\n";
     }
   }
+  // LoadTest's AOTInductor rung (initwarm/aoti/aoti_rung.h): every listed
+  // *.pt2 must load and run; skipped, noted, without the kc-aoti-check
+  // helper. The gate runs the same ladder.
+  if (o.level == core::Level::kLoadTest) o.check_packages = AotiPackageCheck();
   VerifyReport r = VerifyCache(o);
-  // LoadTest, AOTInductor rung (initwarm/aoti/aoti_rung.h): every listed
-  // *.pt2 must load and run; skipped, noted, without the kc-aoti-check helper.
-  if (r.ok && o.level == core::Level::kLoadTest) {
-    AotiRungResult aoti = CheckAotiPackages(o.dir, r.manifest);
-    r.notes.insert(r.notes.end(), aoti.notes.begin(), aoti.notes.end());
-    if (aoti.finding) {
-      r.ok = false;
-      r.passed = static_cast<int>(core::Level::kTargetArch);
-      r.finding = *aoti.finding;
-    }
-  }
   std::string quarantined;
   // A directory without READY may still be publishing: never quarantine it.
   bool ready_missing = r.finding.file == core::kReadyFileName && !Exists(o.dir / "READY");

@@ -43,6 +43,7 @@ void BuildWaitServices(const WaitCommand& c, WaitServices* s) {
   s->deps.resolver = s->resolver.get();
   s->deps.prober = s->prober.get();
   if (c.options.verify != core::Level::kLoadTest) return;
+  s->deps.check_packages = AotiPackageCheck();
   auto l = NewCudaModuleLoader();
   if (!l.ok()) {
     std::cerr << "initwarm wait: LoadTest unavailable: " << l.status().message() << "\n";

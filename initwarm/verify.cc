@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "initwarm/aoti/aoti_rung.h"
 #include "initwarm/fsutil.h"
 #include "initwarm/hasher.h"
 #include "initwarm/safe_file.h"
@@ -133,6 +134,10 @@ std::optional<Finding> Ladder(const VerifyOptions& o, VerifyReport* r) {
       ++r->cubins_loaded;
     }
   }
+  // 5b. AOTInductor packages: loaded and run in a child process.
+  if (o.check_packages) {
+    if (auto bad = o.check_packages(o.dir, *m, &r->notes)) return bad;
+  }
   r->passed = 5;
   return std::nullopt;
 }
@@ -148,6 +153,15 @@ VerifyReport VerifyCache(const VerifyOptions& o) {
     r.ok = true;
   }
   return r;
+}
+
+PackageCheckFn AotiPackageCheck() {
+  return [](const fs::path& dir, const core::Manifest& m,
+            std::vector<std::string>* notes) -> std::optional<core::Finding> {
+    AotiRungResult a = CheckAotiPackages(dir, m);
+    notes->insert(notes->end(), a.notes.begin(), a.notes.end());
+    return a.finding;
+  };
 }
 
 std::string VerifyReportJson(const VerifyReport& r) {

@@ -13,7 +13,8 @@
 // above `level` are not run. TargetArch needs the node's compute capability
 // (from `compute_capability`, else `node`, else the manifest's own node
 // facts, noted). LoadTest runs `load_cubin` on every *.cubin and is skipped,
-// noted, when it is empty (no GPU visible).
+// noted, when it is empty (no GPU visible), then `check_packages` on the
+// AOTInductor packages (the same for `initwarm verify` and the gate).
 //
 // Quarantine moves a cache directory to v1/.quarantine/<fp>-<time>/ and
 // writes REASON there (the finding, one line, then its JSON).
@@ -33,6 +34,12 @@
 namespace kc::initwarm {
 
 using CubinLoadFn = std::function<Status(std::string_view image, std::string_view name)>;
+// LoadTest's package rung: checks the AOTInductor packages (*.pt2) the
+// manifest of `dir` lists; the first that fails, or nullopt; skipped checks
+// go to `notes`. AotiPackageCheck() is the real one (initwarm/aoti).
+using PackageCheckFn = std::function<std::optional<core::Finding>(
+    const std::filesystem::path& dir, const core::Manifest& m, std::vector<std::string>* notes)>;
+PackageCheckFn AotiPackageCheck();
 
 inline constexpr std::uint64_t kMaxReadyBytes = 4096;
 inline constexpr std::uint64_t kMaxManifestBytes = core::kMaxManifestBytes;
@@ -53,6 +60,7 @@ struct VerifyOptions {
   std::string view_prefix = std::string(core::kDefaultView);
   int threads = 0;
   CubinLoadFn load_cubin;
+  PackageCheckFn check_packages;  // LoadTest, after the cubins; empty: none
 };
 
 struct VerifyReport {

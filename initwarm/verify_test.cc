@@ -101,6 +101,30 @@ TEST_F(VerifyTest, CubinThatDoesNotLoad) {
              "NO_BINARY_FOR_GPU");
 }
 
+// LoadTest's package rung runs after the cubins, for `initwarm verify` and
+// the gate alike; never below LoadTest.
+TEST_F(VerifyTest, APackageThatDoesNotLoadFailsLoadTest) {
+  fs::path d = PublishTriton();
+  int calls = 0;
+  auto o = Opts(d, Level::kLoadTest);
+  o.check_packages = [&](const fs::path& dir, const core::Manifest& m,
+                         std::vector<std::string>* notes) -> std::optional<core::Finding> {
+    ++calls;
+    EXPECT_EQ(dir, d);
+    EXPECT_FALSE(m.files.empty());
+    notes->push_back("aoti: checked 1 package");
+    return core::Finding{Level::kLoadTest, "inductor/model.pt2", "built for sm_80"};
+  };
+  VerifyReport r = VerifyCache(o);
+  ExpectFail(r, Level::kLoadTest, "inductor/model.pt2", "built for sm_80");
+  EXPECT_EQ(r.passed, 4);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(r.notes.back(), "aoti: checked 1 package");
+  o.level = Level::kTargetArch;
+  ASSERT_TRUE(VerifyCache(o).ok);
+  EXPECT_EQ(calls, 1);
+}
+
 TEST_F(VerifyTest, TruncatedFile) {
   fs::path d = PublishTriton();
   const std::string f = "triton/H1000ABCDEFGHIJKLMNOPQRSTUVWXYZ234567/kernel_0.cubin";

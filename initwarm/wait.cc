@@ -92,6 +92,7 @@ VerifyOptions AttemptVerifyOptions(const Attempt& a) {
   vo.view_prefix = a.o.view_prefix;
   vo.threads = a.o.threads;
   vo.load_cubin = a.deps.load_cubin;
+  vo.check_packages = a.deps.check_packages;
   return vo;
 }
 

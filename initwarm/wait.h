@@ -77,6 +77,7 @@ struct WaitDeps {
   Resolver* resolver = nullptr;                 // null: opts.fingerprint must be set
   Prober* prober = nullptr;                     // null: no local cross-check
   CubinLoadFn load_cubin;                       // LoadTest
+  PackageCheckFn check_packages;                // LoadTest: the .pt2 rung
   std::function<std::int64_t()> now_ms;         // monotonic; default steady clock
   std::function<void(std::int64_t)> sleep_ms;   // default: real sleep
   std::function<void(const std::string&)> log;  // default: stderr

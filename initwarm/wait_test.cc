@@ -406,6 +406,28 @@ TEST_F(WaitTest, CorruptCacheIsQuarantinedAndReportedAtOnce) {
   ASSERT_EQ(rep.quarantined.size(), 1u);
 }
 
+// The gate's LoadTest runs the package rung too: a package that does not
+// load is refused and quarantined like any corrupt cache.
+TEST_F(WaitTest, LoadTestRefusesAPackageThatDoesNotLoad) {
+  const std::string digest = Publish();
+  resolver_.answer.state = core::ResolveState::kReady;
+  resolver_.answer.manifest_digest = digest;
+  opts_.verify = core::Level::kLoadTest;
+  opts_.view_prefix = std::string(core::kDefaultView);
+  deps_.check_packages = [](const fs::path&, const core::Manifest&,
+                            std::vector<std::string>*) -> std::optional<core::Finding> {
+    return core::Finding{core::Level::kLoadTest, "inductor/model.pt2", "built for sm_80"};
+  };
+  core::GateReport rep;
+  auto r = Wait(opts_, deps_, &rep);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(r.status().message().find("inductor/model.pt2"), std::string::npos) << r.status();
+  EXPECT_EQ(rep.reason, "Quarantined");
+  ASSERT_EQ(rep.quarantined.size(), 1u);
+  EXPECT_EQ(rep.quarantined[0].level, "LoadTest");
+}
+
 // Tamper evidence: a file, the manifest and READY rewritten consistently
 // pass levels 1-3, but not the digest the operator recorded at sealing.
 TEST_F(WaitTest, ConsistentRewriteIsRefusedByTheOperatorsDigest) {
