@@ -5,13 +5,18 @@
 #include <gtest/gtest.h>
 
 #include "core/exit_codes.h"
+#include "initwarm/seams.h"
+#include "initwarm/testing/file_sources.h"
 
 namespace kc::initwarm {
 namespace {
 
 std::optional<std::string> NoEnv(const std::string&) { return std::nullopt; }
 
-StatusOr<WaitCommand> Decode(const std::vector<std::string>& args) {
+// `seams`: as initwarm-testing (with --probe-file and --resolve-file), else
+// as the shipped initwarm.
+StatusOr<WaitCommand> Decode(const std::vector<std::string>& args, bool seams = true) {
+  InstallSeams(seams ? testing::FileSeams() : Seams{});
   FlagSet f("usage: initwarm wait [flags]");
   WaitFlags flags;
   AddWaitFlags(&f, &flags);
@@ -114,6 +119,17 @@ TEST(WaitFlags, BadValuesAreRefused) {
   }
   // A resolve file needs no namespace, KernelCache or node.
   EXPECT_TRUE(Decode({"--resolve-url=http://op:8080", "--resolve-file=/r.json"}).ok());
+}
+
+// The shipped program has no test seams: their flags are unknown there.
+TEST(WaitFlags, TheFileFlagsExistOnlyWithTheTestSeams) {
+  for (const char* flag : {"--probe-file=/p.json", "--resolve-file=/r.json"}) {
+    auto r = Decode({flag}, /*seams=*/false);
+    ASSERT_FALSE(r.ok()) << flag;
+    EXPECT_NE(r.status().message().find(std::string(flag).substr(2, 10)), std::string::npos)
+        << r.status();
+    EXPECT_TRUE(Decode({flag}).ok()) << flag;
+  }
 }
 
 TEST(WaitFlags, ExitCodes) {

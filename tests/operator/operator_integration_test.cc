@@ -1142,7 +1142,8 @@ namespace {
 // The miss channel against the real API server: a gated pod's own bound
 // token passes a real TokenReview and its report counts; relabelled to a
 // KernelCache that does not exist, the same pod's report is refused; a
-// flood of junk tokens is refused before any review while /readyz answers.
+// forged signature is refused by the review; a flood of junk tokens is
+// refused before any review while /readyz answers.
 // The channel listens on --misses-port, not on the resolve port.
 TEST_F(OperatorIntegrationTest, MissReportsCountOnlyForTheirKernelCachesDigest) {
   const std::string node = ns_ + "-a";
@@ -1199,6 +1200,16 @@ TEST_F(OperatorIntegrationTest, MissReportsCountOnlyForTheirKernelCachesDigest) 
       60s))
       << last.status << " " << last.body;
   EXPECT_EQ(Json::parse(last.body).value("accepted", 0), 1) << last.body;
+
+  // Forged: the pod's own claims under another signature. The claims pass
+  // the checks before any API call, the real TokenReview refuses it: 401.
+  std::string forged = token;
+  const size_t sig = token.rfind('.') + 10;  // inside the signature
+  ASSERT_LT(sig, token.size());
+  forged[sig] = forged[sig] == 'A' ? 'B' : 'A';
+  const op::HttpGetResult refused = post(forged);
+  EXPECT_EQ(refused.status, 401) << refused.body;
+  EXPECT_NE(refused.body.find("not authenticated"), std::string::npos) << refused.body;
 
   // Relabelled to a KernelCache that does not exist: refused, named.
   Json relabel = {{"metadata", {{"labels", {{core::kConsumerLabel, "ghost"}}}}}};
