@@ -188,10 +188,10 @@ KernelCacheSpec SpecFromJson(const Json& s, std::vector<std::string>* errors) {
 
   const std::string cp = "spec.consume";
   const Json& c = ReadObject(s, "consume", p, errors);
-  ReadString(c, "mode", cp, errors, &spec.consume.mode);
+  ReadDecoded(c, "mode", cp, errors, ParseConsumeMode, &spec.consume.mode);
   ReadInt(c, "waitTimeoutSeconds", cp, errors, &spec.consume.wait_timeout_seconds);
-  ReadString(c, "onTimeout", cp, errors, &spec.consume.on_timeout);
-  ReadString(c, "verify", cp, errors, &spec.consume.verify);
+  ReadDecoded(c, "onTimeout", cp, errors, ParseOnTimeout, &spec.consume.on_timeout);
+  ReadDecoded(c, "verify", cp, errors, ParseLevel, &spec.consume.verify);
 
   const std::string rp = "spec.retention";
   const Json& r = ReadObject(s, "retention", p, errors);
@@ -258,10 +258,10 @@ Json SpecToJson(const KernelCacheSpec& spec) {
   if (!spec.storage.existing_claim.empty()) st["existingClaim"] = spec.storage.existing_claim;
   if (spec.storage.share_existing_claim) st["shareExistingClaim"] = true;
   s["storage"] = std::move(st);
-  s["consume"] = {{"mode", spec.consume.mode},
+  s["consume"] = {{"mode", ConsumeModeName(spec.consume.mode)},
                   {"waitTimeoutSeconds", spec.consume.wait_timeout_seconds},
-                  {"onTimeout", spec.consume.on_timeout},
-                  {"verify", spec.consume.verify}};
+                  {"onTimeout", OnTimeoutName(spec.consume.on_timeout)},
+                  {"verify", LevelName(spec.consume.verify)}};
   Json r = {{"staleAfter", spec.retention.stale_after},
             {"absentAfter", spec.retention.absent_after}};
   if (!spec.retention.max_bytes.empty()) r["maxBytes"] = spec.retention.max_bytes;
@@ -379,18 +379,22 @@ Json StatusToJson(const KernelCacheStatus& st) {
 
 KernelCache KernelCacheFromJson(const Json& j, std::vector<std::string>* errors) {
   KernelCache kc;
+  std::vector<std::string>& found = kc.decode_errors;
   if (!j.is_object()) {
-    AddFieldError(errors, "(object)", "expected a JSON object");
-    return kc;
-  }
-  if (auto it = j.find("metadata"); it != j.end()) kc.metadata = api::MetadataFromJson(*it, errors);
-  if (auto it = j.find("spec"); it != j.end() && !it->is_null()) {
-    kc.spec = SpecFromJson(*it, errors);
+    AddFieldError(&found, "(object)", "expected a JSON object");
   } else {
-    AddFieldError(errors, "spec", "missing: a KernelCache needs a spec");
+    if (auto it = j.find("metadata"); it != j.end()) {
+      kc.metadata = api::MetadataFromJson(*it, &found);
+    }
+    if (auto it = j.find("spec"); it != j.end() && !it->is_null()) {
+      kc.spec = SpecFromJson(*it, &found);
+    } else {
+      AddFieldError(&found, "spec", "missing: a KernelCache needs a spec");
+    }
+    // Status is ours: a malformed one is reset, not reported as a spec error.
+    if (auto it = j.find("status"); it != j.end()) kc.status = StatusFromJson(*it, nullptr);
   }
-  // Status is ours: a malformed one is reset, not reported as a spec error.
-  if (auto it = j.find("status"); it != j.end()) kc.status = StatusFromJson(*it, nullptr);
+  if (errors != nullptr) errors->insert(errors->end(), found.begin(), found.end());
   return kc;
 }
 

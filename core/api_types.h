@@ -90,13 +90,14 @@ struct StorageSpec {
   friend bool operator==(const StorageSpec&, const StorageSpec&) = default;
 };
 
-// spec.consume as written (validated by ValidateSpec; read with the parse
-// functions of core/consume.h, whose defaults these are).
+// spec.consume: the enums decoded by SpecFromJson with core/consume.h's
+// parse functions (a value it cannot read is an error there and leaves the
+// default); the timeout as written (range-checked by CheckConsume).
 struct ConsumeSpec {
-  std::string mode = std::string(ConsumeModeName(kDefaultConsumeMode));  // "mode"
+  ConsumeMode mode = kDefaultConsumeMode;                     // "mode"
   int64_t wait_timeout_seconds = kDefaultWaitTimeoutSeconds;  // "waitTimeoutSeconds", 1..86400
-  std::string on_timeout = std::string(OnTimeoutName(kDefaultOnTimeout));  // "onTimeout"
-  std::string verify = std::string(LevelName(kDefaultVerifyLevel));        // "verify": a Level name
+  OnTimeout on_timeout = kDefaultOnTimeout;                   // "onTimeout"
+  Level verify = kDefaultVerifyLevel;                         // "verify"
   friend bool operator==(const ConsumeSpec&, const ConsumeSpec&) = default;
 };
 
@@ -302,6 +303,11 @@ struct KernelCache {
   api::ObjectMeta metadata;
   KernelCacheSpec spec;
   KernelCacheStatus status;
+  // What KernelCacheFromJson could not read in the metadata or spec (the
+  // same messages it appends to `errors`): such a spec holds defaults where
+  // the user wrote something else, so nothing acts on it as written (the
+  // webhook gates no pod on it, the reconciler marks it Invalid).
+  std::vector<std::string> decode_errors;
 };
 
 // JSON -> struct. Always returns a struct; appends one message per field it

@@ -79,7 +79,7 @@ TEST(ApiTypes, ParsesEveryField) {
   EXPECT_EQ(kc.spec.warmup.pod_annotations,
             (std::map<std::string, std::string>{{"sidecar.istio.io/inject", "false"}}));
   EXPECT_EQ(kc.spec.storage.size, "20Gi");
-  EXPECT_EQ(kc.spec.consume.mode, "Shared");
+  EXPECT_EQ(kc.spec.consume.mode, ConsumeMode::kShared);
   EXPECT_EQ(kc.spec.consume.wait_timeout_seconds, 300);
   EXPECT_EQ(kc.spec.retention.purge_schedule, "168h");
   EXPECT_EQ(kc.spec.retention.absent_after, "72h");
@@ -118,9 +118,9 @@ TEST(ApiTypes, DefaultsWhenAbsent) {
       Json::parse(R"({"metadata":{"name":"a"},"spec":{"image":"i","warmup":{"command":["x"]}}})"),
       &errors);
   EXPECT_TRUE(errors.empty());
-  EXPECT_EQ(kc.spec.consume.mode, "Copy");
-  EXPECT_EQ(kc.spec.consume.on_timeout, "Fail");
-  EXPECT_EQ(kc.spec.consume.verify, "Manifest");
+  EXPECT_EQ(kc.spec.consume.mode, ConsumeMode::kCopy);
+  EXPECT_EQ(kc.spec.consume.on_timeout, OnTimeout::kFail);
+  EXPECT_EQ(kc.spec.consume.verify, Level::kManifest);
   EXPECT_EQ(kc.spec.consume.wait_timeout_seconds, 900);
   EXPECT_EQ(kc.spec.warmup.active_deadline_seconds, 1800);
   EXPECT_EQ(kc.spec.warmup.backoff_limit, 2);
@@ -152,6 +152,38 @@ TEST(ApiTypes, TypeErrorsNameTheField) {
       << all;
   EXPECT_NE(all.find("spec.securityContext.runAsUser: expected an integer"), std::string::npos)
       << all;
+}
+
+// spec.consume's enums are decoded once, here: a name core/consume.h does
+// not know is an error naming the field, leaves the default, and is kept on
+// the object (decode_errors) for those who read it without `errors`.
+TEST(ApiTypes, ConsumeEnumsAreDecodedOnce) {
+  struct Case {
+    std::string field, value, want_error;
+  } cases[] = {
+      {"mode", "Link", "spec.consume.mode: \"Link\" is not one of Copy, Shared, SharedReadWrite"},
+      {"onTimeout", "Retry", "spec.consume.onTimeout: \"Retry\""},
+      {"verify", "All", "spec.consume.verify: \"All\""},
+      {"mode", "Shared", ""},
+      {"onTimeout", "StartCold", ""},
+      {"verify", "LoadTest", ""},
+  };
+  for (const auto& c : cases) {
+    Json j = {{"metadata", {{"name", "a"}}},
+              {"spec", {{"consume", {{c.field, c.value}}}, {"storage", {{"size", "1Gi"}}}}}};
+    std::vector<std::string> errors;
+    KernelCache kc = KernelCacheFromJson(j, &errors);
+    EXPECT_EQ(kc.decode_errors, errors) << c.value;
+    const Json back = SpecToJson(kc.spec)["consume"];
+    if (c.want_error.empty()) {
+      EXPECT_TRUE(errors.empty()) << c.value;
+      EXPECT_EQ(back[c.field], c.value);
+      continue;
+    }
+    ASSERT_EQ(errors.size(), 1u) << c.value;
+    EXPECT_EQ(errors[0].rfind(c.want_error, 0), 0u) << errors[0];
+    EXPECT_EQ(back, SpecToJson(KernelCacheSpec{})["consume"]) << c.value << ": the defaults stay";
+  }
 }
 
 TEST(ApiTypes, ShareExistingClaim) {

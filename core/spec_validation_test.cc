@@ -130,9 +130,6 @@ TEST(SpecValidation, Errors) {
          s.storage.storage_class_name = "nfs";
        },
        "spec.storage.storageClassName"},
-      {"mode", [](auto& s) { s.consume.mode = "Link"; }, "spec.consume.mode: \"Link\""},
-      {"onTimeout", [](auto& s) { s.consume.on_timeout = "Retry"; }, "spec.consume.onTimeout"},
-      {"verify", [](auto& s) { s.consume.verify = "All"; }, "spec.consume.verify"},
       {"wait", [](auto& s) { s.consume.wait_timeout_seconds = 0; },
        "spec.consume.waitTimeoutSeconds"},
       {"staleAfter", [](auto& s) { s.retention.stale_after = "1d"; },

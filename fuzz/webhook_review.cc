@@ -34,10 +34,10 @@ std::vector<kc::core::KernelCache> Caches(const std::string& ns) {
   }
   out[0].spec.pod_selector.match_labels = {{"app", "llama"}};
   out[1].spec.pod_selector.match_expressions = {{"tier", "In", {"gpu", "a"}}};
-  out[1].spec.consume.mode = "Shared";
-  out[1].spec.consume.verify = "LoadTest";
+  out[1].spec.consume.mode = kc::core::ConsumeMode::kShared;
+  out[1].spec.consume.verify = kc::core::Level::kLoadTest;
   out[2].spec.pod_selector.match_expressions = {{"rw", "Exists", {}}};
-  out[2].spec.consume.mode = "SharedReadWrite";
+  out[2].spec.consume.mode = kc::core::ConsumeMode::kSharedReadWrite;
   out[2].spec.storage = {"", "", "team", true};
   return out;
 }

@@ -184,9 +184,11 @@ TEST(Crd, VerifyEnumMatchesTheValidationLadder) {
   }
   EXPECT_EQ(in_crd, in_code);
   for (const std::string& level : in_code) {
-    core::KernelCacheSpec spec;
-    spec.consume.verify = level;
-    for (const std::string& e : core::ValidateSpec(spec).errors) {
+    std::vector<std::string> errors;
+    const core::KernelCacheSpec spec = core::SpecFromJson(
+        {{"consume", {{"verify", level}}}, {"storage", {{"size", "1Gi"}}}}, &errors);
+    EXPECT_EQ(core::LevelName(spec.consume.verify), level);
+    for (const std::string& e : errors) {
       EXPECT_EQ(e.find("spec.consume.verify"), std::string::npos) << e;
     }
   }
@@ -222,9 +224,9 @@ TEST(Crd, ConsumeEnumsAndDefaultsAreCores) {
             std::to_string(core::kDefaultWaitTimeoutSeconds));
   // The API struct's defaults (an object built in code) are the same.
   const core::ConsumeSpec spec;
-  EXPECT_EQ(spec.mode, consume["mode"]["default"]);
-  EXPECT_EQ(spec.on_timeout, consume["onTimeout"]["default"]);
-  EXPECT_EQ(spec.verify, consume["verify"]["default"]);
+  EXPECT_EQ(core::ConsumeModeName(spec.mode), consume["mode"]["default"]);
+  EXPECT_EQ(core::OnTimeoutName(spec.on_timeout), consume["onTimeout"]["default"]);
+  EXPECT_EQ(core::LevelName(spec.verify), consume["verify"]["default"]);
   EXPECT_EQ(std::to_string(spec.wait_timeout_seconds), consume["waitTimeoutSeconds"]["default"]);
 }
 

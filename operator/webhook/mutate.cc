@@ -63,27 +63,25 @@ std::string ShapeProblem(const Json& pod) {
   return "";
 }
 
-// The gate's arguments for `kc`: its consume settings parsed (the pod's
-// namespace and node are left to the kubelet, core::EnvRef). InvalidArgument
-// names the field when they cannot be handed to `initwarm wait`.
+// The gate's arguments for `kc`: its consume settings (the pod's namespace
+// and node are left to the kubelet, core::EnvRef). InvalidArgument names the
+// field when the spec did not decode (its values would be defaults, not what
+// the user wrote) or cannot be handed to `initwarm wait`.
 StatusOr<core::GateArgs> GateArgsOf(const core::KernelCache& kc, const std::string& resolve_url) {
+  if (!kc.decode_errors.empty()) {
+    return InvalidArgumentError(kc.decode_errors.front() + "; fix the KernelCache's spec");
+  }
   const core::ConsumeSpec& c = kc.spec.consume;
   core::GateArgs gate;
-  auto mode = core::ParseConsumeMode(c.mode);
-  if (!mode.ok()) return mode.status().WithContext("spec.consume.mode");
-  auto verify = core::ParseLevel(c.verify);
-  if (!verify.ok()) return verify.status().WithContext("spec.consume.verify");
-  auto on_timeout = core::ParseOnTimeout(c.on_timeout);
-  if (!on_timeout.ok()) return on_timeout.status().WithContext("spec.consume.onTimeout");
   if (c.wait_timeout_seconds < 1) {
     return InvalidArgumentError("spec.consume.waitTimeoutSeconds is below 1");
   }
   gate.root = std::string(core::kDefaultRoot);
   gate.view = std::string(core::kDefaultView);
-  gate.mode = *mode;
-  gate.verify = *verify;
+  gate.mode = c.mode;
+  gate.verify = c.verify;
   gate.timeout_seconds = c.wait_timeout_seconds;
-  gate.on_timeout = *on_timeout;
+  gate.on_timeout = c.on_timeout;
   gate.kernelcache = kc.metadata.name;
   gate.ns = core::EnvRef(core::gate_env::kNamespace);
   gate.node = core::EnvRef(core::gate_env::kNodeName);
@@ -220,7 +218,7 @@ MutationResult Mutate(const Json& pod, const std::string& ns,
   if (!gate_args.ok()) {
     const std::string why = gate_args.status().message();
     MutationResult r = Unchanged(pod, "KernelCache " + kc.metadata.name + ": " + why);
-    r.events.push_back({kc_ns, kc.metadata.name, "InvalidConsumeSpec",
+    r.events.push_back({kc_ns, kc.metadata.name, "InvalidSpec",
                         pod_name + " was admitted without the cache gate: " + why});
     r.warnings.push_back("kernelcache: not injected: " + why);
     return r;

@@ -22,7 +22,7 @@ const InjectSettings kSettings = {"registry.example/initwarm:0.4.0",
                                   "kernelcache-system", "0.4.0"};
 
 core::KernelCache Kc(const std::string& name, std::map<std::string, std::string> match,
-                     const std::string& mode = "Copy") {
+                     core::ConsumeMode mode = core::ConsumeMode::kCopy) {
   core::KernelCache kc;
   kc.metadata.name = name;
   kc.metadata.namespace_ = "ml";
@@ -107,32 +107,35 @@ TEST(MutateTest, MatchingPodGetsGateVolumesEnvAndAnnotations) {
 // deprecated and behaves as Shared, so no serving pod writes the cache.
 TEST(MutateTest, ClaimIsReadOnlyInEveryMode) {
   struct Case {
-    std::string mode;
+    core::ConsumeMode mode;
     bool read_only;
-  } cases[] = {{"Copy", true}, {"Shared", true}, {"SharedReadWrite", true}};
+  } cases[] = {{core::ConsumeMode::kCopy, true},
+               {core::ConsumeMode::kShared, true},
+               {core::ConsumeMode::kSharedReadWrite, true}};
   for (const auto& c : cases) {
     auto r = Mutate(Pod(), "ml", {Kc("llama", {{"app", "llama"}}, c.mode)}, kSettings);
     const Json& spec = r.pod["spec"];
     const Json* vol = Find(spec["volumes"], "kernelcache-cache");
-    ASSERT_NE(vol, nullptr) << c.mode;
-    EXPECT_EQ((*vol)["persistentVolumeClaim"].value("readOnly", false), c.read_only) << c.mode;
+    const std::string mode(core::ConsumeModeName(c.mode));
+    ASSERT_NE(vol, nullptr) << mode;
+    EXPECT_EQ((*vol)["persistentVolumeClaim"].value("readOnly", false), c.read_only) << mode;
     for (const Json* container : {&spec["initContainers"][0], &spec["containers"][0]}) {
       const Json* m = FindMount(*container, "/var/cache/kernelcache");
-      ASSERT_NE(m, nullptr) << c.mode;
-      EXPECT_EQ(m->value("readOnly", false), c.read_only) << c.mode << " " << (*container)["name"];
+      ASSERT_NE(m, nullptr) << mode;
+      EXPECT_EQ(m->value("readOnly", false), c.read_only) << mode << " " << (*container)["name"];
       const Json* run = FindMount(*container, "/var/run/kernelcache");
-      ASSERT_NE(run, nullptr) << c.mode;
-      EXPECT_FALSE(run->value("readOnly", false)) << c.mode;
+      ASSERT_NE(run, nullptr) << mode;
+      EXPECT_FALSE(run->value("readOnly", false)) << mode;
     }
-    EXPECT_EQ(r.pod["metadata"]["annotations"]["kernelcache.io/consume-mode"], c.mode);
+    EXPECT_EQ(r.pod["metadata"]["annotations"]["kernelcache.io/consume-mode"], mode);
   }
 }
 
 TEST(MutateTest, GateRunsInitwarmWaitWithTheKernelCacheSettings) {
-  core::KernelCache kc = Kc("llama", {{"app", "llama"}}, "Shared");
-  kc.spec.consume.verify = "Checksums";
+  core::KernelCache kc = Kc("llama", {{"app", "llama"}}, core::ConsumeMode::kShared);
+  kc.spec.consume.verify = core::Level::kChecksums;
   kc.spec.consume.wait_timeout_seconds = 600;
-  kc.spec.consume.on_timeout = "StartCold";
+  kc.spec.consume.on_timeout = core::OnTimeout::kStartCold;
   auto r = Mutate(Pod(), "ml", {kc}, kSettings);
   const Json& gate = r.pod["spec"]["initContainers"][0];
   EXPECT_EQ(gate["image"], kSettings.initwarm_image);
@@ -187,7 +190,8 @@ TEST(MutateTest, WatchMissesAnnotationAddsTheWatcherLast) {
   Json in = Pod();
   in["spec"]["initContainers"] = {{{"name", "download-weights"}, {"image", "busybox"}}};
   in["metadata"]["annotations"] = {{"kernelcache.io/watch-misses", "10s"}};
-  auto r = Mutate(in, "ml", {Kc("llama", {{"app", "llama"}}, "Shared")}, kSettings);
+  auto r =
+      Mutate(in, "ml", {Kc("llama", {{"app", "llama"}}, core::ConsumeMode::kShared)}, kSettings);
   const Json& inits = r.pod["spec"]["initContainers"];
   ASSERT_EQ(inits.size(), 3u);
   EXPECT_EQ(inits[0]["name"], "kernelcache-wait");
@@ -217,13 +221,15 @@ TEST(MutateTest, WatchMissesAnnotationAddsTheWatcherLast) {
   EXPECT_TRUE(r.warnings.empty());
   EXPECT_TRUE(r.conflicts.empty());
   ExpectPatchGivesPod(in, r);
-  auto again = Mutate(r.pod, "ml", {Kc("llama", {{"app", "llama"}}, "Shared")}, kSettings);
+  auto again =
+      Mutate(r.pod, "ml", {Kc("llama", {{"app", "llama"}}, core::ConsumeMode::kShared)}, kSettings);
   EXPECT_TRUE(again.patch.empty()) << again.patch.dump();
 
   // Without --resolve-url the watcher only logs: no report flags, no token.
   InjectSettings no_url = kSettings;
   no_url.resolve_url.clear();
-  auto local = Mutate(in, "ml", {Kc("llama", {{"app", "llama"}}, "Shared")}, no_url);
+  auto local =
+      Mutate(in, "ml", {Kc("llama", {{"app", "llama"}}, core::ConsumeMode::kShared)}, no_url);
   const Json* lw = Find(local.pod["spec"]["initContainers"], "kernelcache-misses");
   ASSERT_NE(lw, nullptr);
   EXPECT_EQ((*lw)["args"].size(), 5u);
@@ -250,7 +256,7 @@ TEST(MutateTest, WatchMissesAnnotationAddsTheWatcherLast) {
 TEST(MutateTest, HarvestMergeGivesOnlyTheWatcherAWritableInbox) {
   Json in = Pod();
   in["metadata"]["annotations"] = {{"kernelcache.io/watch-misses", "10s"}};
-  core::KernelCache kc = Kc("llama", {{"app", "llama"}}, "Shared");
+  core::KernelCache kc = Kc("llama", {{"app", "llama"}}, core::ConsumeMode::kShared);
   kc.spec.harvest.mode = core::HarvestMode::kMerge;
   kc.spec.harvest.max_files_per_pod = 64;
   kc.spec.harvest.max_bytes_per_pod = "1Mi";
@@ -291,7 +297,8 @@ TEST(MutateTest, HarvestMergeGivesOnlyTheWatcherAWritableInbox) {
   auto again = Mutate(r.pod, "ml", {kc}, kSettings);
   EXPECT_TRUE(again.patch.empty()) << again.patch.dump();
   // Report (the default): no inbox, the claim read-only.
-  auto report = Mutate(in, "ml", {Kc("llama", {{"app", "llama"}}, "Shared")}, kSettings);
+  auto report =
+      Mutate(in, "ml", {Kc("llama", {{"app", "llama"}}, core::ConsumeMode::kShared)}, kSettings);
   const Json* ro = Find(report.pod["spec"]["volumes"], "kernelcache-cache");
   ASSERT_NE(ro, nullptr);
   EXPECT_EQ((*ro)["persistentVolumeClaim"]["readOnly"], true);
@@ -304,7 +311,7 @@ TEST(MutateTest, HarvestMergeGivesOnlyTheWatcherAWritableInbox) {
 // namespace, or the watcher's uid) gets a watcher that reports without
 // harvesting, and is told why: a warning and an Event.
 TEST(MutateTest, HarvestIsRefusedToAPodThatCouldReachTheWatcher) {
-  core::KernelCache kc = Kc("llama", {{"app", "llama"}}, "Shared");
+  core::KernelCache kc = Kc("llama", {{"app", "llama"}}, core::ConsumeMode::kShared);
   kc.spec.harvest.mode = core::HarvestMode::kMerge;
   Json shared = Pod();
   shared["metadata"]["annotations"] = {{"kernelcache.io/watch-misses", "10s"}};
@@ -416,7 +423,7 @@ TEST(MutateTest, LoadTestGateRequestsTheLargestGpuCount) {
           {{"name", "c" + std::to_string(i)}, {"image", "x"}, {"resources", c.resources[i]}});
     }
     core::KernelCache kc = Kc("llama", {{"app", "llama"}});
-    kc.spec.consume.verify = "LoadTest";
+    kc.spec.consume.verify = core::Level::kLoadTest;
     auto r = Mutate(in, "ml", {kc}, kSettings);
     const Json& res = r.pod["spec"]["initContainers"][0]["resources"];
     if (c.want.is_null()) {
@@ -426,7 +433,7 @@ TEST(MutateTest, LoadTestGateRequestsTheLargestGpuCount) {
       EXPECT_EQ(res["requests"]["nvidia.com/gpu"], c.want) << c.name;
     }
     // Without LoadTest the gate asks for no GPU.
-    kc.spec.consume.verify = "Checksums";
+    kc.spec.consume.verify = core::Level::kChecksums;
     auto plain = Mutate(in, "ml", {kc}, kSettings);
     EXPECT_FALSE(
         plain.pod["spec"]["initContainers"][0]["resources"]["limits"].contains("nvidia.com/gpu"))
@@ -450,9 +457,15 @@ TEST(MutateTest, PodsThatAreNotMutated) {
   bad_env["spec"]["containers"][0]["env"] = "TRITON_CACHE_DIR=/x";
   Json bad_volumes = Pod();
   bad_volumes["spec"]["volumes"] = {{"name", "x"}};
-  core::KernelCache bad_mode = Kc("llama", {{"app", "llama"}}, "Borrow");
-  core::KernelCache bad_verify = Kc("llama", {{"app", "llama"}});
-  bad_verify.spec.consume.verify = "Vibes";
+  // A spec as the API could hold it if the CRD's enums were bypassed: decoded
+  // with an error, never gated on its defaults.
+  const auto decoded_with = [](const std::string& field, const std::string& value) {
+    Json j = core::KernelCacheToJson(Kc("llama", {{"app", "llama"}}));
+    j["spec"]["consume"][field] = value;
+    return core::KernelCacheFromJson(j);
+  };
+  core::KernelCache bad_mode = decoded_with("mode", "Borrow");
+  core::KernelCache bad_verify = decoded_with("verify", "Vibes");
   struct Case {
     std::string name;
     Json pod;
@@ -635,13 +648,14 @@ TEST(MutateTest, AnItemEqualToOursIsNoConflict) {
 }
 
 TEST(MutateTest, MutatingAMutatedPodChangesNothing) {
-  for (const std::string mode : {"Copy", "Shared", "SharedReadWrite"}) {
+  for (const core::ConsumeMode mode : {core::ConsumeMode::kCopy, core::ConsumeMode::kShared,
+                                       core::ConsumeMode::kSharedReadWrite}) {
     core::KernelCache kc = Kc("llama", {{"app", "llama"}}, mode);
-    kc.spec.consume.verify = "LoadTest";
+    kc.spec.consume.verify = core::Level::kLoadTest;
     auto once = Mutate(Pod(), "ml", {kc}, kSettings);
     ASSERT_FALSE(once.patch.empty());
     auto twice = Mutate(once.pod, "ml", {kc}, kSettings);
-    EXPECT_TRUE(twice.patch.empty()) << mode << ": " << twice.patch.dump();
+    EXPECT_TRUE(twice.patch.empty()) << core::ConsumeModeName(mode) << ": " << twice.patch.dump();
     EXPECT_EQ(twice.pod, once.pod);
     EXPECT_TRUE(twice.conflicts.empty());
     EXPECT_TRUE(twice.events.empty());
@@ -855,11 +869,11 @@ TEST(MutateTest, GoldenVllmDeploymentPod) {
   const std::string dir = std::string(KC_SOURCE_DIR) + "/operator/webhook/testdata/";
   const Json in = Json::parse(ReadFile(dir + "vllm-pod.json"), nullptr, false);
   ASSERT_FALSE(in.is_discarded()) << "vllm-pod.json";
-  core::KernelCache kc = Kc("llama-70b", {{"app.kubernetes.io/name", "llama-70b"}}, "Copy");
+  core::KernelCache kc = Kc("llama-70b", {{"app.kubernetes.io/name", "llama-70b"}});
   kc.metadata.namespace_ = "inference";
-  kc.spec.consume.verify = "LoadTest";
+  kc.spec.consume.verify = core::Level::kLoadTest;
   kc.spec.consume.wait_timeout_seconds = 1200;
-  kc.spec.consume.on_timeout = "StartCold";
+  kc.spec.consume.on_timeout = core::OnTimeout::kStartCold;
   // Warmed as the pod runs (no parity mismatch).
   kc.spec.image = in["spec"]["containers"][0]["image"];
   kc.spec.warmup.env = {{{"name", "VLLM_LOGGING_LEVEL"}, {"value", "INFO"}}};

@@ -53,7 +53,7 @@ TEST(CrdIntegration, ValidObjectGetsDefaults) {
   core::KernelCache kc = core::KernelCacheFromJson(Json::parse(out), &errors);
   EXPECT_TRUE(errors.empty());
   EXPECT_EQ(kc.spec.node_selector.at("nvidia.com/gpu.present"), "true");
-  EXPECT_EQ(kc.spec.consume.mode, "Copy");
+  EXPECT_EQ(kc.spec.consume.mode, core::ConsumeMode::kCopy);
   EXPECT_EQ(kc.spec.consume.wait_timeout_seconds, 900);
   EXPECT_EQ(kc.spec.warmup.active_deadline_seconds, 1800);
   EXPECT_EQ(kc.spec.warmup.backoff_limit, 2);
