@@ -250,107 +250,131 @@ void Reconciler::ReportUnexpected(const std::string& key, const std::string& wha
   }
 }
 
-ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
-  ReconcileResult result;
-  auto kc_json = Caches::Get(caches_.kernelcaches, key);
+void Reconciler::Forget(const std::string& key) {
   const auto slash = key.find('/');
   const std::string key_ns = key.substr(0, slash);
   const std::string key_name = slash == std::string::npos ? key : key.substr(slash + 1);
-  if (!kc_json) {
-    if (metrics_ != nullptr) metrics_->ForgetKernelCache(key_ns, key_name);
-    std::lock_guard<std::mutex> l(mu_);
-    gates_.erase(key);
-    owed_.erase(key);
-    for (auto it = first_seen_.lower_bound(key + "/");
-         it != first_seen_.end() && it->first.rfind(key + "/", 0) == 0;) {
-      it = first_seen_.erase(it);
-    }
-    return result;
+  if (metrics_ != nullptr) metrics_->ForgetKernelCache(key_ns, key_name);
+  std::lock_guard<std::mutex> l(mu_);
+  gates_.erase(key);
+  owed_.erase(key);
+  for (auto it = first_seen_.lower_bound(key + "/");
+       it != first_seen_.end() && it->first.rfind(key + "/", 0) == 0;) {
+    it = first_seen_.erase(it);
   }
-  const Time now = now_();
-  Observed observed = Observe(*kc_json);
+}
+
+Reconciler::Observation Reconciler::ObserveOwing(const std::string& key, const Json& kc_json) {
+  Observation ob{Observe(kc_json), {}, false, 0};
   // What the API server holds; the pass decides from the owed status, when
   // one is (step 4), and writes whatever differs from this.
-  const core::KernelCacheStatus written = observed.kc.status;
-  bool owed = false;
-  int deferrals = 0;  // in a row, before this pass
+  ob.written = ob.observed.kc.status;
   {
     std::lock_guard<std::mutex> l(mu_);
     if (auto it = owed_.find(key); it != owed_.end()) {
-      if (it->second.uid == observed.kc.metadata.uid) {
-        observed.kc.status = it->second.status;
-        owed = true;
-        deferrals = it->second.deferrals;
+      if (it->second.uid == ob.observed.kc.metadata.uid) {
+        ob.observed.kc.status = it->second.status;
+        ob.owed = true;
+        ob.deferrals = it->second.deferrals;
       } else {
         owed_.erase(it);  // another object of that name
       }
     }
   }
-  if (owed) ObserveMisses(observed);  // by the owed status's digests
-  const core::KernelCache& kc = observed.kc;
-  Logger log = logger_.With({{"kernelcache", key}, {"reconcileID", NewReconcileId()}});
-  Plan plan = Decide(observed, now);
+  if (ob.owed) ObserveMisses(ob.observed);  // by the owed status's digests
+  return ob;
+}
 
-  std::string rv = kc.metadata.resource_version;
-  std::vector<std::string> finalizers = kc.metadata.finalizers;
-  bool stale = false;
-  bool job_written = false;
+Reconciler::Executed Reconciler::ExecuteAll(const Plan& plan, const core::KernelCache& kc,
+                                            const Logger& log) {
+  Executed done{Status(), kc.metadata.resource_version, kc.metadata.finalizers, false, false};
   for (const Action& a : plan.actions) {
-    Status s = Execute(a, kc, &rv, &finalizers, &stale, log);
+    Status s = Execute(a, kc, &done.resource_version, &done.finalizers, &done.stale, log);
     if (!s.ok()) {
-      result.status = s.WithContext(std::string(ActionKindName(a.kind)) + " " + a.name);
-      return result;
+      done.status = s.WithContext(std::string(ActionKindName(a.kind)) + " " + a.name);
+      return done;
     }
-    job_written |= a.kind == Action::Kind::kCreateJob || a.kind == Action::Kind::kDeleteJob ||
-                   a.kind == Action::Kind::kCancelJob;
+    done.job_written |= a.kind == Action::Kind::kCreateJob || a.kind == Action::Kind::kDeleteJob ||
+                        a.kind == Action::Kind::kCancelJob;
   }
+  return done;
+}
 
-  if (stale) {
-    result.stale_cache = true;
-    return result;
-  }
-
+Status Reconciler::WriteStatus(const std::string& key, const Json& kc_json, const Observation& ob,
+                               const Plan& plan, const Executed& done, const Logger& log,
+                               bool* deferred) {
+  const core::KernelCache& kc = ob.observed.kc;
   const bool gone = kc.metadata.deletion_timestamp.has_value() &&
-                    std::find(finalizers.begin(), finalizers.end(),
-                              std::string(core::kFinalizer)) == finalizers.end();
-  if (!gone && deferrals < kMaxStatusDeferrals && job_written && !(plan.status == written) &&
+                    std::find(done.finalizers.begin(), done.finalizers.end(),
+                              std::string(core::kFinalizer)) == done.finalizers.end();
+  const bool changed = !(plan.status == ob.written);
+  if (!gone && ob.deferrals < kMaxStatusDeferrals && done.job_written && changed &&
       urgent_waiting_ && urgent_waiting_()) {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      owed_[key] = Owed{kc.metadata.uid, plan.status, deferrals + 1};
-    }
-    result.status_deferred = true;
+    std::lock_guard<std::mutex> l(mu_);
+    owed_[key] = Owed{kc.metadata.uid, plan.status, ob.deferrals + 1};
+    *deferred = true;
     log.Debug("status write put off: urgent KernelCaches wait for a worker");
-  } else if (!gone && !(plan.status == written)) {
+    return Status();
+  }
+  if (!gone && changed) {
     Json new_status = core::StatusToJson(plan.status);
-    if (auto old = kc_json->find("status"); old != kc_json->end() && old->is_object()) {
+    if (auto old = kc_json.find("status"); old != kc_json.end() && old->is_object()) {
       for (const auto& [k, v] : old->items()) {
         if (!new_status.contains(k)) new_status[k] = nullptr;  // merge patch: remove
       }
     }
-    Json patch = {{"metadata", {{"resourceVersion", rv}}}, {"status", new_status}};
+    Json patch = {{"metadata", {{"resourceVersion", done.resource_version}}},
+                  {"status", new_status}};
     kube::PatchOptions opts;
     opts.subresource = "status";
     auto r = client_.Patch(resources::KernelCaches(), kc.metadata.namespace_, kc.metadata.name,
                            kube::PatchType::kMerge, patch, opts);
-    if (!r.ok()) {
-      result.status = r.status().WithContext("status update");
-      return result;
-    }
+    if (!r.ok()) return r.status().WithContext("status update");
     log.Info("status updated", {{"phase", plan.status.phase}, {"ready", plan.status.ready}});
   }
-  if (owed && !result.status_deferred) {
+  if (ob.owed) {
     std::lock_guard<std::mutex> l(mu_);
     owed_.erase(key);
   }
+  return Status();
+}
 
+void Reconciler::EmitEvents(const Json& kc_json, const Plan& plan, const Logger& log) {
+  if (events_ == nullptr) return;
   for (const Action& a : plan.actions) {
-    if (a.kind != Action::Kind::kEmitEvent || events_ == nullptr) continue;
-    events_->Emit(*kc_json, a.event_type, a.event_reason, a.event_message);
+    if (a.kind != Action::Kind::kEmitEvent) continue;
+    events_->Emit(kc_json, a.event_type, a.event_reason, a.event_message);
     log.Info("event",
              {{"type", a.event_type}, {"reason", a.event_reason}, {"message", a.event_message}});
   }
-  RecordMetrics(key, kc, plan, observed);
+}
+
+// The steps of the header, in order; a failing one ends the pass.
+ReconcileResult Reconciler::ReconcileOnce(const std::string& key) {
+  ReconcileResult result;
+  auto kc_json = Caches::Get(caches_.kernelcaches, key);
+  if (!kc_json) {
+    Forget(key);
+    return result;
+  }
+  const Time now = now_();
+  const Observation ob = ObserveOwing(key, *kc_json);  // 1
+  const core::KernelCache& kc = ob.observed.kc;
+  Logger log = logger_.With({{"kernelcache", key}, {"reconcileID", NewReconcileId()}});
+  const Plan plan = Decide(ob.observed, now);       // 2
+  const Executed done = ExecuteAll(plan, kc, log);  // 3
+  if (!done.status.ok()) {
+    result.status = done.status;
+    return result;
+  }
+  if (done.stale) {  // 6
+    result.stale_cache = true;
+    return result;
+  }
+  result.status = WriteStatus(key, *kc_json, ob, plan, done, log, &result.status_deferred);  // 4
+  if (!result.status.ok()) return result;
+  EmitEvents(*kc_json, plan, log);  // 5
+  RecordMetrics(key, kc, plan, ob.observed);
   result.requeue_after = plan.requeue_after;
   return result;
 }

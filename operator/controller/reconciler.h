@@ -142,6 +142,32 @@ class Reconciler {
 
  private:
   ReconcileResult ReconcileOnce(const std::string& key);
+  // What a pass of a key whose KernelCache is gone leaves: its gauges, gate
+  // ledger, owed status and first-seen times.
+  void Forget(const std::string& key);
+  // Step 1: the Observed, with the status owed for this object (step 4)
+  // in place of the one read.
+  struct Observation {
+    Observed observed;
+    core::KernelCacheStatus written;  // what the API server holds
+    bool owed = false;
+    int deferrals = 0;  // status writes put off in a row, before this pass
+  };
+  Observation ObserveOwing(const std::string& key, const kube::Json& kc_json);
+  // Step 3: every action in order, stopping at the first error.
+  struct Executed {
+    Status status;
+    std::string resource_version;         // after our own writes
+    std::vector<std::string> finalizers;  // after our own writes
+    bool stale = false;                   // a create met AlreadyExists (step 6)
+    bool job_written = false;             // a Job was created, deleted or cancelled
+  };
+  Executed ExecuteAll(const Plan& plan, const core::KernelCache& kc, const Logger& log);
+  // Step 4: the status written, kept as owed (*deferred), or left as is.
+  Status WriteStatus(const std::string& key, const kube::Json& kc_json, const Observation& ob,
+                     const Plan& plan, const Executed& done, const Logger& log, bool* deferred);
+  // Step 5: the plan's Events.
+  void EmitEvents(const kube::Json& kc_json, const Plan& plan, const Logger& log);
   // o.runtime_misses for the fingerprints of o.kc.status.
   void ObserveMisses(Observed& o) const;
   // Degraded/ReconcileError on the object and a Warning Event; errors and
