@@ -3,14 +3,16 @@
 #include <chrono>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "core/exit_codes.h"
 #include "core/fingerprint.h"
 #include "core/layout.h"
 #include "core/miss_report.h"
-#include "initwarm/cmd_common.h"
 #include "initwarm/miss_inbox.h"
 #include "initwarm/miss_sender.h"
 #include "initwarm/misses.h"
@@ -90,7 +92,7 @@ int WatchMisses(const MissWatchOptions& o) {
     StatusOr<std::vector<core::RuntimeMiss>> misses = scan.status();
     if (scan.ok()) misses = MissesOf(*scan);
     if (!misses.ok()) {
-      PrintError("misses", misses.status());
+      std::cerr << "initwarm misses: " << misses.status().ToString() << "\n";
       if (o.interval.count() == 0) return core::kExitError;
     } else {
       const std::string fp = o.fingerprint.empty() ? FingerprintOfTree(o.view) : o.fingerprint;
