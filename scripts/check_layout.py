@@ -6,7 +6,9 @@ Usage: scripts/check_layout.py [REPO_ROOT]
 1. docs/architecture.md's table names every CMake library and program
    (add_library, add_executable; tests excepted), and each row's last
    column names exactly the project libraries (kc_*) the row's targets
-   link (target_link_libraries), and every outside library they link.
+   link (target_link_libraries; a ${VAR} that set() lists plain names in
+   reads as those names, and so does `VAR` in the column), and every
+   outside library they link.
 2. The operator's include rules:
    - operator/decide/ and operator/webhook/ (the pure libraries) include
      only core/, api/, base/ and their own folder (their tests also the
@@ -26,6 +28,8 @@ INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 LIBRARY_RE = re.compile(r'add_library\(\s*([A-Za-z0-9_\-]+)')
 PROGRAM_RE = re.compile(r'add_executable\(\s*([A-Za-z0-9_\-]+)')
 LINK_RE = re.compile(r'target_link_libraries\(\s*([A-Za-z0-9_\-]+)([^)]*)\)')
+SET_RE = re.compile(r'\bset\(\s*([A-Za-z0-9_]+)\s([^)]*)\)')
+PLAIN_RE = re.compile(r'[A-Za-z0-9_\-:]+$')
 TICKED_RE = re.compile(r'`([^`]+)`')
 # An outside library as CMake names it -> the word the table uses for it.
 # Absent: system libraries the table does not list (threads; libdl is named
@@ -98,14 +102,17 @@ def table_rows(doc):
     return rows
 
 
-def link_problems(rows, links):
+def link_problems(rows, links, lists=None):
     """Rows whose last column does not name what their targets link."""
     problems = []
     for targets, column in rows:
         linked = set()
         for t in targets:
             linked.update(links.get(t, []))
-        named = {n for n in TICKED_RE.findall(column) if n.startswith('kc_')}
+        ticked = TICKED_RE.findall(column)
+        named = {n for n in ticked if n.startswith('kc_')}
+        for n in ticked:
+            named.update(l for l in (lists or {}).get(n, []) if l.startswith('kc_'))
         ours = {l for l in linked if l.startswith('kc_')} - targets - {'kc_testing'}
         label = ', '.join(sorted(targets))
         for lib in sorted(ours - named):
@@ -131,15 +138,26 @@ def check(root):
     with open(os.path.join(root, 'docs/architecture.md'), encoding='utf-8') as f:
         doc = f.read()
     libraries, programs, links = set(), set(), {}
+    texts = []
     for path in files:
         if os.path.basename(path) != 'CMakeLists.txt':
             continue
         with open(os.path.join(root, path), encoding='utf-8') as f:
-            text = re.sub(r'#[^\n]*', '', f.read())
+            texts.append(re.sub(r'#[^\n]*', '', f.read()))
+    # A list of plain names set() once (the static archives a program links
+    # in order): its ${NAME} in a link reads as those names.
+    lists = {}
+    for text in texts:
+        for name, items in SET_RE.findall(text):
+            if items.split() and all(PLAIN_RE.match(i) for i in items.split()):
+                lists[name] = items.split()
+    for text in texts:
         libraries.update(LIBRARY_RE.findall(text))
         programs.update(p for p in PROGRAM_RE.findall(text) if not p.endswith('_test'))
         for target, items in LINK_RE.findall(text):
-            links.setdefault(target, []).extend(items.split())
+            for item in items.split():
+                name = item[2:-1] if item.startswith('${') and item.endswith('}') else None
+                links.setdefault(target, []).extend(lists.get(name, [item]))
     rows = table_rows(doc)
     in_table = set().union(*(t for t, _ in rows)) if rows else set()
     for lib in sorted(libraries):
@@ -148,7 +166,7 @@ def check(root):
     for prog in sorted(programs):
         if prog not in in_table:
             problems.append(f'docs/architecture.md: does not name program {prog}')
-    problems += link_problems(rows, links)
+    problems += link_problems(rows, links, lists)
     checked = 0
     for path in files:
         if not path.startswith('operator/') or not path.endswith(('.cc', '.h')):
