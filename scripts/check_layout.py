@@ -16,6 +16,12 @@ Usage: scripts/check_layout.py [REPO_ROOT]
    - operator/serving/ includes no operator/decide/ or operator/controller/;
    - no library under operator/ includes the program (operator/config.h,
      operator/wiring.h).
+3. initwarm's include rules: a library folder under initwarm/ includes
+   only its own folder and the initwarm folders below it (INITWARM_BELOW,
+   the arrows of docs/architecture.md), so no library includes the
+   command line (initwarm/cli/) and the libraries form no cycle. Tests
+   (*_test.cc), initwarm/testing/ and the programs (initwarm/*.cc) may
+   include any.
 Prints one line per breach ("FILE: includes X (rule)") and exits 1 if
 there is any; prints a summary and exits 0 otherwise.
 """
@@ -52,6 +58,19 @@ SYSTEM = {'Threads::Threads', '${CMAKE_DL_LIBS}', 'PUBLIC', 'PRIVATE', 'INTERFAC
 PURE = ('operator/decide/', 'operator/webhook/')
 PURE_MAY = ('core/', 'api/', 'base/')
 TEST_MAY = ('testing/', 'operator/testing/')  # tests of a pure library may also use these
+# The initwarm folders each initwarm library folder may include besides its own.
+INITWARM_BELOW = {
+    'fs': (),
+    'failpoint': (),
+    'aoti': (),
+    'gpu': ('failpoint',),
+    'net': (),
+    'cache': ('fs', 'failpoint', 'aoti'),
+    'misses': ('cache', 'gpu', 'net', 'fs'),
+    'gate': ('misses', 'cache', 'gpu', 'net', 'fs'),
+    'warmup': ('net', 'fs'),
+    'cli': ('gate', 'misses', 'warmup', 'cache', 'gpu', 'net', 'fs', 'failpoint', 'aoti'),
+}
 
 
 def tracked_files(root):
@@ -82,6 +101,13 @@ def include_breach(path, include):
     if (path.startswith('operator/') and folder != 'operator/'
             and include in ('operator/config.h', 'operator/wiring.h')):
         return 'a library does not include the program'
+    parts = path.split('/')
+    if (parts[0] == 'initwarm' and len(parts) > 2 and parts[1] in INITWARM_BELOW
+            and not path.endswith('_test.cc') and include.startswith('initwarm/')):
+        target = include.split('/')[1] if include.count('/') > 1 else ''
+        if target != parts[1] and target not in INITWARM_BELOW[parts[1]]:
+            return (f'initwarm/{parts[1]}/ includes only its own folder and the initwarm '
+                    'folders below it')
     return None
 
 
@@ -169,7 +195,7 @@ def check(root):
     problems += link_problems(rows, links, lists)
     checked = 0
     for path in files:
-        if not path.startswith('operator/') or not path.endswith(('.cc', '.h')):
+        if not path.startswith(('operator/', 'initwarm/')) or not path.endswith(('.cc', '.h')):
             continue
         checked += 1
         with open(os.path.join(root, path), encoding='utf-8') as f:
@@ -189,7 +215,7 @@ def main(argv):
         return 1
     print(f'layout: {libraries} libraries and programs named with their links in '
           f'docs/architecture.md, '
-          f'{checked} operator files keep the include rules')
+          f'{checked} operator and initwarm files keep the include rules')
     return 0
 
 

@@ -80,6 +80,15 @@ class CheckLayoutTest(unittest.TestCase):
             ('operator/serving/handlers.cc', 'operator/webhook/review.h', None),
             ('operator/controller/controller.cc', 'operator/config.h', 'program'),
             ('operator/main.cc', 'operator/config.h', None),
+            ('initwarm/cache/seal.cc', 'initwarm/fs/fsutil.h', None),
+            ('initwarm/cache/seal.cc', 'initwarm/cache/walk.h', None),
+            ('initwarm/gate/wait.cc', 'initwarm/misses/misses.h', None),
+            ('initwarm/misses/miss_watch.cc', 'initwarm/cli/cmd_common.h', 'below it'),
+            ('initwarm/misses/misses.cc', 'initwarm/gate/wait.h', 'below it'),
+            ('initwarm/fs/hasher.cc', 'initwarm/cache/walk.h', 'below it'),
+            ('initwarm/cache/verify.cc', 'initwarm/testing/test_util.h', 'below it'),
+            ('initwarm/warmup/drive_test.cc', 'initwarm/cli/commands.h', None),
+            ('initwarm/main.cc', 'initwarm/cli/commands.h', None),
         ]
         for path, include, want in cases:
             got = check_layout.include_breach(path, include)
