@@ -3,7 +3,7 @@
 //
 //   run 0     the user's warmup (the command form's command), as before
 //   pass 1..  the same command again, each in a fresh process over the same
-//             staged view (`initwarm converge`, initwarm/converge.h)
+//             staged view (`initwarm converge`, initwarm/warmup/converge.h)
 // What a run added is what it wrote into the staging tree: files that were
 // not there before it, and files it changed outside nv/ (the CUDA driver
 // rewrites its ComputeCache index in place on every process; its new

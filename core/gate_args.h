@@ -1,7 +1,7 @@
 // The gate's arguments: what the admission webhook
 // (operator/webhook/mutate.cc) writes into the injected init container
 // `kernelcache-wait` as `initwarm wait --<flag>=<value> ...`, and the flag
-// names `initwarm wait` (initwarm/cmd_wait.cc) defines. One codec for both
+// names `initwarm wait` (initwarm/cli/wait_flags.cc) defines. One codec for both
 // sides: the webhook encodes a GateArgs with GateArgv(); initwarm takes its
 // flag names from gate_flag::* and decodes the values its flag parser read
 // (from argv or the environment) with DecodeGateFlags(). ParseGateArgv()

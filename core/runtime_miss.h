@@ -3,7 +3,7 @@
 // tell which shape or module it was.
 //
 // The input is the list of files written into a view after the gate (new,
-// or changed in place: initwarm/layered_view.h NewEntriesAfterGate), each
+// or changed in place: initwarm/cache/layered_view.h NewEntriesAfterGate), each
 // with its path relative to the view and, for the few small files a name is
 // read from (WantsContent), their bytes. One miss per
 //   triton/<hash>/...                    a Triton kernel: its name, num_warps,

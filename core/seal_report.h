@@ -1,7 +1,7 @@
 // The seal result: what `initwarm seal` (the warmup Job's main container)
 // reports as one JSON line on stdout and in its termination message, and
 // what the operator reads back from the pod status. One codec for both
-// sides (initwarm/seal.cc writes, operator/decide/termination_message.cc reads).
+// sides (initwarm/cache/seal.cc writes, operator/decide/termination_message.cc reads).
 //
 //   {"fingerprint": "<16 hex>", "manifestDigest": "<64 hex>", "bytes": n,
 //    "files": n, "directory": "...", "outcome": "Published" | "Replaced",

@@ -1,9 +1,9 @@
 // Fuzz target: the structural check of a CUDA ELF image
-// (initwarm/cubin_elf.h, CheckCudaElfImage), which must refuse a
+// (initwarm/gpu/cubin_elf.h, CheckCudaElfImage), which must refuse a
 // corrupt cubin before the driver reads it. Input: the image's bytes.
 // Property: no crash, no out-of-bounds read (AddressSanitizer), whatever
 // the header offsets and counts claim.
-#include "initwarm/cubin_elf.h"
+#include "initwarm/gpu/cubin_elf.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -42,8 +42,8 @@
 #include "core/fingerprint.h"
 #include "core/layout.h"
 #include "core/manifest.h"
-#include "initwarm/prepare.h"
-#include "initwarm/seal.h"
+#include "initwarm/cache/prepare.h"
+#include "initwarm/cache/seal.h"
 #include "initwarm/testing/test_util.h"
 
 #ifndef KC_INITWARM_BIN

@@ -6,7 +6,9 @@ Usage: scripts/check_layout.py [REPO_ROOT]
 1. docs/architecture.md's table names every CMake library and program
    (add_library, add_executable; tests excepted), and each row's last
    column names exactly the project libraries (kc_*) the row's targets
-   link (target_link_libraries), and every outside library they link.
+   link (target_link_libraries; a ${VAR} that set() lists plain names in
+   reads as those names, and so does `VAR` in the column), and every
+   outside library they link.
 2. The operator's include rules:
    - operator/decide/ and operator/webhook/ (the pure libraries) include
      only core/, api/, base/ and their own folder (their tests also the
@@ -14,6 +16,12 @@ Usage: scripts/check_layout.py [REPO_ROOT]
    - operator/serving/ includes no operator/decide/ or operator/controller/;
    - no library under operator/ includes the program (operator/config.h,
      operator/wiring.h).
+3. initwarm's include rules: a library folder under initwarm/ includes
+   only its own folder and the initwarm folders below it (INITWARM_BELOW,
+   the arrows of docs/architecture.md), so no library includes the
+   command line (initwarm/cli/) and the libraries form no cycle. Tests
+   (*_test.cc), initwarm/testing/ and the programs (initwarm/*.cc) may
+   include any.
 Prints one line per breach ("FILE: includes X (rule)") and exits 1 if
 there is any; prints a summary and exits 0 otherwise.
 """
@@ -26,6 +34,8 @@ INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 LIBRARY_RE = re.compile(r'add_library\(\s*([A-Za-z0-9_\-]+)')
 PROGRAM_RE = re.compile(r'add_executable\(\s*([A-Za-z0-9_\-]+)')
 LINK_RE = re.compile(r'target_link_libraries\(\s*([A-Za-z0-9_\-]+)([^)]*)\)')
+SET_RE = re.compile(r'\bset\(\s*([A-Za-z0-9_]+)\s([^)]*)\)')
+PLAIN_RE = re.compile(r'[A-Za-z0-9_\-:]+$')
 TICKED_RE = re.compile(r'`([^`]+)`')
 # An outside library as CMake names it -> the word the table uses for it.
 # Absent: system libraries the table does not list (threads; libdl is named
@@ -48,6 +58,19 @@ SYSTEM = {'Threads::Threads', '${CMAKE_DL_LIBS}', 'PUBLIC', 'PRIVATE', 'INTERFAC
 PURE = ('operator/decide/', 'operator/webhook/')
 PURE_MAY = ('core/', 'api/', 'base/')
 TEST_MAY = ('testing/', 'operator/testing/')  # tests of a pure library may also use these
+# The initwarm folders each initwarm library folder may include besides its own.
+INITWARM_BELOW = {
+    'fs': (),
+    'failpoint': (),
+    'aoti': (),
+    'gpu': ('failpoint',),
+    'net': (),
+    'cache': ('fs', 'failpoint', 'aoti'),
+    'misses': ('cache', 'gpu', 'net', 'fs'),
+    'gate': ('misses', 'cache', 'gpu', 'net', 'fs'),
+    'warmup': ('net', 'fs'),
+    'cli': ('gate', 'misses', 'warmup', 'cache', 'gpu', 'net', 'fs', 'failpoint', 'aoti'),
+}
 
 
 def tracked_files(root):
@@ -78,6 +101,13 @@ def include_breach(path, include):
     if (path.startswith('operator/') and folder != 'operator/'
             and include in ('operator/config.h', 'operator/wiring.h')):
         return 'a library does not include the program'
+    parts = path.split('/')
+    if (parts[0] == 'initwarm' and len(parts) > 2 and parts[1] in INITWARM_BELOW
+            and not path.endswith('_test.cc') and include.startswith('initwarm/')):
+        target = include.split('/')[1] if include.count('/') > 1 else ''
+        if target != parts[1] and target not in INITWARM_BELOW[parts[1]]:
+            return (f'initwarm/{parts[1]}/ includes only its own folder and the initwarm '
+                    'folders below it')
     return None
 
 
@@ -98,14 +128,17 @@ def table_rows(doc):
     return rows
 
 
-def link_problems(rows, links):
+def link_problems(rows, links, lists=None):
     """Rows whose last column does not name what their targets link."""
     problems = []
     for targets, column in rows:
         linked = set()
         for t in targets:
             linked.update(links.get(t, []))
-        named = {n for n in TICKED_RE.findall(column) if n.startswith('kc_')}
+        ticked = TICKED_RE.findall(column)
+        named = {n for n in ticked if n.startswith('kc_')}
+        for n in ticked:
+            named.update(l for l in (lists or {}).get(n, []) if l.startswith('kc_'))
         ours = {l for l in linked if l.startswith('kc_')} - targets - {'kc_testing'}
         label = ', '.join(sorted(targets))
         for lib in sorted(ours - named):
@@ -131,15 +164,26 @@ def check(root):
     with open(os.path.join(root, 'docs/architecture.md'), encoding='utf-8') as f:
         doc = f.read()
     libraries, programs, links = set(), set(), {}
+    texts = []
     for path in files:
         if os.path.basename(path) != 'CMakeLists.txt':
             continue
         with open(os.path.join(root, path), encoding='utf-8') as f:
-            text = re.sub(r'#[^\n]*', '', f.read())
+            texts.append(re.sub(r'#[^\n]*', '', f.read()))
+    # A list of plain names set() once (the static archives a program links
+    # in order): its ${NAME} in a link reads as those names.
+    lists = {}
+    for text in texts:
+        for name, items in SET_RE.findall(text):
+            if items.split() and all(PLAIN_RE.match(i) for i in items.split()):
+                lists[name] = items.split()
+    for text in texts:
         libraries.update(LIBRARY_RE.findall(text))
         programs.update(p for p in PROGRAM_RE.findall(text) if not p.endswith('_test'))
         for target, items in LINK_RE.findall(text):
-            links.setdefault(target, []).extend(items.split())
+            for item in items.split():
+                name = item[2:-1] if item.startswith('${') and item.endswith('}') else None
+                links.setdefault(target, []).extend(lists.get(name, [item]))
     rows = table_rows(doc)
     in_table = set().union(*(t for t, _ in rows)) if rows else set()
     for lib in sorted(libraries):
@@ -148,10 +192,10 @@ def check(root):
     for prog in sorted(programs):
         if prog not in in_table:
             problems.append(f'docs/architecture.md: does not name program {prog}')
-    problems += link_problems(rows, links)
+    problems += link_problems(rows, links, lists)
     checked = 0
     for path in files:
-        if not path.startswith('operator/') or not path.endswith(('.cc', '.h')):
+        if not path.startswith(('operator/', 'initwarm/')) or not path.endswith(('.cc', '.h')):
             continue
         checked += 1
         with open(os.path.join(root, path), encoding='utf-8') as f:
@@ -171,7 +215,7 @@ def main(argv):
         return 1
     print(f'layout: {libraries} libraries and programs named with their links in '
           f'docs/architecture.md, '
-          f'{checked} operator files keep the include rules')
+          f'{checked} operator and initwarm files keep the include rules')
     return 0
 
 

@@ -10,8 +10,9 @@ cmake --build "$B" --target initwarm initwarm_probe_test initwarm_cuda_module_lo
   initwarm_resolve_client_test initwarm_aoti_check_test
 rm -rf "$B/carry"; mkdir -p "$B/carry/bin" "$B/carry/include"
 cp -r /usr/include/nlohmann "$B/carry/include/"
-for t in initwarm/initwarm initwarm/initwarm_probe_test initwarm/initwarm_cuda_module_loader_test \
-         initwarm/initwarm_resolve_client_test initwarm/aoti/initwarm_aoti_check_test; do
+for t in initwarm/initwarm initwarm/gpu/initwarm_probe_test \
+         initwarm/gpu/initwarm_cuda_module_loader_test initwarm/net/initwarm_resolve_client_test \
+         initwarm/aoti/initwarm_aoti_check_test; do
   strip -o "$B/carry/bin/$(basename "$t")" "$B/$t"
 done
 du -sh "$B/carry"

@@ -2,7 +2,7 @@
 // tree.h: thousands of 1-50 KB Triton/Inductor files, a few 50-200 MB
 // artifacts), then, in the same run and on the same files, times
 //   read:  plain parallel read of every file (the thread pool seal uses)
-//   hash:  seal's parallel EVP sha256 of every file (initwarm/hasher.h)
+//   hash:  seal's parallel EVP sha256 of every file (initwarm/fs/hasher.h)
 // both cold (pages dropped with posix_fadvise(DONTNEED) before each pass)
 // and warm (page cache), and prints hash/read throughput ratios; then a full
 // Seal() and a Checksums-level verify of the result, through the library.
@@ -29,9 +29,9 @@
 #include "bench/seal/raw_io.h"
 #include "bench/seal/tree.h"
 #include "core/layout.h"
-#include "initwarm/hasher.h"
-#include "initwarm/seal.h"
-#include "initwarm/verify.h"
+#include "initwarm/cache/seal.h"
+#include "initwarm/cache/verify.h"
+#include "initwarm/fs/hasher.h"
 
 namespace fs = std::filesystem;
 using kc::bench::CpuSeconds;

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "initwarm/hasher.h"
+#include "initwarm/fs/hasher.h"
 
 namespace kc::bench {
 

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string>
 
-#include "initwarm/walk.h"
+#include "initwarm/cache/walk.h"
 
 namespace kc::bench {
 

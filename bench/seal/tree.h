@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "initwarm/hasher.h"
+#include "initwarm/fs/hasher.h"
 
 namespace kc::bench {
 

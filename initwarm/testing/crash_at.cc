@@ -6,7 +6,7 @@
 #include <iostream>
 #include <string>
 
-#include "initwarm/failpoint.h"
+#include "initwarm/failpoint/failpoint.h"
 
 namespace kc::initwarm::testing {
 namespace {

@@ -1,4 +1,4 @@
-// The KC_CRASH_AT crash hook (initwarm/failpoint.h), test-only: linked into
+// The KC_CRASH_AT crash hook (initwarm/failpoint/failpoint.h), test-only: linked into
 // `initwarm-testing` and the unit tests that inject crashes, never into
 // the shipped `initwarm`.
 //

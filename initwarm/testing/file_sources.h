@@ -1,4 +1,4 @@
-// The file sources the test seams install (initwarm/seams.h): node facts
+// The file sources the test seams install (initwarm/cli/seams.h): node facts
 // and resolve answers read from JSON files. Test-only: linked into
 // `initwarm-testing` and unit tests, never into the shipped initwarm.
 #pragma once
@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "initwarm/probe.h"
-#include "initwarm/resolve_client.h"
-#include "initwarm/seams.h"
+#include "initwarm/cli/seams.h"
+#include "initwarm/gpu/probe.h"
+#include "initwarm/net/resolve_client.h"
 
 namespace kc::initwarm::testing {
 

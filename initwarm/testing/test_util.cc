@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "core/layout.h"
-#include "initwarm/prepare.h"
-#include "initwarm/seal.h"
+#include "initwarm/cache/prepare.h"
+#include "initwarm/cache/seal.h"
 
 namespace kc::initwarm::testing {
 

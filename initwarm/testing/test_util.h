@@ -10,7 +10,7 @@
 
 #include "base/status.h"
 #include "core/fingerprint.h"
-#include "initwarm/seal.h"
+#include "initwarm/cache/seal.h"
 
 namespace kc::initwarm::testing {
 

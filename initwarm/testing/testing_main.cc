@@ -3,10 +3,10 @@
 //   - the KC_CRASH_AT crash hook (initwarm/testing/crash_at.h), for the
 //     crash-safety tests (tests/initwarm/seal_crash_test.cc) and the fault
 //     campaign (bench/faults/seal_faults.py);
-//   - the file sources (initwarm/seams.h): wait --probe-file and
+//   - the file sources (initwarm/cli/seams.h): wait --probe-file and
 //     --resolve-file, probe --facts-file.
-#include "initwarm/commands.h"
-#include "initwarm/seams.h"
+#include "initwarm/cli/commands.h"
+#include "initwarm/cli/seams.h"
 #include "initwarm/testing/crash_at.h"
 #include "initwarm/testing/file_sources.h"
 

@@ -1,7 +1,7 @@
 // Resolve: the answer to "which cache does this node's pod use, and in what
 // state is it?", served at GET /v1/resolve?namespace=&kernelcache=&node=
 // (operator/serving/http_server.h) and read by initwarm's resolve client
-// (initwarm/resolve_client.h: that header is the wire contract).
+// (initwarm/net/resolve_client.h: that header is the wire contract).
 //
 //   200 {"fingerprint","state","directory":"v1/<fp>","manifestDigest",
 //        "message","node":{"gpuProduct","computeCapability","driver",
@@ -18,7 +18,7 @@
 //   NodeHasNoFingerprint (the node lacks the GPU Feature Discovery labels;
 //   then "fingerprint" is "" and "node" is absent)
 // A final answer means waiting cannot help this pod: the gate acts on its
-// onTimeout at once (initwarm/wait.h). message is one human sentence, e.g. "warmup Job
+// onTimeout at once (initwarm/gate/wait.h). message is one human sentence, e.g. "warmup Job
 // llama-warm-3f9a1c2b7d4e5f60 running for 2m10s on node gpu-07" or "no
 // warmup scheduled for fingerprint 3f9a...: no eligible node (gpu-07
 // (cordoned))".

@@ -117,7 +117,7 @@ Json BuildServerWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
               {"initContainers", std::move(inits)},
               {"containers", Json::array({std::move(seal)})}};
   // The driver restarts the server for a convergence pass by ending its
-  // processes (initwarm/server_restart.h): it must see them.
+  // processes (initwarm/warmup/server_restart.h): it must see them.
   if (passes > 0) pod["shareProcessNamespace"] = true;
   for (const char* field : kKeptPodFields) {
     if (tspec.contains(field)) pod[field] = tspec[field];

@@ -12,7 +12,7 @@
 // pod a projected ServiceAccount token volume (audience
 // core::kMissTokenAudience, an hour, renewed by the kubelet) that only the
 // watcher mounts. With spec.harvest.mode Merge the watcher also copies what
-// the pod compiled into the volume's inbox (initwarm/miss_inbox.h): it gets
+// the pod compiled into the volume's inbox (initwarm/misses/miss_inbox.h): it gets
 // `--inbox <kInboxMountPath> --harvest-max-files N --harvest-max-bytes B`,
 // KC_POD_UID from the downward API, and a writable mount of the cache
 // volume's inbox root only (subPath v1/.inbox) at kInboxMountPath that no

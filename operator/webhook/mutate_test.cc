@@ -140,7 +140,7 @@ TEST(MutateTest, GateRunsInitwarmWaitWithTheKernelCacheSettings) {
   const Json& gate = r.pod["spec"]["initContainers"][0];
   EXPECT_EQ(gate["image"], kSettings.initwarm_image);
   EXPECT_EQ(gate["command"], Json::array({"initwarm"}));
-  // Exactly the flags `initwarm wait` defines (initwarm/cmd_wait.cc).
+  // Exactly the flags `initwarm wait` defines (initwarm/cli/wait_flags.cc).
   EXPECT_EQ(
       gate["args"],
       Json::array({"wait", "--root=/var/cache/kernelcache", "--view=/var/run/kernelcache/view",

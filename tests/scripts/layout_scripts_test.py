@@ -80,6 +80,15 @@ class CheckLayoutTest(unittest.TestCase):
             ('operator/serving/handlers.cc', 'operator/webhook/review.h', None),
             ('operator/controller/controller.cc', 'operator/config.h', 'program'),
             ('operator/main.cc', 'operator/config.h', None),
+            ('initwarm/cache/seal.cc', 'initwarm/fs/fsutil.h', None),
+            ('initwarm/cache/seal.cc', 'initwarm/cache/walk.h', None),
+            ('initwarm/gate/wait.cc', 'initwarm/misses/misses.h', None),
+            ('initwarm/misses/miss_watch.cc', 'initwarm/cli/cmd_common.h', 'below it'),
+            ('initwarm/misses/misses.cc', 'initwarm/gate/wait.h', 'below it'),
+            ('initwarm/fs/hasher.cc', 'initwarm/cache/walk.h', 'below it'),
+            ('initwarm/cache/verify.cc', 'initwarm/testing/test_util.h', 'below it'),
+            ('initwarm/warmup/drive_test.cc', 'initwarm/cli/commands.h', None),
+            ('initwarm/main.cc', 'initwarm/cli/commands.h', None),
         ]
         for path, include, want in cases:
             got = check_layout.include_breach(path, include)
@@ -124,6 +133,30 @@ class CheckLayoutTest(unittest.TestCase):
         for name, targets, column, want in cases:
             with self.subTest(name):
                 self.assertEqual(check_layout.link_problems([(targets, column)], links), want)
+
+    def test_a_set_list_reads_as_its_names(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, 'docs'))
+            os.makedirs(os.path.join(d, 'lib'))
+            with open(os.path.join(d, 'docs', 'architecture.md'), 'w') as f:
+                f.write('| folder | target | what | links |\n|---|---|---|---|\n'
+                        '| `lib/` | `kc_x`, `kc_y` | | `kc_base` |\n'
+                        '| `lib/` | `tool` | | `kc_x` |\n'
+                        '| `lib/` | `other` | | `ARCHIVES` |\n'
+                        '| `base/` | `kc_base` | | threads only |\n')
+            with open(os.path.join(d, 'lib', 'CMakeLists.txt'), 'w') as f:
+                f.write('add_library(kc_x STATIC a.cc)\nadd_library(kc_y STATIC b.cc)\n'
+                        'add_library(kc_base STATIC c.cc)\n'
+                        'target_link_libraries(kc_x PUBLIC kc_base)\n'
+                        'target_link_libraries(kc_y PUBLIC kc_base)\n'
+                        'set(ARCHIVES kc_x\n    kc_y)\n'
+                        'add_executable(tool main.cc)\n'
+                        'target_link_libraries(tool PRIVATE ${ARCHIVES} ${CMAKE_DL_LIBS})\n'
+                        'add_executable(other main.cc)\n'
+                        'target_link_libraries(other PRIVATE ${ARCHIVES})\n')
+            problems, _, _ = check_layout.check(d)
+            self.assertEqual(problems,
+                             ['docs/architecture.md: row tool links kc_y but does not name it'])
 
     def test_this_repository_keeps_its_layout(self):
         root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
