@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/objects.h"
+
 namespace kc::core {
 namespace {
 
@@ -55,13 +57,13 @@ TEST(NodeFactsFromLabels, Table) {
   arm["nvidia.com/gpu.product"] = "NVIDIA-GH200-480GB";
 
   const std::vector<FactsCase> cases = {
-      {"current names", H200Current(), {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"}},
+      {"current names", H200Current(), testutil::H200Facts()},
       {"deprecated names, empty rev",
        A100Deprecated(),
        {"A100-SXM4-40GB", "8.0", "455.06", "11.1", "amd64"}},
       {"MIG suffix kept", mig, {"NVIDIA-H200-MIG-1g.18gb", "9.0", "580.159.04", "13.0", "amd64"}},
-      {"SHARED suffix dropped", shared, {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"}},
-      {"split current names", split_only, {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"}},
+      {"SHARED suffix dropped", shared, testutil::H200Facts()},
+      {"split current names", split_only, testutil::H200Facts()},
       {"arm64", arm, {"NVIDIA-GH200-480GB", "9.0", "580.159.04", "13.0", "arm64"}},
   };
   for (const auto& c : cases) {
@@ -126,7 +128,7 @@ TEST(GfdProductName, SpellsLikeGfd) {
 }
 
 TEST(Fingerprint, CanonicalStableAndSensitive) {
-  NodeFacts n{"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"};
+  NodeFacts n = testutil::H200Facts();
   RuntimeFacts r{
       "registry.example/llama@sha256:abc", {{"triton", "3.6.0"}, {"pytorch", "2.11.0"}}, {}};
   EXPECT_EQ(CanonicalJson(n, r),

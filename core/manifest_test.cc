@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/objects.h"
+
 namespace kc::core {
 namespace {
 
-NodeFacts H200() { return {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"}; }
+NodeFacts H200() { return testutil::H200Facts(); }
 RuntimeFacts Runtime() {
   RuntimeFacts r;
   r.image = "registry.example/llama@sha256:abc";

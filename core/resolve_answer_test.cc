@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "testing/objects.h"
+
 namespace kc::core {
 namespace {
 
@@ -15,7 +17,7 @@ TEST(ResolveAnswer, RoundTrip) {
   a.directory = "v1/3f9a1c2b7d4e5f60";
   a.manifest_digest = std::string(64, 'a');
   a.message = "the cache was found bad and is being re-warmed";
-  a.node = {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"};
+  a.node = testutil::H200Facts();
   auto back = ParseResolveAnswer(ResolveAnswerToJson(a));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, a);

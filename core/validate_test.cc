@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/objects.h"
+
 namespace kc::core {
 namespace {
 
@@ -44,7 +46,7 @@ TEST(Validate, Fingerprint) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->level, Level::kFingerprint);
   EXPECT_NE(f->reason.find("fedcba9876543210"), std::string::npos);
-  NodeFacts n{"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"};
+  NodeFacts n = testutil::H200Facts();
   m.node = n;
   NodeFacts other = n;
   other.driver_version = "570.1";

@@ -62,6 +62,31 @@ bool IsDigest(std::string_view s) {
 
 }  // namespace
 
+StatusOr<GcPolicy> GcPolicyOf(const GcNames& names, GcPolicy p) {
+  for (const auto& k : names.keep) {
+    if (!core::IsFingerprintId(k)) {
+      return InvalidArgumentError("--keep \"" + k.substr(0, 64) + "\" is not a fingerprint id");
+    }
+    p.keep.insert(k);
+  }
+  for (const auto& r : names.remove) {
+    if (Status s = ParseRemoveSpec(r, &p.remove); !s.ok()) return s;
+    if (p.keep.count(r.substr(0, r.find(':'))) > 0) {
+      return InvalidArgumentError("--remove " + r.substr(0, 64) +
+                                  " names a fingerprint also in --keep");
+    }
+  }
+  for (const auto& d : names.break_lock_of) {
+    if (!core::IsSafeUid(d)) {
+      return InvalidArgumentError("--break-lock-of \"" + d.substr(0, 64) +
+                                  "\" is unsafe (want 1-128 of [A-Za-z0-9._-])");
+    }
+    p.dead_owners.insert(d);
+  }
+  p.scoped = names.scoped;
+  return p;
+}
+
 Status ParseRemoveSpec(std::string_view value, std::map<std::string, std::string>* out) {
   std::string_view fp = value, digest;
   if (auto colon = value.find(':'); colon != std::string_view::npos) {

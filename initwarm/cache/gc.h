@@ -89,6 +89,22 @@ std::vector<GcDecision> PlanGc(const std::vector<GcEntry>& entries, const GcPoli
 // "<fp>" or "<fp>:<64-hex manifest digest>" (a --remove value).
 // InvalidArgument naming the value otherwise.
 Status ParseRemoveSpec(std::string_view value, std::map<std::string, std::string>* out);
+
+// The fingerprints and owners `initwarm gc` is given, as given: --remove
+// (<fingerprint>[:<digest>], repeatable; scoped: the flag was given at all),
+// --keep, --break-lock-of.
+struct GcNames {
+  std::vector<std::string> remove;
+  std::vector<std::string> keep;
+  std::vector<std::string> break_lock_of;
+  bool scoped = false;
+};
+
+// `base` (its ages and time) with the names decoded into it: InvalidArgument
+// naming the flag for a --keep that is not a fingerprint id, a --remove
+// ParseRemoveSpec refuses or that names a kept fingerprint, an unsafe
+// --break-lock-of owner. Pure.
+StatusOr<GcPolicy> GcPolicyOf(const GcNames& names, GcPolicy base);
 // Removes what the plan says; returns the first error (continuing past it).
 Status ApplyGc(const core::Layout& layout, const std::vector<GcDecision>& plan,
                std::int64_t lock_stale_after_s = 2 * 3600,

@@ -117,6 +117,49 @@ TEST(ParseRemoveSpec, Forms) {
   }
 }
 
+// The names `initwarm gc` is given, decoded into its policy: each refusal
+// names its flag, and the ages of the base are kept.
+TEST(GcPolicyOf, Table) {
+  GcPolicy base;
+  base.staging_max_age_s = 60;
+  base.now = 1000;
+  struct Case {
+    std::string name;
+    GcNames names;
+    std::string error;  // substring; "" = accepted
+  } cases[] = {
+      {"nothing", {}, ""},
+      {"remove with digest, keep another, a dead owner",
+       {{kA + ":" + kDigestA}, {kB}, {"job-uid-1"}, true},
+       ""},
+      {"keep not an id", {{}, {"zz"}, {}, false}, "--keep \"zz\""},
+      {"remove malformed", {{kA + ":abc"}, {}, {}, true}, "--remove"},
+      {"remove a kept one", {{kA}, {kA}, {}, true}, "also in --keep"},
+      {"unsafe owner", {{}, {}, {"../x"}, false}, "--break-lock-of \"../x\" is unsafe"},
+  };
+  for (const auto& c : cases) {
+    auto p = GcPolicyOf(c.names, base);
+    if (!c.error.empty()) {
+      ASSERT_FALSE(p.ok()) << c.name;
+      EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument) << c.name;
+      EXPECT_NE(p.status().message().find(c.error), std::string::npos) << p.status();
+      continue;
+    }
+    ASSERT_TRUE(p.ok()) << c.name << ": " << p.status();
+    EXPECT_EQ(p->staging_max_age_s, 60) << c.name;
+    EXPECT_EQ(p->now, 1000) << c.name;
+    EXPECT_EQ(p->scoped, c.names.scoped) << c.name;
+    EXPECT_EQ(p->keep.size(), c.names.keep.size()) << c.name;
+    EXPECT_EQ(p->remove.size(), c.names.remove.size()) << c.name;
+    EXPECT_EQ(p->dead_owners.size(), c.names.break_lock_of.size()) << c.name;
+  }
+  auto p = GcPolicyOf({{kA + ":" + kDigestA}, {kB}, {"job-uid-1"}, true}, base);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->remove.at(kA), kDigestA);
+  EXPECT_TRUE(p->keep.contains(kB));
+  EXPECT_TRUE(p->dead_owners.contains("job-uid-1"));
+}
+
 void Age(const fs::path& p, std::int64_t seconds) {
   std::int64_t t = NowSeconds() - seconds;
   struct timespec ts[2] = {{t, 0}, {t, 0}};

@@ -51,43 +51,21 @@ int RunGc(const std::vector<std::string>& args) {
              "a lock older than this is dead");
   f.Bool("dry-run", &dry_run, "list what would be removed, remove nothing");
   if (int rc = ParseOrExit("gc", &f, args); rc >= 0) return rc;
-  for (const auto& k : keep) {
-    if (!core::IsFingerprintId(k)) {
-      PrintError("gc", InvalidArgumentError("--keep \"" + k + "\" is not a fingerprint id"));
-      return core::kExitUsage;
-    }
-    p.keep.insert(k);
-  }
-  for (const auto& r : remove) {
-    if (Status s = ParseRemoveSpec(r, &p.remove); !s.ok()) {
-      PrintError("gc", s);
-      return core::kExitUsage;
-    }
-    if (p.keep.count(r.substr(0, r.find(':'))) > 0) {
-      PrintError("gc",
-                 InvalidArgumentError("--remove " + r + " names a fingerprint also in --keep"));
-      return core::kExitUsage;
-    }
-  }
-  for (const auto& d : dead) {
-    if (!core::IsSafeUid(d)) {
-      PrintError("gc", InvalidArgumentError("--break-lock-of \"" + d +
-                                            "\" is unsafe (want 1-128 of [A-Za-z0-9._-])"));
-      return core::kExitUsage;
-    }
-    p.dead_owners.insert(d);
-  }
-  p.scoped = f.IsSet("remove");
   p.staging_max_age_s = staging_max_age.count();
   p.quarantine_max_age_s = quarantine_max_age.count();
   p.now = NowSeconds();
+  auto policy = GcPolicyOf({remove, keep, dead, f.IsSet("remove")}, p);
+  if (!policy.ok()) {
+    PrintError("gc", policy.status());
+    return core::kExitUsage;
+  }
   core::Layout layout(root);
   auto entries = ScanVolume(layout, lock_stale_after.count(), dead);
   if (!entries.ok()) {
     PrintError("gc", entries.status());
     return core::kExitError;
   }
-  auto plan = PlanGc(*entries, p);
+  auto plan = PlanGc(*entries, *policy);
   const bool dry = dry_run;
   int removed = 0;
   for (const auto& d : plan) {

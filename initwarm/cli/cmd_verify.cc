@@ -4,6 +4,7 @@
 
 #include "core/exit_codes.h"
 #include "core/layout.h"
+#include "initwarm/cache/quarantine_rule.h"
 #include "initwarm/cache/verify.h"
 #include "initwarm/cli/cmd_common.h"
 #include "initwarm/cli/commands.h"
@@ -89,12 +90,12 @@ int RunVerify(const std::vector<std::string>& args) {
   if (o.level == core::Level::kLoadTest) o.check_packages = AotiPackageCheck();
   VerifyReport r = VerifyCache(o);
   std::string quarantined;
-  // A directory without READY may still be publishing: never quarantine it.
-  bool ready_missing = r.finding.file == core::kReadyFileName && !Exists(o.dir / "READY");
-  // A v1/ that is not a real directory (a symlink planted on the volume) is
-  // reported, never renamed through.
-  if (!r.ok && dir.empty() && !no_quarantine && !ready_missing &&
-      IsRealDirectory(layout.VersionDir())) {
+  const QuarantineFacts facts{
+      .published_dir = dir.empty(),
+      .asked = !no_quarantine,
+      .ready_absent = r.finding.file == core::kReadyFileName && !Exists(o.dir / "READY"),
+      .version_dir_real = IsRealDirectory(layout.VersionDir())};
+  if (!r.ok && DecideQuarantine(facts) == QuarantineDecision::kQuarantine) {
     auto q = Quarantine(layout, fp, o.dir, r.finding);
     if (q.ok()) {
       quarantined = q->string();

@@ -12,6 +12,7 @@
 #include "core/security_context.h"
 #include "initwarm/cache/copy_cache.h"
 #include "initwarm/cache/layered_view.h"
+#include "initwarm/cache/quarantine_rule.h"
 #include "initwarm/cache/ready_state.h"
 #include "initwarm/fs/fsutil.h"
 #include "initwarm/fs/hasher.h"
@@ -109,13 +110,17 @@ Status Reject(Attempt* a, const VerifyReport& r) {
   q.level = std::string(core::LevelName(r.finding.level));
   q.file = r.finding.file;
   q.reason = r.finding.reason;
-  if (r.finding.file == core::kReadyFileName &&
-      ReadReady(a->o.root, fp, a->w.expected_digest).kind == ReadyState::kAbsent) {
+  const QuarantineFacts facts{
+      .published_dir = true,
+      .asked = a->o.quarantine,
+      .ready_absent = r.finding.file == core::kReadyFileName &&
+                      ReadReady(a->o.root, fp, a->w.expected_digest).kind == ReadyState::kAbsent,
+      .version_dir_real = IsRealDirectory(layout.VersionDir())};
+  const QuarantineDecision decision = DecideQuarantine(facts);
+  if (decision == QuarantineDecision::kStillPublishing) {
     return NotFoundError(a->reason);  // READY went away (a re-seal moving it): poll on
   }
-  // A v1/ that is not a real directory (a symlink planted on the volume)
-  // is refused, never renamed through.
-  if (a->o.quarantine && IsRealDirectory(layout.VersionDir())) {
+  if (decision == QuarantineDecision::kQuarantine) {
     auto moved = Quarantine(layout, fp, layout.Published(fp), r.finding);
     if (moved.ok()) {
       q.moved_to = moved->string();

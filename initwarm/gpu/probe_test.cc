@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "testing/objects.h"
+
 namespace kc::initwarm {
 namespace {
 
@@ -40,12 +42,10 @@ TEST(MigProfileNameTest, GfdSpelling) {
   EXPECT_EQ(MigProfileName(1, 0, 18176), "1g.18gb");    // no compute slice info
 }
 
-core::NodeFacts H200Facts() { return {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"}; }
-
 TEST(NodeFactsFromDevicesTest, SingleH200) {
   auto f = NodeFactsFromDevices({{"NVIDIA H200", "", 9, 0}}, "580.159.04", 13000, "x86_64");
   ASSERT_TRUE(f.ok()) << f.status();
-  EXPECT_EQ(*f, H200Facts());
+  EXPECT_EQ(*f, testutil::H200Facts());
 }
 
 TEST(NodeFactsFromDevicesTest, EightIdenticalGpusAreOneKind) {
@@ -107,7 +107,7 @@ TEST(NodeFactsFromDevicesTest, Refusals) {
 
 TEST(NodeLabelsTest, RoundTripsThroughTheOperatorsLabelReader) {
   for (const core::NodeFacts& f :
-       {H200Facts(),
+       {testutil::H200Facts(),
         core::NodeFacts{"NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", "8.0", "550.54.15", "12.4", "arm64"}}) {
     auto labels = NodeLabels(f);
     EXPECT_EQ(labels.at("nvidia.com/gpu.product"), f.gpu_product);
@@ -118,16 +118,16 @@ TEST(NodeLabelsTest, RoundTripsThroughTheOperatorsLabelReader) {
     core::RuntimeFacts rt{"registry.example/llama@sha256:abc", {{"pytorch", "2.11.0"}}, {}};
     EXPECT_EQ(core::ComputeFingerprint(*back, rt), core::ComputeFingerprint(f, rt));
   }
-  auto l = NodeLabels(H200Facts());
+  auto l = NodeLabels(testutil::H200Facts());
   EXPECT_EQ(l.at("nvidia.com/gpu.compute.major"), "9");
   EXPECT_EQ(l.at("nvidia.com/cuda.driver-version.revision"), "04");
   EXPECT_EQ(l.at("nvidia.com/cuda.runtime-version.major"), "13");
 }
 
 TEST(NodeFactsJsonTest, RoundTripAndRefusals) {
-  auto back = NodeFactsFromJson(NodeFactsJson(H200Facts()));
+  auto back = NodeFactsFromJson(NodeFactsJson(testutil::H200Facts()));
   ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(*back, H200Facts());
+  EXPECT_EQ(*back, testutil::H200Facts());
   EXPECT_FALSE(NodeFactsFromJson("[1]").ok());
   EXPECT_FALSE(NodeFactsFromJson("{").ok());
   auto missing = NodeFactsFromJson(R"({"gpuProduct":"NVIDIA-H200","computeCapability":"9.0",

@@ -13,6 +13,7 @@
 #include "core/layout.h"
 #include "initwarm/cache/prepare.h"
 #include "initwarm/cache/seal.h"
+#include "testing/objects.h"
 
 namespace kc::initwarm::testing {
 
@@ -65,7 +66,7 @@ std::string Bytes(std::uint64_t n, std::uint32_t seed) {
   return s;
 }
 
-core::NodeFacts H200Facts() { return {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"}; }
+core::NodeFacts H200Facts() { return testutil::H200Facts(); }
 
 SealOptions H200SealOptions(const fs::path& root, const std::string& owner) {
   SealOptions s;

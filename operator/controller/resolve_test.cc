@@ -5,6 +5,7 @@
 #include "core/fingerprint.h"
 #include "core/resolve_answer.h"
 #include "operator/testing/objects.h"
+#include "testing/objects.h"
 
 namespace kc::op {
 namespace {
@@ -16,9 +17,7 @@ const Time kNow = Time(std::chrono::seconds(1'800'000'000));
 NodeView GpuNode(const std::string& name) { return fixtures::GpuNodeView(name); }
 
 core::KernelCache Kc() {
-  core::KernelCache kc;
-  kc.metadata.name = "llama";
-  kc.metadata.namespace_ = "ml";
+  core::KernelCache kc = testutil::KernelCacheNamed();
   kc.spec.node_selector = {{"nvidia.com/gpu.present", "true"}};
   kc.spec.image = "registry.example/llama@sha256:abc";
   kc.spec.runtime = {{"pytorch", "2.11.0"}};

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "kube/store.h"
+#include "testing/objects.h"
 
 namespace kc::op {
 namespace {
@@ -24,9 +25,7 @@ Json Server(int gpus) {
 }
 
 core::KernelCache Kc(const std::string& kind, const std::string& name) {
-  core::KernelCache kc;
-  kc.metadata.namespace_ = "ml";
-  kc.metadata.name = "srv";
+  core::KernelCache kc = testutil::KernelCacheNamed("srv");
   kc.spec.warmup.server = core::ServerSpec{};
   kc.spec.warmup.server->workload_ref = {kind, name};
   return kc;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "operator/decide/names.h"
+#include "testing/objects.h"
 
 namespace kc::op::decide {
 namespace {
@@ -17,11 +18,7 @@ const Time kT0 = api::ParseTime("2026-12-02T10:00:00Z").value();
 const std::string kA = "aaaaaaaaaaaaaaaa", kB = "bbbbbbbbbbbbbbbb", kC = "cccccccccccccccc";
 
 core::KernelCache Kc() {
-  core::KernelCache kc;
-  kc.metadata.name = "llama";
-  kc.metadata.namespace_ = "ml";
-  kc.metadata.uid = "kc-uid";
-  kc.spec.storage.size = "20Gi";
+  core::KernelCache kc = testutil::KernelCacheNamed();
   kc.spec.retention.stale_after = "24h";
   kc.spec.retention.absent_after = "168h";
   return kc;

@@ -5,6 +5,7 @@
 
 #include "core/harvest_report.h"
 #include "operator/decide/names.h"
+#include "testing/objects.h"
 
 namespace kc::op::decide {
 namespace {
@@ -20,11 +21,7 @@ const std::string kD1(64, '1');
 const std::string kD2(64, '2');
 
 core::KernelCache Kc(core::HarvestMode mode = core::HarvestMode::kMerge) {
-  core::KernelCache kc;
-  kc.metadata.name = "llama";
-  kc.metadata.namespace_ = "ml";
-  kc.metadata.uid = "kc-uid";
-  kc.spec.storage.size = "20Gi";
+  core::KernelCache kc = testutil::KernelCacheNamed();
   kc.spec.harvest.mode = mode;
   kc.spec.harvest.interval = minutes(10);
   return kc;

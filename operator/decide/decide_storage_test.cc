@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/objects.h"
+
 namespace kc::op::decide {
 namespace {
 
@@ -11,13 +13,9 @@ using std::chrono::seconds;
 const Time kT0 = api::ParseTime("2026-12-02T10:00:00Z").value();
 
 core::KernelCache Kc(const std::string& existing = "") {
-  core::KernelCache kc;
-  kc.metadata.name = "llama";
-  kc.metadata.namespace_ = "ml";
-  kc.metadata.uid = "kc-uid";
-  if (existing.empty()) {
-    kc.spec.storage.size = "20Gi";
-  } else {
+  core::KernelCache kc = testutil::KernelCacheNamed();
+  if (!existing.empty()) {
+    kc.spec.storage.size.clear();
     kc.spec.storage.existing_claim = existing;
   }
   return kc;

@@ -13,6 +13,7 @@
 #include "operator/decide/decide_nodes.h"
 #include "operator/decide/names.h"
 #include "operator/testing/objects.h"
+#include "testing/objects.h"
 
 namespace kc::op {
 namespace {
@@ -31,10 +32,7 @@ const std::string kDigest(64, 'b');
 const std::string kPinned = "registry.example/llama@sha256:" + std::string(64, 'a');
 
 core::KernelCache Kc() {
-  core::KernelCache kc;
-  kc.metadata.name = "llama";
-  kc.metadata.namespace_ = "ml";
-  kc.metadata.uid = "kc-uid";
+  core::KernelCache kc = testutil::KernelCacheNamed();
   kc.metadata.generation = 1;
   kc.metadata.finalizers = {std::string(core::kFinalizer)};
   kc.spec.pod_selector.match_labels = {{"app", "llama"}};
@@ -42,7 +40,6 @@ core::KernelCache Kc() {
   kc.spec.image = kPinned;
   kc.spec.runtime = {{"pytorch", "2.11.0"}};
   kc.spec.warmup.command = {"python3", "/app/warmup.py"};
-  kc.spec.storage.size = "20Gi";
   return kc;
 }
 

@@ -5,6 +5,7 @@
 #include "core/manifest.h"
 #include "core/warmup_plan.h"
 #include "operator/decide/warmup_job.h"
+#include "testing/objects.h"
 
 namespace kc::op {
 namespace {
@@ -27,13 +28,9 @@ Json ServerContainer() {
 }
 
 core::KernelCache Kc() {
-  core::KernelCache kc;
-  kc.metadata.name = "srv";
-  kc.metadata.namespace_ = "ml";
-  kc.metadata.uid = "kc-uid";
+  core::KernelCache kc = testutil::KernelCacheNamed("srv");
   kc.spec.node_selector = {{"nvidia.com/gpu.present", "true"}};
   kc.spec.tolerations = {{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}}};
-  kc.spec.storage.size = "20Gi";
   kc.spec.warmup.active_deadline_seconds = 900;
   core::ServerSpec s;
   s.pod_template = {
@@ -75,7 +72,7 @@ std::string EnvValue(const Json& c, const std::string& name) {
 
 const std::vector<std::map<std::string, std::string>> kSets = {
     {{"nvidia.com/gpu.product", "NVIDIA-H200"}}};
-const core::NodeFacts kH200 = {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"};
+const core::NodeFacts kH200 = testutil::H200Facts();
 
 Json Pod(const core::KernelCache& kc, const Settings& settings = {}) {
   return BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", kH200, 0, kSets,

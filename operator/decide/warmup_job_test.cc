@@ -3,15 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "operator/decide/names.h"
+#include "testing/objects.h"
 
 namespace kc::op {
 namespace {
 
 core::KernelCache Kc() {
-  core::KernelCache kc;
-  kc.metadata.name = "llama";
-  kc.metadata.namespace_ = "ml";
-  kc.metadata.uid = "kc-uid";
+  core::KernelCache kc = testutil::KernelCacheNamed();
   kc.spec.image = "registry.example/llama@sha256:abc";
   kc.spec.node_selector = {{"nvidia.com/gpu.present", "true"}};
   kc.spec.tolerations = {{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}}};
@@ -23,12 +21,9 @@ core::KernelCache Kc() {
   kc.spec.warmup.resources = {{"limits", {{"memory", "16Gi"}, {"nvidia.com/gpu", "4"}}}};
   kc.spec.warmup.active_deadline_seconds = 900;
   kc.spec.warmup.backoff_limit = 1;
-  kc.spec.storage.size = "20Gi";
   kc.spec.storage.storage_class_name = "nfs";
   return kc;
 }
-
-core::NodeFacts H200() { return {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"}; }
 
 const Json* FindByName(const Json& list, const std::string& name) {
   for (const auto& e : list) {
@@ -42,7 +37,7 @@ TEST(WarmupJob, Shape) {
   settings.initwarm_image = "ghcr.io/kc/initwarm:1";
   std::vector<std::map<std::string, std::string>> sets = {
       {{"nvidia.com/gpu.product", "NVIDIA-H200"}, {"nvidia.com/gpu.compute.major", "9"}}};
-  Json job = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", H200(), 0, sets, settings);
+  Json job = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", testutil::H200Facts(), 0, sets, settings);
   EXPECT_EQ(job["metadata"]["name"], "llama-warm-3f9a1c2b7d4e5f60");
   EXPECT_EQ(job["metadata"]["namespace"], "ml");
   EXPECT_EQ(job["metadata"]["labels"][kLabelName], "llama");
@@ -123,7 +118,7 @@ TEST(WarmupJob, ConvergencePassesWireRunnerRecordAndPolicy) {
   core::KernelCache kc = Kc();
   kc.spec.warmup.convergence.max_passes = 5;
   kc.spec.warmup.convergence.on_not_converged = core::NotConvergedPolicy::kFail;
-  Json job = BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", H200(), 0, sets, Settings{});
+  Json job = BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", testutil::H200Facts(), 0, sets, Settings{});
   const Json& pod = job["spec"]["template"]["spec"];
   const Json& prepare = pod["initContainers"][0];
   const Json& warmup = pod["initContainers"][1];
@@ -135,7 +130,7 @@ TEST(WarmupJob, ConvergencePassesWireRunnerRecordAndPolicy) {
 
   // maxPasses 0: the user's command as it is, nothing installed or read.
   kc.spec.warmup.convergence.max_passes = 0;
-  job = BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", H200(), 0, sets, Settings{});
+  job = BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", testutil::H200Facts(), 0, sets, Settings{});
   const Json& once = job["spec"]["template"]["spec"];
   EXPECT_EQ(once["initContainers"][1]["command"], Json::array({"python3", "/app/warmup.py"}));
   for (const auto& a : once["initContainers"][0]["args"]) {
@@ -149,7 +144,7 @@ TEST(WarmupJob, ConvergencePassesWireRunnerRecordAndPolicy) {
 TEST(WarmupJob, PodAnnotations) {
   core::KernelCache kc = Kc();
   kc.spec.warmup.pod_annotations = {{"sidecar.istio.io/inject", "false"}};
-  Json job = BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", H200(), 0,
+  Json job = BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", testutil::H200Facts(), 0,
                             {{{"nvidia.com/gpu.product", "NVIDIA-H200"}}}, Settings{});
   EXPECT_EQ(job["spec"]["template"]["metadata"]["annotations"],
             Json({{"sidecar.istio.io/inject", "false"}}));
@@ -162,7 +157,7 @@ TEST(WarmupJob, AffinityOrsLabelSetsAndExcludesDriverUpgrades) {
   std::vector<std::map<std::string, std::string>> sets = {
       {{"nvidia.com/gpu.product", "NVIDIA-H200"}},
       {{"nvidia.com/gpu.product", "NVIDIA-H200-SHARED"}}};
-  Json job = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", H200(), 1, sets, Settings{});
+  Json job = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", testutil::H200Facts(), 1, sets, Settings{});
   EXPECT_EQ(job["metadata"]["name"], "llama-warm-3f9a1c2b7d4e5f60-g1");
   const Json& terms = job["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]
                          ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"];
@@ -181,11 +176,12 @@ TEST(WarmupJob, AffinityOrsLabelSetsAndExcludesDriverUpgrades) {
 
 TEST(WarmupJob, PrepareBreaksLocksOfDeadOwnersOnly) {
   std::vector<std::map<std::string, std::string>> sets = {{{"nvidia.com/gpu.product", "X"}}};
-  Json none = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", H200(), 0, sets, Settings{});
+  Json none = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", testutil::H200Facts(), 0, sets, Settings{});
   for (const auto& a : none["spec"]["template"]["spec"]["initContainers"][0]["args"]) {
     EXPECT_EQ(a.get<std::string>().find("--break-lock-of"), std::string::npos) << a;
   }
-  Json job = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", H200(), 0, sets, Settings{}, {"u1", "u2"});
+  Json job = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", testutil::H200Facts(), 0, sets, Settings{},
+                            {"u1", "u2"});
   const Json& args = job["spec"]["template"]["spec"]["initContainers"][0]["args"];
   EXPECT_EQ(args.back(), "--break-lock-of=u1,u2");
 }
@@ -217,8 +213,9 @@ TEST(WarmupJob, PodsRunAsTheCacheUserAndGroup) {
     core::KernelCache kc = Kc();
     kc.spec.security_context.fs_group = c.fs_group;
     kc.spec.security_context.run_as_user = c.run_as_user;
-    for (const Json& job : {BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", H200(), 0, sets, Settings{}),
-                            BuildGcJob(kc, {{"aaaa", ""}}, Settings{})}) {
+    for (const Json& job :
+         {BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", testutil::H200Facts(), 0, sets, Settings{}),
+          BuildGcJob(kc, {{"aaaa", ""}}, Settings{})}) {
       const std::string what =
           std::string(c.name) + " " + job["metadata"]["name"].get<std::string>();
       const Json& pod = job["spec"]["template"]["spec"];
@@ -249,10 +246,10 @@ TEST(WarmupJob, PodsRunAsTheCacheUserAndGroup) {
 TEST(WarmupJob, PriorityClassFromSettings) {
   std::vector<std::map<std::string, std::string>> sets = {{{"nvidia.com/gpu.product", "X"}}};
   Settings settings;
-  Json none = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", H200(), 0, sets, settings);
+  Json none = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", testutil::H200Facts(), 0, sets, settings);
   EXPECT_FALSE(none["spec"]["template"]["spec"].contains("priorityClassName"));
   settings.warmup_priority_class = "kernelcache-warmup";
-  Json job = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", H200(), 0, sets, settings);
+  Json job = BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", testutil::H200Facts(), 0, sets, settings);
   EXPECT_EQ(job["spec"]["template"]["spec"]["priorityClassName"], "kernelcache-warmup");
   // GC pods need no GPU and preempt nothing.
   Json gc = BuildGcJob(Kc(), {{"aaaa", ""}}, settings);
@@ -263,15 +260,17 @@ TEST(WarmupJob, PriorityClassFromSettings) {
 TEST(WarmupJob, NoServiceAccountTokenUnlessAnAccountIsNamed) {
   std::vector<std::map<std::string, std::string>> sets = {{{"nvidia.com/gpu.product", "X"}}};
   Settings settings;
-  for (const Json& job : {BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", H200(), 0, sets, settings),
-                          BuildGcJob(Kc(), {{"aaaa", ""}}, settings)}) {
+  for (const Json& job :
+       {BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", testutil::H200Facts(), 0, sets, settings),
+        BuildGcJob(Kc(), {{"aaaa", ""}}, settings)}) {
     const Json& pod = job["spec"]["template"]["spec"];
     EXPECT_EQ(pod["automountServiceAccountToken"], false);
     EXPECT_FALSE(pod.contains("serviceAccountName"));
   }
   settings.service_account = "warmup-reader";
-  for (const Json& job : {BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", H200(), 0, sets, settings),
-                          BuildGcJob(Kc(), {{"aaaa", ""}}, settings)}) {
+  for (const Json& job :
+       {BuildWarmupJob(Kc(), "3f9a1c2b7d4e5f60", testutil::H200Facts(), 0, sets, settings),
+        BuildGcJob(Kc(), {{"aaaa", ""}}, settings)}) {
     const Json& pod = job["spec"]["template"]["spec"];
     EXPECT_EQ(pod["serviceAccountName"], "warmup-reader");
     EXPECT_FALSE(pod.contains("automountServiceAccountToken"));

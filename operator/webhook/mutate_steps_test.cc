@@ -4,6 +4,7 @@
 
 #include "core/gate_report.h"
 #include "operator/webhook/mutate.h"
+#include "testing/objects.h"
 
 namespace kc::webhook {
 namespace {
@@ -13,9 +14,7 @@ const InjectSettings kSettings = {"registry.example/initwarm:0.4.0", "http://res
 
 core::KernelCache Kc(const std::string& name, std::map<std::string, std::string> match,
                      const std::string& ns = "ml") {
-  core::KernelCache kc;
-  kc.metadata.name = name;
-  kc.metadata.namespace_ = ns;
+  core::KernelCache kc = testutil::KernelCacheNamed(name, ns);
   kc.spec.pod_selector.match_labels = std::move(match);
   return kc;
 }

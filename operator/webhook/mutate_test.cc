@@ -13,6 +13,7 @@
 #include "core/gate_report.h"
 #include "core/security_context.h"
 #include "operator/webhook/json_patch.h"
+#include "testing/objects.h"
 
 namespace kc::webhook {
 namespace {
@@ -23,12 +24,9 @@ const InjectSettings kSettings = {"registry.example/initwarm:0.4.0",
 
 core::KernelCache Kc(const std::string& name, std::map<std::string, std::string> match,
                      core::ConsumeMode mode = core::ConsumeMode::kCopy) {
-  core::KernelCache kc;
-  kc.metadata.name = name;
-  kc.metadata.namespace_ = "ml";
+  core::KernelCache kc = testutil::KernelCacheNamed(name);
   kc.spec.pod_selector.match_labels = std::move(match);
   kc.spec.consume.mode = mode;
-  kc.spec.storage.size = "20Gi";
   kc.spec.image = "vllm/vllm-openai:v0.11.0";  // what Pod() runs
   return kc;
 }

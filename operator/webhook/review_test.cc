@@ -4,6 +4,7 @@
 
 #include "base/base64.h"
 #include "operator/webhook/json_patch.h"
+#include "testing/objects.h"
 
 namespace kc::webhook {
 namespace {
@@ -14,11 +15,8 @@ const InjectSettings kSettings = {"registry.example/initwarm:0.4.0", "http://op:
                                   "kernelcache-system", "0.4.0"};
 
 core::KernelCache Kc(const std::string& name, const std::string& app) {
-  core::KernelCache kc;
-  kc.metadata.name = name;
-  kc.metadata.namespace_ = "ml";
+  core::KernelCache kc = testutil::KernelCacheNamed(name);
   kc.spec.pod_selector.match_labels = {{"app", app}};
-  kc.spec.storage.size = "20Gi";
   return kc;
 }
 

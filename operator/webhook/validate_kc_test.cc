@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/objects.h"
+
 namespace kc::webhook {
 namespace {
 
@@ -15,11 +17,8 @@ api::LabelSelector Sel(Labels match, std::vector<api::LabelSelectorRequirement> 
 }
 
 core::KernelCache Kc(const std::string& name, api::LabelSelector sel) {
-  core::KernelCache kc;
-  kc.metadata.name = name;
-  kc.metadata.namespace_ = "ml";
+  core::KernelCache kc = testutil::KernelCacheNamed(name);
   kc.spec.pod_selector = std::move(sel);
-  kc.spec.storage.size = "20Gi";
   return kc;
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/api_types.h"
 #include "operator/decide/warmup_job.h"
+#include "testing/objects.h"
 #include "tests/cluster/local_cluster_gtest.h"
 
 namespace kc::op {
@@ -286,8 +287,7 @@ TEST(CrdIntegration, BuiltObjectsAreAccepted) {
   kc.spec.storage.size = "20Gi";
   Settings s;
   const std::vector<Json> objects = {
-      BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", {"NVIDIA-H200", "9.0", "580.159.04", "13.0", "amd64"},
-                     2,
+      BuildWarmupJob(kc, "3f9a1c2b7d4e5f60", testutil::H200Facts(), 2,
                      {{{"nvidia.com/gpu.product", "NVIDIA-H200"}, {"kubernetes.io/arch", "amd64"}},
                       {{"nvidia.com/gpu.product", "NVIDIA-H200-SHARED"}}},
                      s),
