@@ -4,9 +4,9 @@
 #
 # With no cluster configured (no $KUBECONFIG, no ~/.kube/config) it:
 #  1. installs what is missing and builds, with progress: the pinned local
-#     control plane (~25 min, once), the operator and initwarm (~10 min,
-#     once), the container images (a minute; the JIT workload's Triton wheel
-#     is fetched by pip once);
+#     control plane, the operator and initwarm, the container images (the
+#     JIT workload's Triton wheel is fetched by pip once); on a fresh 2-core
+#     machine the whole first run took 15 min 23 s (README.md);
 #  2. starts the embedded control plane on loopback with a REAL node
 #     (containerd + kubelet: pods really run; labelled as an NVIDIA H200,
 #     runs CPU-only work) and kwok fake GPU nodes of two kinds (2 x H100 on
@@ -37,7 +37,7 @@
 # user it re-runs itself with sudo. With a cluster configured it does not
 # touch it and prints the Helm install instead; KC_DEMO_EMBEDDED=1 runs the
 # demo on its own embedded control plane anyway (it never uses yours).
-# Takes ~4 minutes once built.
+# Takes about two minutes once built (126 s measured, README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -63,7 +63,7 @@ fi
 
 t0=$(date +%s)
 say() { printf '\n\033[1m== [%3ds] %s\033[0m\n' "$(($(date +%s) - t0))" "$*"; }
-say "1/9 installing and building what is missing (first run: 35-45 minutes, with progress; then seconds)"
+say "1/9 installing and building what is missing (first run on 2 cores: about 15 minutes, with progress; then seconds)"
 ./scripts/install-deps.sh
 ./tests/cluster/build.sh
 # The two programs and the images (kc_images runs scripts/build-images.sh
