@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "core/exit_codes.h"
+#include "core/job_args.h"
 #include "core/layout.h"
 #include "core/manifest.h"
 #include "initwarm/fs/fsutil.h"
@@ -33,15 +34,15 @@ std::string CommandUsage(const std::string& command) {
 
 void AddRootFlag(FlagSet* f, std::string* root) {
   *root = std::string(core::kDefaultRoot);
-  f->String("root", root, "the cache volume's mount path").Env("KC_CACHE_ROOT");
+  f->String(core::job_flag::kRoot, root, "the cache volume's mount path").Env("KC_CACHE_ROOT");
 }
 
 void AddOwnerFlag(FlagSet* f, OwnerFlags* owner) {
-  f->String("job-uid", &owner->job_uid,
+  f->String(core::job_flag::kJobUid, &owner->job_uid,
             "owner id of this warmup: the Job uid (names the staging directory and owns the "
             "lock; falls back to $POD_UID)")
       .Env("KC_JOB_UID");
-  f->String("staging-id", &owner->staging_id, "alias of --job-uid");
+  f->String(core::job_flag::kStagingId, &owner->staging_id, "alias of --job-uid");
 }
 
 std::string ResolveOwner(const OwnerFlags& owner, bool allow_random) {
@@ -69,7 +70,7 @@ StatusOr<std::optional<core::RuntimeFacts>> RuntimeFactsArg(const std::string& v
 
 void AddTerminationLogFlag(FlagSet* f, std::string* path) {
   *path = kDefaultTerminationLog;
-  f->String("termination-log", path,
+  f->String(core::job_flag::kTerminationLog, path,
             "file that receives the one-line JSON result (the container termination message; "
             "written when given, or when the default exists)")
       .Env("KC_TERMINATION_LOG");

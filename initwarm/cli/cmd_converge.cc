@@ -5,6 +5,7 @@
 
 #include "core/convergence.h"
 #include "core/exit_codes.h"
+#include "core/job_args.h"
 #include "core/layout.h"
 #include "initwarm/cli/cmd_common.h"
 #include "initwarm/cli/commands.h"
@@ -38,11 +39,12 @@ int RunConverge(const std::vector<std::string>& args) {
   std::string view = std::string(core::kDefaultView);
   std::string record = std::string(core::kDefaultConvergenceRecord);
   int max_passes = core::kDefaultMaxPasses;
-  f.String("view", &view, "the cache view symlink prepare pointed at the staging directory")
+  f.String(core::converge_flag::kView, &view,
+           "the cache view symlink prepare pointed at the staging directory")
       .Env("KC_VIEW");
-  f.Int("max-passes", &max_passes, 1, core::kMaxMaxPasses,
+  f.Int(core::converge_flag::kMaxPasses, &max_passes, 1, core::kMaxMaxPasses,
         "convergence passes at most after the warmup's first run");
-  f.String("record", &record, "where the convergence record (JSON) is written");
+  f.String(core::converge_flag::kRecord, &record, "where the convergence record (JSON) is written");
   const auto dashes = std::find(args.begin(), args.end(), "--");
   const std::vector<std::string> own(args.begin(), dashes);
   if (int rc = ParseOrExit("converge", &f, own); rc >= 0) return rc;

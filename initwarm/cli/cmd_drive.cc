@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "core/exit_codes.h"
+#include "core/job_args.h"
 #include "core/layout.h"
 #include "core/warmup_plan.h"
 #include "initwarm/cache/seal.h"
@@ -56,23 +57,23 @@ struct DriveFlags {
 };
 
 void AddDriveFlags(FlagSet* f, DriveFlags* flags) {
-  f->String("host", &flags->host, "the server's address (its pod's loopback)");
-  f->Int("port", &flags->port, 1, 65535, "the server's port (required)");
-  f->String("ready-path", &flags->ready_path,
+  f->String(core::drive_flag::kHost, &flags->host, "the server's address (its pod's loopback)");
+  f->Int(core::drive_flag::kPort, &flags->port, 1, 65535, "the server's port (required)");
+  f->String(core::drive_flag::kReadyPath, &flags->ready_path,
             "ready when GET of this path answers 2xx (\"\": when a TCP connection opens)");
-  f->Duration("timeout", &flags->timeout, kInitwarmDurations,
+  f->Duration(core::drive_flag::kTimeout, &flags->timeout, kInitwarmDurations,
               "bounds the wait for readiness, every request and the settle together");
-  f->Duration("request-timeout", &flags->request_timeout, kInitwarmDurations,
+  f->Duration(core::drive_flag::kRequestTimeout, &flags->request_timeout, kInitwarmDurations,
               "bounds one request of the plan");
-  f->String("view", &flags->view,
+  f->String(core::drive_flag::kView, &flags->view,
             "the view symlink the server's cache environment points into (prepare made it)");
-  f->Duration("settle", &flags->settle, kInitwarmDurations,
+  f->Duration(core::drive_flag::kSettle, &flags->settle, kInitwarmDurations,
               "the staging tree is settled when two looks this far apart are the same");
   AddTerminationLogFlag(f, &flags->termination_log);
-  f->Int("max-passes", &flags->max_passes, 0, core::kMaxMaxPasses,
+  f->Int(core::drive_flag::kMaxPasses, &flags->max_passes, 0, core::kMaxMaxPasses,
          "convergence passes: restart the server and replay the plan until a pass adds nothing "
          "(0: the plan once)");
-  f->String("convergence-record", &flags->convergence_record,
+  f->String(core::drive_flag::kConvergenceRecord, &flags->convergence_record,
             "with --max-passes: where the convergence record is written (pass the same path "
             "to seal)");
 }

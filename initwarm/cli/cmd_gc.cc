@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "core/exit_codes.h"
+#include "core/job_args.h"
 #include "core/layout.h"
 #include "initwarm/cache/gc.h"
 #include "initwarm/cache/inspect.h"
@@ -34,22 +35,22 @@ int RunGc(const std::vector<std::string>& args) {
   std::chrono::seconds lock_stale_after{LockOptions().stale_after_s};
   bool dry_run = false;
   AddRootFlag(&f, &root);
-  f.List("remove", &remove,
+  f.List(core::gc_flag::kRemove, &remove,
          "<fingerprint>[:<manifest digest>] to remove; without the digest only its "
          "leftovers (staging, quarantine, dead lock) go")
       .Repeatable();
-  f.List("keep", &keep, "fingerprint ids never to touch").Repeatable();
-  f.List("break-lock-of", &dead,
+  f.List(core::gc_flag::kKeep, &keep, "fingerprint ids never to touch").Repeatable();
+  f.List(core::gc_flag::kBreakLockOf, &dead,
          "owner ids (Job uids) of warmups the operator saw end: their locks are broken and "
          "their staging removed at any age")
       .Repeatable();
-  f.Duration("staging-max-age", &staging_max_age, kInitwarmDurations,
+  f.Duration(core::gc_flag::kStagingMaxAge, &staging_max_age, kInitwarmDurations,
              "remove staging directories older than this");
-  f.Duration("quarantine-max-age", &quarantine_max_age, kInitwarmDurations,
+  f.Duration(core::gc_flag::kQuarantineMaxAge, &quarantine_max_age, kInitwarmDurations,
              "remove quarantine directories older than this");
-  f.Duration("lock-stale-after", &lock_stale_after, kInitwarmDurations,
+  f.Duration(core::gc_flag::kLockStaleAfter, &lock_stale_after, kInitwarmDurations,
              "a lock older than this is dead");
-  f.Bool("dry-run", &dry_run, "list what would be removed, remove nothing");
+  f.Bool(core::gc_flag::kDryRun, &dry_run, "list what would be removed, remove nothing");
   if (int rc = ParseOrExit("gc", &f, args); rc >= 0) return rc;
   p.staging_max_age_s = staging_max_age.count();
   p.quarantine_max_age_s = quarantine_max_age.count();

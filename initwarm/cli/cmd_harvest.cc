@@ -5,6 +5,7 @@
 #include "core/exit_codes.h"
 #include "core/harvest.h"
 #include "core/harvest_report.h"
+#include "core/job_args.h"
 #include "core/manifest.h"
 #include "initwarm/cli/cmd_common.h"
 #include "initwarm/cli/commands.h"
@@ -70,8 +71,10 @@ StatusOr<HarvestOptions> Decode(const HarvestFlags& f) {
   o.accept = std::move(*pods);
   o.caps.max_files_per_pod = f.max_files_per_pod;
   o.caps.max_files_per_fingerprint = f.max_files;
-  KC_ASSIGN_OR_RETURN(o.caps.max_bytes_per_pod, Bytes("max-bytes-per-pod", f.max_bytes_per_pod));
-  KC_ASSIGN_OR_RETURN(o.caps.max_bytes_per_fingerprint, Bytes("max-bytes", f.max_bytes));
+  KC_ASSIGN_OR_RETURN(o.caps.max_bytes_per_pod,
+                      Bytes(core::harvest_flag::kMaxBytesPerPod, f.max_bytes_per_pod));
+  KC_ASSIGN_OR_RETURN(o.caps.max_bytes_per_fingerprint,
+                      Bytes(core::harvest_flag::kMaxBytes, f.max_bytes));
   o.threads = f.threads;
   return o;
 }
@@ -93,22 +96,25 @@ int RunHarvest(const std::vector<std::string>& args) {
   FlagSet f(CommandUsage("harvest"), kHarvestHelp);
   HarvestFlags flags;
   AddRootFlag(&f, &flags.root);
-  f.String("fingerprint", &flags.fingerprint, "the fingerprint whose cache gains a generation")
+  f.String(core::harvest_flag::kFingerprint, &flags.fingerprint,
+           "the fingerprint whose cache gains a generation")
       .Env("KC_FINGERPRINT");
   AddOwnerFlag(&f, &flags.owner);
-  f.String("base-digest", &flags.base_digest,
+  f.String(core::harvest_flag::kBaseDigest, &flags.base_digest,
            "merge only into the generation whose READY holds this manifest digest");
-  f.String("accept", &flags.accept,
+  f.String(core::harvest_flag::kAccept, &flags.accept,
            "the accept list: inline JSON ([{\"uid\",\"files\":[{\"path\",\"size\",\"sha256\"}]}]) "
            "or a file holding it")
       .Env("KC_HARVEST_ACCEPT");
-  f.Int("max-files-per-pod", &flags.max_files_per_pod, 1, core::kMaxHarvestFilesPerPod,
-        "files taken from one pod at most");
-  f.String("max-bytes-per-pod", &flags.max_bytes_per_pod, "bytes taken from one pod at most");
-  f.Int("max-files", &flags.max_files, 1, core::kMaxHarvestFilesPerFingerprint,
+  f.Int(core::harvest_flag::kMaxFilesPerPod, &flags.max_files_per_pod, 1,
+        core::kMaxHarvestFilesPerPod, "files taken from one pod at most");
+  f.String(core::harvest_flag::kMaxBytesPerPod, &flags.max_bytes_per_pod,
+           "bytes taken from one pod at most");
+  f.Int(core::harvest_flag::kMaxFiles, &flags.max_files, 1, core::kMaxHarvestFilesPerFingerprint,
         "files one merge adds at most");
-  f.String("max-bytes", &flags.max_bytes, "bytes one merge adds at most");
-  f.Int("threads", &flags.threads, 0, 1024, "copy and hash threads (0: twice the cores)");
+  f.String(core::harvest_flag::kMaxBytes, &flags.max_bytes, "bytes one merge adds at most");
+  f.Int(core::harvest_flag::kThreads, &flags.threads, 0, 1024,
+        "copy and hash threads (0: twice the cores)");
   AddTerminationLogFlag(&f, &flags.termination_log);
   auto report = [&](const std::string& json) {
     std::cout << json << "\n";

@@ -5,6 +5,7 @@
 #include "api/quantity.h"
 #include "core/exit_codes.h"
 #include "core/harvest.h"
+#include "core/job_args.h"
 #include "core/layout.h"
 #include "core/miss_channel.h"
 #include "core/resolve_answer.h"
@@ -39,27 +40,30 @@ int RunMisses(const std::vector<std::string>& args) {
   std::string token_file(core::kMissTokenFile);
   bool json = false;
   std::chrono::seconds interval{0};
-  f.String("view", &view, "the gate's view symlink");
-  f.String("fingerprint", &fingerprint,
+  f.String(core::misses_flag::kView, &view, "the gate's view symlink");
+  f.String(core::misses_flag::kFingerprint, &fingerprint,
            "the view's fingerprint id, for --json and reports (default: from the view's tree "
            "name)");
-  f.Bool("json", &json, "print the miss report as JSON");
-  f.Duration("interval", &interval, kInitwarmDurations,
+  f.Bool(core::misses_flag::kJson, &json, "print the miss report as JSON");
+  f.Duration(core::misses_flag::kInterval, &interval, kInitwarmDurations,
              "watch: look again after this long, forever (0: once)");
-  f.String("report-url", &report_url,
+  f.String(core::misses_flag::kReportUrl, &report_url,
            "the operator's base URL (the gate's --resolve-url): send the miss report there");
-  f.String("token-file", &token_file, "the projected ServiceAccount token, for --report-url");
+  f.String(core::misses_flag::kTokenFile, &token_file,
+           "the projected ServiceAccount token, for --report-url");
   std::string inbox;
   std::string pod_uid;
   int harvest_max_files = static_cast<int>(core::kDefaultHarvestMaxFilesPerPod);
   std::string harvest_max_bytes(core::kDefaultHarvestMaxBytesPerPod);
-  f.String("inbox", &inbox,
+  f.String(core::misses_flag::kInbox, &inbox,
            "the cache volume's inbox root (v1/.inbox), mounted writable on its own: copy what "
            "the pod compiled into it for the harvest (needs --pod-uid)");
-  f.String("pod-uid", &pod_uid, "this pod's uid (names its inbox directory)").Env("KC_POD_UID");
-  f.Int("harvest-max-files", &harvest_max_files, 1, core::kMaxHarvestFilesPerPod,
+  f.String(core::misses_flag::kPodUid, &pod_uid, "this pod's uid (names its inbox directory)")
+      .Env("KC_POD_UID");
+  f.Int(core::misses_flag::kHarvestMaxFiles, &harvest_max_files, 1, core::kMaxHarvestFilesPerPod,
         "files copied into the inbox at most");
-  f.String("harvest-max-bytes", &harvest_max_bytes, "bytes copied into the inbox at most");
+  f.String(core::misses_flag::kHarvestMaxBytes, &harvest_max_bytes,
+           "bytes copied into the inbox at most");
   if (int rc = ParseOrExit("misses", &f, args); rc >= 0) return rc;
   if (json && interval.count() > 0) {
     PrintError("misses", InvalidArgumentError("--json and --interval: choose one"));

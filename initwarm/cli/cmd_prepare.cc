@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/exit_codes.h"
+#include "core/job_args.h"
 #include "core/layout.h"
 #include "initwarm/cache/prepare.h"
 #include "initwarm/cli/cmd_common.h"
@@ -25,21 +26,23 @@ int RunPrepare(const std::vector<std::string>& args) {
   OwnerFlags owner;
   std::chrono::seconds stale{o.lock_stale_after_s};
   AddRootFlag(&f, &root);
-  f.String("fingerprint", &o.fingerprint, "fingerprint id (16 hex digits)").Env("KC_FINGERPRINT");
+  f.String(core::prepare_flag::kFingerprint, &o.fingerprint, "fingerprint id (16 hex digits)")
+      .Env("KC_FINGERPRINT");
   AddOwnerFlag(&f, &owner);
-  f.String("view", &view, "the cache view path").Env("KC_VIEW");
-  f.Duration("lock-stale-after", &stale, kInitwarmDurations,
+  f.String(core::prepare_flag::kView, &view, "the cache view path").Env("KC_VIEW");
+  f.Duration(core::prepare_flag::kLockStaleAfter, &stale, kInitwarmDurations,
              "a lock older than this is taken as dead and broken");
-  f.List("break-lock-of", &o.break_lock_of,
+  f.List(core::prepare_flag::kBreakLockOf, &o.break_lock_of,
          "owner ids (Job uids) whose Jobs are finished or deleted: a lock they hold is "
          "broken at once (the operator passes the dead warmups of this fingerprint)")
       .Repeatable();
   std::string runner;
   std::string runner_source;
-  f.String("install-runner", &runner,
+  f.String(core::prepare_flag::kInstallRunner, &runner,
            "copy the convergence runner (kc-converge) to this path, for the warmup container, "
            "which runs the model image");
-  f.String("runner-source", &runner_source, "the kc-converge executable to install")
+  f.String(core::prepare_flag::kRunnerSource, &runner_source,
+           "the kc-converge executable to install")
       .DefaultText("kc-converge beside this initwarm");
   if (int rc = ParseOrExit("prepare", &f, args); rc >= 0) return rc;
   if (!runner.empty()) {

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/exit_codes.h"
+#include "core/job_args.h"
 #include "initwarm/fs/safe_file.h"
 
 namespace kc::initwarm {
@@ -20,30 +21,31 @@ SealFlags::SealFlags() {
 
 void AddSealFlags(FlagSet* f, SealFlags* s) {
   AddRootFlag(f, &s->root);
-  f->String("fingerprint", &s->fingerprint,
+  f->String(core::seal_flag::kFingerprint, &s->fingerprint,
             "fingerprint id; computed from --node-facts/--runtime-facts when omitted")
       .Env("KC_FINGERPRINT");
   AddOwnerFlag(f, &s->owner);
-  f->String("staging", &s->staging, "staging directory")
+  f->String(core::seal_flag::kStaging, &s->staging, "staging directory")
       .DefaultText("v1/.staging/<fingerprint>-<job-uid>");
-  f->String("node-facts", &s->node_facts,
+  f->String(core::seal_flag::kNodeFacts, &s->node_facts,
             "node part of the fingerprint: inline JSON or a file, "
             "{\"gpuProduct\",\"computeCapability\",\"driver\",\"cudaDriver\",\"arch\"}")
       .Env("KC_NODE_FACTS");
-  f->String("runtime-facts", &s->runtime_facts,
+  f->String(core::seal_flag::kRuntimeFacts, &s->runtime_facts,
             "runtime part: inline JSON or a file, {\"image\",\"versions\":{},\"env\":{}}")
       .Env("KC_RUNTIME_FACTS");
-  f->Bool("allow-empty", &s->allow_empty, "publish even when the warmup wrote no files");
-  f->Bool("replace", &s->replace,
+  f->Bool(core::seal_flag::kAllowEmpty, &s->allow_empty,
+          "publish even when the warmup wrote no files");
+  f->Bool(core::seal_flag::kReplace, &s->replace,
           "replace a READY cache of the same fingerprint (the old one is quarantined)");
-  f->Int("threads", &s->threads, 0, 1024, "hashing threads (0: twice the cores)");
-  f->Duration("lock-stale-after", &s->lock_stale_after, kInitwarmDurations,
+  f->Int(core::seal_flag::kThreads, &s->threads, 0, 1024, "hashing threads (0: twice the cores)");
+  f->Duration(core::seal_flag::kLockStaleAfter, &s->lock_stale_after, kInitwarmDurations,
               "a lock older than this is taken as dead and broken");
   AddTerminationLogFlag(f, &s->termination_log);
-  f->String("convergence-record", &s->convergence_record,
+  f->String(core::seal_flag::kConvergenceRecord, &s->convergence_record,
             "the record `initwarm converge` wrote: sealed into the cache as "
             "kernelcache/convergence.json and summarised in the result");
-  f->String("on-not-converged", &s->on_not_converged,
+  f->String(core::seal_flag::kOnNotConverged, &s->on_not_converged,
             "with --convergence-record: Publish (seal a warmup that did not converge, and say "
             "so) or Fail (refuse it, exit 14)");
 }

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "core/cache_env.h"
+#include "core/job_args.h"
 #include "core/layout.h"
 #include "core/server_warmup.h"
 #include "core/spec_validation.h"
@@ -66,7 +67,7 @@ const Json& ListOf(const Json& spec, const char* key) {
 
 Json BuildServerWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
                           const std::vector<std::string>& prepare_args,
-                          const std::vector<std::string>& seal_args, const std::string& node_facts,
+                          const core::SealArgs& seal_args, const std::string& node_facts,
                           const std::string& runtime_facts,
                           const std::vector<std::map<std::string, std::string>>& label_sets,
                           const Settings& settings) {
@@ -90,23 +91,18 @@ Json BuildServerWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
   // The driver gives up a tenth before the Job's deadline, so a server that
   // never gets ready fails with the driver's reason, not DeadlineExceeded.
   const int64_t deadline = kc.spec.warmup.active_deadline_seconds;
-  std::vector<std::string> drive = {
-      "drive",
-      "--port=" + std::to_string(serving.ok() ? serving->port : 0),
-      "--timeout=" + std::to_string(deadline - deadline / 10),
-      "--request-timeout=" + std::to_string(server.request_timeout_seconds),
-      std::string("--view=") + kViewPath,
-      "--termination-log=/dev/termination-log"};
+  core::DriveArgs drive;
+  drive.port = serving.ok() ? serving->port : 0;
+  if (serving.ok()) drive.ready_path = serving->readiness_path;
+  drive.timeout = std::chrono::seconds(deadline - deadline / 10);
+  drive.request_timeout = std::chrono::seconds(server.request_timeout_seconds);
+  drive.view = kViewPath;
   if (passes > 0) {
-    drive.push_back("--max-passes=" + std::to_string(passes));
-    drive.push_back("--convergence-record=" + std::string(core::kDefaultConvergenceRecord));
+    drive.max_passes = passes;
+    drive.convergence_record = core::kDefaultConvergenceRecord;
   }
-  if (serving.ok() && !serving->readiness_path.empty()) {
-    drive.insert(drive.begin() + 2, "--ready-path=" + serving->readiness_path);
-  }
-  drive.emplace_back("--");
-  drive.insert(drive.end(), seal_args.begin(), seal_args.end());  // "seal", its flags
-  Json seal = InitwarmContainer("seal", settings, std::move(drive), kServerVolumes);
+  drive.seal = seal_args;
+  Json seal = InitwarmContainer("seal", settings, core::DriveArgv(drive), kServerVolumes);
   seal["env"].push_back({{"name", std::string(core::kWarmupRequestsEnv)},
                          {"value", core::WarmupCallsToJson(core::PlanWarmupCalls(server))}});
   seal["env"].push_back({{"name", "KC_NODE_FACTS"}, {"value", node_facts}});

@@ -34,19 +34,19 @@
 #include <vector>
 
 #include "core/api_types.h"
+#include "core/job_args.h"
 #include "operator/decide/types.h"
 
 namespace kc::op {
 
-// The pod spec of a server warmup; `seal_args` are the seal's flags after
-// "seal"; `node_facts`/`runtime_facts` its KC_NODE_FACTS/KC_RUNTIME_FACTS.
+// The pod spec of a server warmup; `seal` is the seal `initwarm drive` runs
+// after "--" (core/job_args.h); `node_facts`/`runtime_facts` its KC_NODE_FACTS/KC_RUNTIME_FACTS.
 // The template must have passed core::CheckServerTemplate (a template that
 // has not gives a pod with only the prepare and seal containers, which the
 // API server or the driver refuses, never a crash).
 Json BuildServerWarmupPod(const core::KernelCache& kc, const std::string& fp_id,
-                          const std::vector<std::string>& prepare_args,
-                          const std::vector<std::string>& seal_args, const std::string& node_facts,
-                          const std::string& runtime_facts,
+                          const std::vector<std::string>& prepare_args, const core::SealArgs& seal,
+                          const std::string& node_facts, const std::string& runtime_facts,
                           const std::vector<std::map<std::string, std::string>>& label_sets,
                           const Settings& settings);
 

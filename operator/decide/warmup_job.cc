@@ -6,6 +6,7 @@
 #include "base/strings.h"
 #include "core/cache_env.h"
 #include "core/fingerprint.h"
+#include "core/job_args.h"
 #include "core/layout.h"
 #include "core/manifest.h"
 #include "core/security_context.h"
@@ -32,12 +33,11 @@ Json GpuResources(const Json& user) {
 // (kc-converge; the user's args still follow, after "--").
 std::vector<std::string> WarmupCommand(const core::WarmupSpec& w) {
   if (w.convergence.max_passes <= 0) return w.command;
-  std::vector<std::string> c = {std::string(core::kDefaultRunner),
-                                "--max-passes=" + std::to_string(w.convergence.max_passes),
-                                std::string("--view=") + kViewPath,
-                                "--record=" + std::string(core::kDefaultConvergenceRecord), "--"};
-  c.insert(c.end(), w.command.begin(), w.command.end());
-  return c;
+  core::ConvergeArgs a;
+  a.max_passes = w.convergence.max_passes;
+  a.view = kViewPath;
+  a.command = w.command;
+  return core::ConvergeArgv(a);
 }
 
 // The command form's pod: prepare, the user's warmup in spec.image, seal.
@@ -110,33 +110,31 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
                     const std::vector<std::map<std::string, std::string>>& label_sets,
                     const Settings& settings, const std::vector<std::string>& break_lock_of) {
   const auto& spec = kc.spec;
-  const std::string root = std::string("--root=") + kCacheMountPath;
-  std::vector<std::string> prepare_args = {"prepare", root, std::string("--view=") + kViewPath,
-                                           "--fingerprint=" + fp_id, "--staging-id=$(KC_JOB_UID)"};
-  if (!spec.warmup.server && spec.warmup.convergence.max_passes > 0) {
-    prepare_args.push_back("--install-runner=" + std::string(core::kDefaultRunner));
+  const bool passes = spec.warmup.convergence.max_passes > 0;
+  core::PrepareArgs prepare;
+  prepare.root = kCacheMountPath;
+  prepare.view = kViewPath;
+  prepare.fingerprint = fp_id;
+  prepare.staging_id = "$(KC_JOB_UID)";
+  if (!spec.warmup.server && passes) prepare.install_runner = core::kDefaultRunner;
+  prepare.break_lock_of = break_lock_of;
+  core::SealArgs seal;
+  seal.root = kCacheMountPath;
+  seal.fingerprint = fp_id;
+  seal.staging_id = "$(KC_JOB_UID)";
+  seal.replace = true;
+  if (passes) {
+    seal.convergence_record = core::kDefaultConvergenceRecord;
+    seal.on_not_converged = spec.warmup.convergence.on_not_converged;
   }
-  if (!break_lock_of.empty())
-    prepare_args.push_back("--break-lock-of=" + StrJoin(break_lock_of, ","));
-  std::vector<std::string> seal_args = {"seal",
-                                        root,
-                                        "--fingerprint=" + fp_id,
-                                        "--staging-id=$(KC_JOB_UID)",
-                                        "--termination-log=/dev/termination-log",
-                                        "--replace"};
-
-  if (spec.warmup.convergence.max_passes > 0) {
-    seal_args.push_back("--convergence-record=" + std::string(core::kDefaultConvergenceRecord));
-    seal_args.push_back("--on-not-converged=" + std::string(core::NotConvergedPolicyName(
-                                                    spec.warmup.convergence.on_not_converged)));
-  }
+  const std::vector<std::string> prepare_args = core::PrepareArgv(prepare);
+  const std::vector<std::string> seal_args = core::SealArgv(seal);
   const std::string node_facts = core::NodeFactsToJson(node);
   const std::string runtime_facts = core::RuntimeFactsToJson(core::RuntimeFactsFor(spec));
-  Json pod = spec.warmup.server
-                 ? BuildServerWarmupPod(kc, fp_id, prepare_args, seal_args, node_facts,
-                                        runtime_facts, label_sets, settings)
-                 : CommandWarmupPod(kc, fp_id, prepare_args, seal_args, node_facts, runtime_facts,
-                                    label_sets, settings);
+  Json pod = spec.warmup.server ? BuildServerWarmupPod(kc, fp_id, prepare_args, seal, node_facts,
+                                                       runtime_facts, label_sets, settings)
+                                : CommandWarmupPod(kc, fp_id, prepare_args, seal_args, node_facts,
+                                                   runtime_facts, label_sets, settings);
 
   Json labels = Labels(kc, "warmup");
   labels[kLabelFingerprint] = fp_id;
@@ -154,12 +152,14 @@ Json BuildWarmupJob(const core::KernelCache& kc, const std::string& fp_id,
 Json BuildGcJob(const core::KernelCache& kc, const std::map<std::string, std::string>& remove,
                 const Settings& settings, const std::vector<std::string>& break_lock_of) {
   std::vector<std::string> ids;  // sorted: std::map order
-  std::vector<std::string> args = {"gc", std::string("--root=") + kCacheMountPath};
+  core::GcArgs gc_args;
+  gc_args.root = kCacheMountPath;
   for (const auto& [id, digest] : remove) {
     ids.push_back(id);
-    args.push_back("--remove=" + id + (digest.empty() ? "" : ":" + digest));
+    gc_args.remove.push_back({id, digest});
   }
-  if (!break_lock_of.empty()) args.push_back("--break-lock-of=" + StrJoin(break_lock_of, ","));
+  gc_args.break_lock_of = break_lock_of;
+  std::vector<std::string> args = core::GcArgv(gc_args);
   Json gc = InitwarmContainer("gc", settings, std::move(args));
   gc["volumeMounts"] = Json::array({{{"name", "cache"}, {"mountPath", kCacheMountPath}}});
   Json pod = {{"restartPolicy", "Never"},
@@ -176,15 +176,12 @@ Json BuildGcJob(const core::KernelCache& kc, const std::map<std::string, std::st
 Json BuildHarvestJob(const core::KernelCache& kc, const std::string& fp_id,
                      const std::string& base_digest, const std::string& accept_json,
                      const core::HarvestCaps& caps, const Settings& settings) {
-  std::vector<std::string> args = {"harvest",
-                                   std::string("--root=") + kCacheMountPath,
-                                   "--fingerprint=" + fp_id,
-                                   "--base-digest=" + base_digest,
-                                   "--max-files-per-pod=" + std::to_string(caps.max_files_per_pod),
-                                   "--max-bytes-per-pod=" + std::to_string(caps.max_bytes_per_pod),
-                                   "--max-files=" + std::to_string(caps.max_files_per_fingerprint),
-                                   "--max-bytes=" + std::to_string(caps.max_bytes_per_fingerprint),
-                                   "--termination-log=/dev/termination-log"};
+  core::HarvestArgs a;
+  a.root = kCacheMountPath;
+  a.fingerprint = fp_id;
+  a.base_digest = base_digest;
+  a.caps = caps;
+  std::vector<std::string> args = core::HarvestArgv(a);
   Json c = InitwarmContainer("harvest", settings, std::move(args));
   c["env"].push_back({{"name", "KC_HARVEST_ACCEPT"}, {"value", accept_json}});
   c["volumeMounts"] = Json::array({{{"name", "cache"}, {"mountPath", kCacheMountPath}}});

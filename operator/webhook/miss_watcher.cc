@@ -4,6 +4,7 @@
 
 #include "api/meta.h"
 #include "base/duration.h"
+#include "core/job_args.h"
 #include "core/layout.h"
 #include "core/miss_channel.h"
 #include "core/security_context.h"
@@ -53,20 +54,15 @@ std::string HarvestRefusal(const Json& pod_spec, int64_t watcher_uid) {
 
 Json BuildMissWatcher(const Json& gate, const Json& security, std::chrono::seconds interval,
                       const std::string& report_url, const std::optional<WatcherHarvest>& harvest) {
-  Json args = Json::array({"misses", "--view", std::string(core::kDefaultView), "--interval",
-                           std::to_string(interval.count()) + "s"});
+  core::MissesArgs a;
+  a.interval = interval;
   if (!report_url.empty()) {
-    for (const std::string& a : {std::string("--report-url"), report_url,
-                                 std::string("--token-file"), std::string(core::kMissTokenFile)}) {
-      args.push_back(a);
-    }
+    a.report_url = report_url;
+    a.token_file = core::kMissTokenFile;
     if (harvest) {
-      for (const std::string& a :
-           {std::string("--inbox"), std::string(kInboxMountPath),
-            std::string("--harvest-max-files"), std::to_string(harvest->max_files),
-            std::string("--harvest-max-bytes"), harvest->max_bytes}) {
-        args.push_back(a);
-      }
+      a.inbox = kInboxMountPath;
+      a.harvest_max_files = harvest->max_files;
+      a.harvest_max_bytes = harvest->max_bytes;
     }
   }
   Json w = {
@@ -74,7 +70,7 @@ Json BuildMissWatcher(const Json& gate, const Json& security, std::chrono::secon
       {"image", gate.value("image", "")},
       {"imagePullPolicy", gate.value("imagePullPolicy", "IfNotPresent")},
       {"command", Json::array({"initwarm"})},
-      {"args", std::move(args)},
+      {"args", core::MissesArgv(a)},
       {"restartPolicy", "Always"},
       {"resources",
        {{"requests", {{"cpu", "10m"}, {"memory", "16Mi"}}}, {"limits", {{"memory", "128Mi"}}}}},
