@@ -13,6 +13,46 @@
 
 namespace kc::initwarm {
 
+namespace {
+
+// LoadTest's rungs: the cubin loader (noted and skipped without a driver)
+// and the AOTInductor rung (initwarm/aoti/aoti_rung.h: every listed *.pt2
+// must load and run; skipped, noted, without the kc-aoti-check helper). The
+// gate runs the same ladder. The loader returned must outlive `o`'s use.
+std::unique_ptr<ModuleLoader> AddLoadTest(VerifyOptions* o) {
+  if (o->level != core::Level::kLoadTest) return nullptr;
+  o->check_packages = AotiPackageCheck();
+  auto l = NewCudaModuleLoader();
+  if (!l.ok()) {
+    std::cerr << "initwarm verify: LoadTest unavailable: " << l.status().message() << "\n";
+    return nullptr;
+  }
+  std::unique_ptr<ModuleLoader> loader = std::move(*l);
+  ModuleLoader* raw = loader.get();
+  o->load_cubin = [raw](std::string_view image, std::string_view name) {
+    return raw->LoadCubin(image, name);
+  };
+  return loader;
+}
+
+void PrintReport(const VerifyReport& r, const std::filesystem::path& dir, bool json) {
+  if (json) {
+    std::cout << VerifyReportJson(r) << "\n";
+    return;
+  }
+  for (const auto& n : r.notes) std::cout << "note: " << n << "\n";
+  if (r.ok) {
+    std::cout << "OK " << dir.string() << ": passed up to "
+              << core::LevelName(static_cast<core::Level>(r.passed)) << " ("
+              << r.manifest.total_files << " files, " << r.manifest.total_bytes << " bytes, "
+              << r.kernels << " Triton kernels, " << r.cubins_loaded << " cubins loaded)\n";
+  } else {
+    std::cout << "FAIL " << dir.string() << ": " << r.finding.ToString() << "\n";
+  }
+}
+
+}  // namespace
+
 int RunVerify(const std::vector<std::string>& args) {
   FlagSet f(CommandUsage("verify"),
             "Runs the validation ladder on v1/<fingerprint> level by level: 1 Manifest (READY, "
@@ -72,22 +112,7 @@ int RunVerify(const std::vector<std::string>& args) {
   o.expected_fingerprint = fp;
   o.node = *node;
   o.view_prefix = view;
-  std::unique_ptr<ModuleLoader> loader;
-  if (o.level == core::Level::kLoadTest) {
-    auto l = NewCudaModuleLoader();
-    if (l.ok()) {
-      loader = std::move(*l);
-      o.load_cubin = [&loader](std::string_view image, std::string_view name) {
-        return loader->LoadCubin(image, name);
-      };
-    } else {
-      std::cerr << "initwarm verify: LoadTest unavailable: " << l.status().message() << "\n";
-    }
-  }
-  // LoadTest's AOTInductor rung (initwarm/aoti/aoti_rung.h): every listed
-  // *.pt2 must load and run; skipped, noted, without the kc-aoti-check
-  // helper. The gate runs the same ladder.
-  if (o.level == core::Level::kLoadTest) o.check_packages = AotiPackageCheck();
+  std::unique_ptr<ModuleLoader> loader = AddLoadTest(&o);
   VerifyReport r = VerifyCache(o);
   std::string quarantined;
   const QuarantineFacts facts{
@@ -103,19 +128,7 @@ int RunVerify(const std::vector<std::string>& args) {
       std::cerr << "initwarm verify: could not quarantine " << o.dir << ": " << q.status() << "\n";
     }
   }
-  if (json) {
-    std::cout << VerifyReportJson(r) << "\n";
-  } else {
-    for (const auto& n : r.notes) std::cout << "note: " << n << "\n";
-    if (r.ok) {
-      std::cout << "OK " << o.dir.string() << ": passed up to "
-                << core::LevelName(static_cast<core::Level>(r.passed)) << " ("
-                << r.manifest.total_files << " files, " << r.manifest.total_bytes << " bytes, "
-                << r.kernels << " Triton kernels, " << r.cubins_loaded << " cubins loaded)\n";
-    } else {
-      std::cout << "FAIL " << o.dir.string() << ": " << r.finding.ToString() << "\n";
-    }
-  }
+  PrintReport(r, o.dir, json);
   if (!quarantined.empty()) std::cerr << "initwarm verify: quarantined to " << quarantined << "\n";
   return r.ok ? core::kExitOk : core::kExitInvalid;
 }
