@@ -1,7 +1,5 @@
 #include "core/fingerprint.h"
 
-#include <openssl/evp.h>
-
 #include <array>
 #include <cctype>
 #include <nlohmann/json.hpp>
@@ -157,20 +155,6 @@ std::string CanonicalJson(const NodeFacts& node, const RuntimeFacts& runtime) {
   PutUnlessDefault(j["runtime"], "server", runtime.server, std::string());
   j["schema"] = runtime.schema_version;
   return j.dump();
-}
-
-std::string Sha256Hex(std::string_view data) {
-  std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), md.data(), &len, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(len * 2);
-  for (unsigned int i = 0; i < len; ++i) {
-    out.push_back(kHex[md[i] >> 4]);
-    out.push_back(kHex[md[i] & 0xf]);
-  }
-  return out;
 }
 
 Fingerprint ComputeFingerprint(const NodeFacts& node, const RuntimeFacts& runtime) {

@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "core/sha256.h"  // Sha256Hex, for its users
 
 namespace kc::core {
 
@@ -106,8 +107,5 @@ Fingerprint ComputeFingerprint(const NodeFacts& node, const RuntimeFacts& runtim
 
 // True when `id` looks like a fingerprint id (16 lower-case hex digits).
 bool IsFingerprintId(std::string_view id);
-
-// Lower-case hex sha256 of `data`.
-std::string Sha256Hex(std::string_view data);
 
 }  // namespace kc::core

@@ -1,7 +1,6 @@
 #include "initwarm/fs/hasher.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,26 +13,12 @@
 #include <optional>
 #include <thread>
 
+#include "core/sha256.h"
 #include "initwarm/fs/fsutil.h"
 #include "initwarm/fs/fsync_pool.h"
 
 namespace kc::initwarm {
 namespace {
-
-std::string Hex(const unsigned char* md, unsigned int len) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(static_cast<size_t>(len) * 2);
-  for (unsigned int i = 0; i < len; ++i) {
-    out.push_back(kHex[md[i] >> 4]);
-    out.push_back(kHex[md[i] & 0xf]);
-  }
-  return out;
-}
-
-struct CtxDeleter {
-  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-};
 
 // Hashes an open descriptor. `on_bytes(n)` after each read.
 // Reads at most `limit` bytes (the rest is left unread: *size then says
@@ -42,10 +27,7 @@ StatusOr<std::string> HashFd(int fd, const std::filesystem::path& path, std::vec
                              std::uint64_t limit, std::uint64_t* size,
                              const std::function<void(std::uint64_t)>& on_bytes,
                              const std::atomic<bool>* stop) {
-  std::unique_ptr<EVP_MD_CTX, CtxDeleter> ctx(EVP_MD_CTX_new());
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
-    return InternalError("OpenSSL EVP sha256 init failed");
-  }
+  core::Sha256 digest;
   std::uint64_t total = 0;
   while (true) {
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
@@ -58,15 +40,12 @@ StatusOr<std::string> HashFd(int fd, const std::filesystem::path& path, std::vec
       return ErrnoStatus(errno, "read " + path.string());
     }
     if (n == 0) break;
-    EVP_DigestUpdate(ctx.get(), buf->data(), static_cast<size_t>(n));
+    digest.Update(buf->data(), static_cast<size_t>(n));
     total += static_cast<std::uint64_t>(n);
     if (on_bytes) on_bytes(static_cast<std::uint64_t>(n));
   }
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_DigestFinal_ex(ctx.get(), md, &len);
   *size = total;
-  return Hex(md, len);
+  return digest.HexDigest();
 }
 
 // Opens one job's file for hashing (safe_file.h: regular, one name, no link
@@ -171,10 +150,7 @@ StatusOr<std::vector<std::string>> HashFiles(const std::vector<HashJob>& jobs,
 
 StatusOr<std::string> CopyHashed(int in, std::uint64_t size, const std::string& what,
                                  const std::filesystem::path& to, unsigned mode) {
-  std::unique_ptr<EVP_MD_CTX, CtxDeleter> ctx(EVP_MD_CTX_new());
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
-    return InternalError("OpenSSL EVP sha256 init failed");
-  }
+  core::Sha256 digest;
   KC_RETURN_IF_ERROR(MkdirAll(to.parent_path()));
   UniqueFd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
   if (out.get() < 0) return ErrnoStatus(errno, "create " + to.string());
@@ -192,7 +168,7 @@ StatusOr<std::string> CopyHashed(int in, std::uint64_t size, const std::string& 
       return DataLossError(what + " grew past its listed " + std::to_string(size) + " bytes");
     }
     left -= static_cast<std::uint64_t>(n);
-    EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(n));
+    digest.Update(buf.data(), static_cast<size_t>(n));
     for (ssize_t off = 0; off < n;) {
       const ssize_t w = ::write(out.get(), buf.data() + off, static_cast<size_t>(n - off));
       if (w < 0) {
@@ -206,10 +182,7 @@ StatusOr<std::string> CopyHashed(int in, std::uint64_t size, const std::string& 
     return DataLossError(what + " is shorter than its listed " + std::to_string(size) + " bytes");
   }
   if (::fsync(out.get()) != 0) return ErrnoStatus(errno, "fsync " + to.string());
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned len = 0;
-  EVP_DigestFinal_ex(ctx.get(), md, &len);
-  return Hex(md, len);
+  return digest.HexDigest();
 }
 
 }  // namespace kc::initwarm
