@@ -6,7 +6,7 @@
 #   warmup-test  images/Dockerfile.warmup-test  kernelcache.local/warmup-test:dev
 #   jit-workload images/Dockerfile.jit-workload kernelcache.local/jit-workload:dev
 # each also tagged with the release, VERSION at the repository root
-# (kernelcache.local/operator:0.2.0: the chart's default tag, its appVersion).
+# (kernelcache.local/operator:<VERSION>: the chart's default tag, its appVersion).
 # into ${KC_BUILD_DIR:-build}/images/<name>.tar, for
 # `ctr -n k8s.io images import` (tests/cluster/node.sh imports them all).
 #

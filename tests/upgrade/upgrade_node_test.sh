@@ -2,20 +2,20 @@
 # An upgrade in place, on the real node (root; tests/cluster/node.sh), from
 # the previous release (tests/upgrade/previous-release.env, built from git
 # history by build_previous.sh) to this tree, as docs/helm.md tells users:
-#  1. the previous release's chart (its CRD in crds/) and images: Helm
+#  1. the previous release's chart (with its CRD) and images: Helm
 #     install; KernelCaches jit (a gated Deployment of the JIT workload) and
 #     jit-b go Ready; the Deployment's pod starts warm; the old CRD refuses
-#     or prunes a field only this release knows (spec.warmup.podAnnotations);
-#  2. `helm upgrade` to this chart without --take-ownership is refused (the
-#     CRD Helm installed from crds/ is not the release's); with it, the
-#     upgrade rolls out this release's images;
+#     or prunes a field only this release knows (spec.warmup.convergence);
+#  2. `helm upgrade` to this chart (the CRD is a template of the chart since
+#     0.2.0) rolls out this release's images;
 #  3. then: the CRD carries the new field and Helm's keep policy; every
 #     stored fingerprint keeps its id, state, manifest digest, readyAt and
 #     Job, and its sealed cache on the volume; no warmup Job is added for
 #     them; the pod gated before the upgrade still runs, untouched; a new
 #     pod of the Deployment, gated by this release, starts warm;
-#  4. a new KernelCache jit-c setting spec.warmup.podAnnotations: the field
-#     is stored, its warmup pod carries the annotations, it goes Ready.
+#  4. a new KernelCache jit-c setting spec.warmup.convergence: the field is
+#     stored, its warmup runs the convergence pass it asks for, it goes Ready
+#     with status.fingerprints[].convergence saying so.
 # Usage: upgrade_node_test.sh <repo root>   (KC_IMAGES_DIR: HEAD's archives)
 set -euo pipefail
 root=$1
@@ -86,7 +86,7 @@ kcache() {  # <name> [extra warmup YAML]: a hostPath volume and the KernelCache
   kcache_yaml "$@" | k -n "$ns" apply -f - >/dev/null
 }
 # The field only this release knows.
-annotations='    podAnnotations: {sidecar.istio.io/inject: "false", example.com/team: ml}'
+newfield='    convergence: {maxPasses: 1, onNotConverged: Publish}'
 wait_ready() {  # <name>...: every fingerprint of each Ready (300 s)
   local n s
   for n in "$@"; do
@@ -113,14 +113,14 @@ echo "ok: $KC_PREVIOUS_VERSION installed; jit and jit-b Ready; the gated pod sta
 
 # kubectl's strict field validation refuses the field; a client that does
 # not ask for it (--validate=ignore; many do not) has it pruned silently.
-out=$(kcache_yaml probe "$annotations" | k -n "$ns" create --dry-run=server -f - 2>&1) &&
-  fail "the $KC_PREVIOUS_VERSION CRD accepted spec.warmup.podAnnotations: the test proves nothing"
-grep -qF 'unknown field "spec.warmup.podAnnotations"' <<<"$out" || fail "dry run under $KC_PREVIOUS_VERSION: $out"
-got=$(kcache_yaml probe "$annotations" | k -n "$ns" create --dry-run=server --validate=ignore \
-  -o jsonpath='{.spec.warmup.podAnnotations}' -f - 2>"$dir/dry-run.err") ||
+out=$(kcache_yaml probe "$newfield" | k -n "$ns" create --dry-run=server -f - 2>&1) &&
+  fail "the $KC_PREVIOUS_VERSION CRD accepted spec.warmup.convergence: the test proves nothing"
+grep -qF 'unknown field "spec.warmup.convergence"' <<<"$out" || fail "dry run under $KC_PREVIOUS_VERSION: $out"
+got=$(kcache_yaml probe "$newfield" | k -n "$ns" create --dry-run=server --validate=ignore \
+  -o jsonpath='{.spec.warmup.convergence}' -f - 2>"$dir/dry-run.err") ||
   fail "dry run under $KC_PREVIOUS_VERSION: $(cat "$dir/dry-run.err")"
-[ -z "$got" ] || fail "the $KC_PREVIOUS_VERSION CRD kept spec.warmup.podAnnotations ($got): the test proves nothing"
-echo "ok: the $KC_PREVIOUS_VERSION CRD refuses spec.warmup.podAnnotations (strict) or prunes it (--validate=ignore)"
+[ -z "$got" ] || fail "the $KC_PREVIOUS_VERSION CRD kept spec.warmup.convergence ($got): the test proves nothing"
+echo "ok: the $KC_PREVIOUS_VERSION CRD refuses spec.warmup.convergence (strict) or prunes it (--validate=ignore)"
 
 snapshot() {  # every stored fingerprint's identity, and the sealed caches' READY files
   k -n "$ns" get kcache jit jit-b -o json | python3 -c '
@@ -146,45 +146,38 @@ jobs_before=$(warmup_jobs)
 echo "== helm upgrade to $version (this tree)"
 t=$(date +%s)
 # shellcheck disable=SC2046
-if out=$("$helm" upgrade kc "$root/charts/kernelcache" -n "$sys" $(values "$version") --wait --timeout 180s 2>&1); then
-  fail "helm upgrade without --take-ownership took over the CRD that crds/ installed"
-fi
-grep -q "kernelcaches.kernelcache.io.*exists and cannot be imported" <<<"$out" ||
-  fail "helm upgrade without --take-ownership failed otherwise than docs/helm.md says: $out"
-# shellcheck disable=SC2046
-out=$("$helm" upgrade kc "$root/charts/kernelcache" -n "$sys" $(values "$version") --take-ownership \
-  --wait --timeout 180s 2>&1) || fail "helm upgrade --take-ownership: $out"
+out=$("$helm" upgrade kc "$root/charts/kernelcache" -n "$sys" $(values "$version") \
+  --wait --timeout 180s 2>&1) || fail "helm upgrade: $out"
 k -n "$sys" rollout status deployment/kc-operator --timeout=120s >/dev/null || fail "rollout after helm upgrade"
 image=$(k -n "$sys" get deployment kc-operator -o jsonpath='{.spec.template.spec.containers[0].image}')
 [ "$image" = "kernelcache.local/operator:$version" ] || fail "the operator runs $image after the upgrade"
-echo "ok: helm upgrade --take-ownership to $version rolled out in $(since "$t")"
+echo "ok: helm upgrade to $version rolled out in $(since "$t")"
 
 schema=$(k get crd kernelcaches.kernelcache.io -o json)
 python3 - "$schema" <<'PY' || fail "the CRD after the upgrade"
 import json, sys
 crd = json.loads(sys.argv[1])
 w = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["warmup"]
-assert w["properties"]["podAnnotations"]["type"] == "object", "no spec.warmup.podAnnotations"
+assert w["properties"]["convergence"]["type"] == "object", "no spec.warmup.convergence"
 m = crd["metadata"]
 assert m["labels"].get("app.kubernetes.io/managed-by") == "Helm", m["labels"]
 assert m["annotations"].get("meta.helm.sh/release-name") == "kc", m["annotations"]
 assert m["annotations"].get("helm.sh/resource-policy") == "keep", m["annotations"]
 PY
-echo "ok: the CRD is the release's: spec.warmup.podAnnotations, managed by Helm, kept on uninstall"
+echo "ok: the CRD is the release's: spec.warmup.convergence, managed by Helm, kept on uninstall"
 
-echo "== a KernelCache only $version understands: spec.warmup.podAnnotations"
+echo "== a KernelCache only $version understands: spec.warmup.convergence"
 t=$(date +%s)
-kcache jit-c "$annotations"
-stored=$(k -n "$ns" get kcache jit-c -o jsonpath='{.spec.warmup.podAnnotations.sidecar\.istio\.io/inject}')
-[ "$stored" = false ] || fail "spec.warmup.podAnnotations not stored after the upgrade: '$stored'"
+kcache jit-c "$newfield"
+stored=$(k -n "$ns" get kcache jit-c -o jsonpath='{.spec.warmup.convergence.maxPasses}')
+[ "$stored" = 1 ] || fail "spec.warmup.convergence not stored after the upgrade: '$stored'"
 # jit-c Ready also means the new operator has long since listed and
 # reconciled jit and jit-b (one informer, one queue).
 wait_ready jit-c
-ann=$(k -n "$ns" get pods -l kernelcache.io/name=jit-c,kernelcache.io/component=warmup \
-  -o jsonpath='{.items[0].metadata.annotations}')
-python3 -c 'import json,sys; a=json.loads(sys.argv[1]); assert a.get("sidecar.istio.io/inject") == "false" and a.get("example.com/team") == "ml", a' "$ann" ||
-  fail "the warmup pod of jit-c lacks spec.warmup.podAnnotations: $ann"
-echo "ok: jit-c stored, its warmup pod annotated, Ready ($(since "$t"))"
+conv=$(k -n "$ns" get kcache jit-c -o jsonpath='{.status.fingerprints[0].convergence}')
+python3 -c 'import json,sys; c=json.loads(sys.argv[1]); assert c.get("passes") == 1 and "message" in c, c' "$conv" ||
+  fail "jit-c's status does not say what its convergence pass found: '$conv'"
+echo "ok: jit-c stored, its warmup ran the convergence pass ($conv), Ready ($(since "$t"))"
 
 after=$(snapshot)
 [ "$before" = "$after" ] || fail "stored fingerprints or caches changed over the upgrade:
